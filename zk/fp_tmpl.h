@@ -1,0 +1,190 @@
+/* Montgomery prime-field arithmetic, instantiated once per field by zk/field.h.
+ * Before including: FP (prefix, e.g. bn_fq), FP_N (64-bit limbs), FP_CONST (constant-name
+ * prefix in zk/constants.h, e.g. BN_FQ). Every modulus has a spare top bit (p < 2^(64N-1)),
+ * which the add/mul paths rely on. Values are kept fully reduced (< p). */
+
+#define FP_CAT2(a, b) a##_##b
+#define FP_CAT(a, b) FP_CAT2(a, b)
+#define FPF(name) FP_CAT(FP, name)
+#define FPC2(a, b) a##_##b
+#define FPC(a, b) FPC2(a, b)
+#define FP_T FP_CAT(FP, t)
+
+typedef struct {
+    uint64_t l[FP_N];
+} FP_T;
+
+static const FP_T FPF(P) = {FPC(FP_CONST, P)};
+static const FP_T FPF(ONE) = {FPC(FP_CONST, ONE)};
+static const FP_T FPF(R2) = {FPC(FP_CONST, R2)};
+static const FP_T FPF(R3) = {FPC(FP_CONST, R3)};
+static const FP_T FPF(PM2) = {FPC(FP_CONST, PM2)};
+
+static inline void FPF(zero)(FP_T *r) { memset(r, 0, sizeof(*r)); }
+static inline void FPF(one)(FP_T *r) { *r = FPF(ONE); }
+
+static inline bool FPF(is_zero)(const FP_T *a) {
+    uint64_t x = 0;
+    for (int i = 0; i < FP_N; i++) x |= a->l[i];
+    return x == 0;
+}
+
+static inline bool FPF(eq)(const FP_T *a, const FP_T *b) {
+    uint64_t x = 0;
+    for (int i = 0; i < FP_N; i++) x |= a->l[i] ^ b->l[i];
+    return x == 0;
+}
+
+/* a >= p, on raw limbs (used for range checks of untrusted input). */
+static inline bool FPF(geq_p)(const uint64_t *a) {
+    for (int i = FP_N - 1; i >= 0; i--) {
+        if (a[i] > FPF(P).l[i]) return true;
+        if (a[i] < FPF(P).l[i]) return false;
+    }
+    return true;
+}
+
+/* r = t - p if t >= p (t < 2p), else t. */
+static inline void FPF(reduce_once)(FP_T *r, const uint64_t *t) {
+    uint64_t s[FP_N];
+    unsigned __int128 borrow = 0;
+    for (int i = 0; i < FP_N; i++) {
+        unsigned __int128 d = (unsigned __int128)t[i] - FPF(P).l[i] - (uint64_t)borrow;
+        s[i] = (uint64_t)d;
+        borrow = (d >> 64) & 1;
+    }
+    /* borrow set: t < p, keep t */
+    uint64_t mask = (uint64_t)0 - (uint64_t)borrow;
+    for (int i = 0; i < FP_N; i++) r->l[i] = (t[i] & mask) | (s[i] & ~mask);
+}
+
+static inline void FPF(add)(FP_T *r, const FP_T *a, const FP_T *b) {
+    uint64_t t[FP_N];
+    unsigned __int128 c = 0;
+    for (int i = 0; i < FP_N; i++) {
+        c += (unsigned __int128)a->l[i] + b->l[i];
+        t[i] = (uint64_t)c;
+        c >>= 64;
+    }
+    FPF(reduce_once)(r, t);
+}
+
+static inline void FPF(dbl)(FP_T *r, const FP_T *a) { FPF(add)(r, a, a); }
+
+static inline void FPF(sub)(FP_T *r, const FP_T *a, const FP_T *b) {
+    uint64_t t[FP_N];
+    unsigned __int128 borrow = 0;
+    for (int i = 0; i < FP_N; i++) {
+        unsigned __int128 d = (unsigned __int128)a->l[i] - b->l[i] - (uint64_t)borrow;
+        t[i] = (uint64_t)d;
+        borrow = (d >> 64) & 1;
+    }
+    uint64_t mask = (uint64_t)0 - (uint64_t)borrow;
+    unsigned __int128 c = 0;
+    for (int i = 0; i < FP_N; i++) {
+        c += (unsigned __int128)t[i] + (FPF(P).l[i] & mask);
+        r->l[i] = (uint64_t)c;
+        c >>= 64;
+    }
+}
+
+static inline void FPF(neg)(FP_T *r, const FP_T *a) {
+    if (FPF(is_zero)(a)) {
+        FPF(zero)(r);
+        return;
+    }
+    unsigned __int128 borrow = 0;
+    for (int i = 0; i < FP_N; i++) {
+        unsigned __int128 d = (unsigned __int128)FPF(P).l[i] - a->l[i] - (uint64_t)borrow;
+        r->l[i] = (uint64_t)d;
+        borrow = (d >> 64) & 1;
+    }
+}
+
+/* Montgomery product a*b*2^(-64N) mod p (CIOS). */
+static inline void FPF(mul)(FP_T *r, const FP_T *a, const FP_T *b) {
+    uint64_t t[FP_N + 1];
+    for (int i = 0; i < FP_N + 1; i++) t[i] = 0;
+    for (int i = 0; i < FP_N; i++) {
+        unsigned __int128 c = 0;
+        uint64_t bi = b->l[i];
+        for (int j = 0; j < FP_N; j++) {
+            c += (unsigned __int128)a->l[j] * bi + t[j];
+            t[j] = (uint64_t)c;
+            c >>= 64;
+        }
+        uint64_t tn = t[FP_N] + (uint64_t)c; /* spare bit: no overflow */
+        uint64_t m = t[0] * FPC(FP_CONST, INV);
+        c = (unsigned __int128)m * FPF(P).l[0] + t[0];
+        c >>= 64;
+        for (int j = 1; j < FP_N; j++) {
+            c += (unsigned __int128)m * FPF(P).l[j] + t[j];
+            t[j - 1] = (uint64_t)c;
+            c >>= 64;
+        }
+        c += tn;
+        t[FP_N - 1] = (uint64_t)c;
+        t[FP_N] = (uint64_t)(c >> 64);
+    }
+    FPF(reduce_once)(r, t);
+}
+
+static inline void FPF(sqr)(FP_T *r, const FP_T *a) { FPF(mul)(r, a, a); }
+
+static inline void FPF(to_mont)(FP_T *r, const FP_T *a) { FPF(mul)(r, a, &FPF(R2)); }
+
+static inline void FPF(from_mont)(FP_T *r, const FP_T *a) {
+    FP_T one_std;
+    FPF(zero)(&one_std);
+    one_std.l[0] = 1;
+    FPF(mul)(r, a, &one_std);
+}
+
+/* r = a^e, e given as little-endian limbs (nlimbs of them); a in Montgomery form. */
+static inline void FPF(pow)(FP_T *r, const FP_T *a, const uint64_t *e, int nlimbs) {
+    FP_T acc = FPF(ONE), base = *a;
+    for (int i = nlimbs * 64 - 1; i >= 0; i--) {
+        FPF(sqr)(&acc, &acc);
+        if ((e[i / 64] >> (i % 64)) & 1) FPF(mul)(&acc, &acc, &base);
+    }
+    *r = acc;
+}
+
+/* Inverse by Fermat; inv(0) = 0. */
+static inline void FPF(inv)(FP_T *r, const FP_T *a) { FPF(pow)(r, a, FPF(PM2).l, FP_N); }
+
+/* Loads n8 = 8*FP_N bytes, little-endian; the caller range-checks where the input is untrusted. */
+static inline void FPF(load_le)(FP_T *r, const uint8_t *p) { memcpy(r->l, p, sizeof(r->l)); }
+static inline void FPF(store_le)(uint8_t *p, const FP_T *a) { memcpy(p, a->l, sizeof(a->l)); }
+
+static inline void FPF(set_u64)(FP_T *r, uint64_t v) {
+    FP_T s;
+    FPF(zero)(&s);
+    s.l[0] = v;
+    FPF(to_mont)(r, &s);
+}
+
+/* Batch inversion (Montgomery's trick): a[i] <- a[i]^-1 for all non-zero a[i]; zeros stay zero.
+ * tmp must hold n elements. */
+static inline void FPF(batch_inv)(FP_T *a, FP_T *tmp, size_t n) {
+    FP_T acc = FPF(ONE);
+    for (size_t i = 0; i < n; i++) {
+        tmp[i] = acc;
+        if (!FPF(is_zero)(&a[i])) FPF(mul)(&acc, &acc, &a[i]);
+    }
+    FPF(inv)(&acc, &acc);
+    for (size_t i = n; i-- > 0;) {
+        if (FPF(is_zero)(&a[i])) continue;
+        FP_T t;
+        FPF(mul)(&t, &acc, &tmp[i]);
+        FPF(mul)(&acc, &acc, &a[i]);
+        a[i] = t;
+    }
+}
+
+#undef FP_T
+#undef FPF
+#undef FPC
+#undef FPC2
+#undef FP_CAT
+#undef FP_CAT2

@@ -1,0 +1,47 @@
+/* Reader of snarkjs Groth16 .zkey files (formats.md §1, §4).
+ * The file is mmap'd read-only; point sections are used in place (Montgomery LE, the in-memory
+ * layout of the *_aff_t types). A section whose payload is not 8-byte aligned in the file is copied
+ * once, whole, into aligned memory (never converted element by element).
+ * zk_zkey_open validates everything before returning: magic, version, section table bounds
+ * (overflow-safe), protocol, n8q/q/n8r/r (the curve), every section size against the header,
+ * domainSize a power of two with nVars/nPublic consistent, each coef record's matrix/constraint/signal
+ * in range. Errors name the file, the section and what is wrong. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "curve_info.h"
+
+typedef struct zk_zkey {
+    const zk_curve_t *curve;
+    uint32_t n_vars;      /* wires, witness length, including wire 0 */
+    uint32_t n_pub;       /* nPublic, excluding wire 0 */
+    uint32_t domain_size; /* n, a power of two */
+    uint32_t log_domain;  /* log2(n) */
+
+    /* header points (section 2), affine Montgomery bytes, 8-byte aligned */
+    const void *alpha1, *beta1, *beta2, *gamma2, *delta1, *delta2;
+    const void *ic;       /* (n_pub+1) G1 (section 3) */
+
+    const uint8_t *coefs; /* section 4 records, after the u32 count: n_coefs x (u32 m, u32 c, u32 s, n8r value) */
+    uint32_t n_coefs;
+
+    const void *points_a;  /* n_vars G1 (section 5) */
+    const void *points_b1; /* n_vars G1 (section 6) */
+    const void *points_b2; /* n_vars G2 (section 7) */
+    const void *points_c;  /* n_vars - n_pub - 1 G1 (section 8) */
+    const void *points_h;  /* domain_size G1 (section 9) */
+
+    /* private */
+    void *map;
+    size_t map_size;
+    void *copies[10];
+    void *hdr_copy;
+} zk_zkey_t;
+
+int zk_zkey_open(zk_zkey_t *z, const char *path, zk_err_t *err);
+void zk_zkey_close(zk_zkey_t *z);
+
+/* Advises the kernel to load (or pin with MAP_POPULATE semantics) every point section now. */
+void zk_zkey_prefault(const zk_zkey_t *z);
