@@ -31,6 +31,7 @@ typedef struct zk_proof {
 
 /* Per-step times of the proving core, in nanoseconds. */
 typedef struct zk_core_times {
+    uint64_t h2d_ns;   /* host-to-device copies (0 on the CPU backend) */
     uint64_t ntt_ns;   /* three iNTT + coset NTT and P */
     uint64_t msm_a_ns, msm_b1_ns, msm_b2_ns, msm_c_ns, msm_h_ns;
 } zk_core_times_t;

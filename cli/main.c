@@ -1,0 +1,43 @@
+/* zkpipe: the command-line front end. Dispatches to one function per subcommand (cli/commands.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    {"prove", zkpipe_cmd_prove, "prove <circuit.zkey> <witness.wtns> <proof.json> <public.json>: one-shot proof"},
+    /* further subcommands are added here, one line each */
+};
+
+static void usage(FILE *f) {
+    fprintf(f, "Usage: zkpipe <command> [options] [args]\n\nCommands:\n");
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nRun 'zkpipe <command> --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("zkpipe %s\n", ZKPIPE_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "zkpipe: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
