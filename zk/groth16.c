@@ -1,0 +1,230 @@
+/* Groth16 prover stages (formats.md §5) with runtime dispatch on the key's curve, JSON writers and
+ * the atomic file writer. */
+#include "groth16.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "msm.h"
+#include "ntt.h"
+
+static inline uint64_t zk_bitrev64(uint64_t x) {
+    x = ((x >> 1) & 0x5555555555555555ull) | ((x & 0x5555555555555555ull) << 1);
+    x = ((x >> 2) & 0x3333333333333333ull) | ((x & 0x3333333333333333ull) << 2);
+    x = ((x >> 4) & 0x0f0f0f0f0f0f0f0full) | ((x & 0x0f0f0f0f0f0f0f0full) << 4);
+    return __builtin_bswap64(x);
+}
+
+#define PFX bn
+#define TWO_ADICITY 28
+#include "groth16_tmpl.h"
+#undef PFX
+#undef TWO_ADICITY
+
+#define PFX bls
+#define TWO_ADICITY 32
+#include "groth16_tmpl.h"
+#undef PFX
+#undef TWO_ADICITY
+
+void zk_fr_root_of_unity(const zk_curve_t *curve, unsigned k, uint8_t out[32]) {
+    if (curve->id == ZK_CURVE_BN128) {
+        bn_fr_t w;
+        bn_root_of_unity(&w, k);
+        memcpy(out, w.l, 32);
+    } else {
+        bls_fr_t w;
+        bls_root_of_unity(&w, k);
+        memcpy(out, w.l, 32);
+    }
+}
+
+size_t zk_abc_size(const zk_zkey_t *z) { return 3 * (size_t)z->domain_size * 32; }
+
+/* s0, s1 (n each), twiddles and inverse twiddles (n/2+1 each), coset scale (n). */
+size_t zk_core_scratch_size(const zk_zkey_t *z) { return ((size_t)z->domain_size * 4 + 2) * 32; }
+
+int zk_synth(const zk_zkey_t *z, const uint8_t *witness, void *a, void *b, void *c, int threads) {
+    if (z->curve->id == ZK_CURVE_BN128) return bn_synth(z, witness, a, b, c, threads);
+    return bls_synth(z, witness, a, b, c, threads);
+}
+
+int zk_prove_core(const zk_zkey_t *z, const uint8_t *witness, const void *a, const void *b, const void *c,
+                  void *scratch, zk_raw_t *out, zk_core_times_t *times, int threads) {
+    if (z->curve->id == ZK_CURVE_BN128) return bn_core(z, witness, a, b, c, scratch, out, times, threads);
+    return bls_core(z, witness, a, b, c, scratch, out, times, threads);
+}
+
+int zk_finalize(const zk_zkey_t *z, const zk_raw_t *raw, const uint8_t r[32], const uint8_t s[32], zk_proof_t *out) {
+    if (z->curve->id == ZK_CURVE_BN128) return bn_finalize(z, raw, r, s, out);
+    return bls_finalize(z, raw, r, s, out);
+}
+
+/* Uniform in [0, r) by rejection sampling on the bit length of r (255 or 254 bits). */
+static int random_below(const uint8_t *mod, uint8_t out[32]) {
+    uint64_t m[4], x[4];
+    memcpy(m, mod, 32);
+    int top = 63 - __builtin_clzll(m[3]);
+    uint64_t mask = top == 63 ? ~0ull : ((1ull << (top + 1)) - 1);
+    for (;;) {
+        size_t got = 0;
+        while (got < 32) {
+            ssize_t k = getrandom((uint8_t *)x + got, 32 - got, 0);
+            if (k < 0) {
+                if (errno == EINTR) continue;
+                return -errno;
+            }
+            got += (size_t)k;
+        }
+        x[3] &= mask;
+        if (zk_bigint_lt(x, m, 4)) break;
+    }
+    memcpy(out, x, 32);
+    return 0;
+}
+
+int zk_random_rs(const zk_curve_t *curve, uint8_t r[32], uint8_t s[32]) {
+    int ret = random_below(curve->r, r);
+    if (ret < 0) return ret;
+    return random_below(curve->r, s);
+}
+
+/* Appends to a growing string; aborts on out of memory (outputs are a few KiB). */
+typedef struct {
+    char *p;
+    size_t len, cap;
+} sbuf_t;
+
+static void sb_add(sbuf_t *b, const char *s) {
+    size_t l = strlen(s);
+    if (b->len + l + 1 > b->cap) {
+        b->cap = (b->len + l + 1) * 2;
+        b->p = realloc(b->p, b->cap);
+        if (!b->p) abort();
+    }
+    memcpy(b->p + b->len, s, l + 1);
+    b->len += l;
+}
+
+/* Decimal of a Montgomery base-field coordinate. */
+static void coord_dec(const zk_curve_t *curve, const uint8_t *mont, char *out) {
+    if (curve->id == ZK_CURVE_BN128) {
+        bn_fq_t x;
+        memcpy(x.l, mont, 32);
+        bn_fq_from_mont(&x, &x);
+        zk_bigint_to_dec(x.l, 4, out);
+    } else {
+        bls_fq_t x;
+        memcpy(x.l, mont, 48);
+        bls_fq_from_mont(&x, &x);
+        zk_bigint_to_dec(x.l, 6, out);
+    }
+}
+
+static void g1_json(sbuf_t *b, const zk_curve_t *curve, const uint8_t *p) {
+    char d[130];
+    sb_add(b, "[\n  \"");
+    coord_dec(curve, p, d);
+    sb_add(b, d);
+    sb_add(b, "\",\n  \"");
+    coord_dec(curve, p + curve->n8q, d);
+    sb_add(b, d);
+    sb_add(b, "\",\n  \"1\"\n ]");
+}
+
+int zk_proof_json(const zk_curve_t *curve, const zk_proof_t *p, char **ret_json) {
+    sbuf_t b = {0};
+    char d[130];
+    unsigned q = curve->n8q;
+    sb_add(&b, "{\n \"pi_a\": ");
+    g1_json(&b, curve, p->a);
+    sb_add(&b, ",\n \"pi_b\": [\n");
+    for (int k = 0; k < 2; k++) {
+        sb_add(&b, "  [\n   \"");
+        coord_dec(curve, p->b + (2 * k) * q, d);
+        sb_add(&b, d);
+        sb_add(&b, "\",\n   \"");
+        coord_dec(curve, p->b + (2 * k + 1) * q, d);
+        sb_add(&b, d);
+        sb_add(&b, "\"\n  ],\n");
+    }
+    sb_add(&b, "  [\n   \"1\",\n   \"0\"\n  ]\n ],\n \"pi_c\": ");
+    g1_json(&b, curve, p->c);
+    sb_add(&b, ",\n \"protocol\": \"groth16\",\n \"curve\": \"");
+    sb_add(&b, curve->name);
+    sb_add(&b, "\"\n}");
+    *ret_json = b.p;
+    return 0;
+}
+
+int zk_public_json(const uint8_t *witness, uint32_t n_pub, char **ret_json) {
+    sbuf_t b = {0};
+    char d[100];
+    if (n_pub == 0) {
+        sb_add(&b, "[]");
+        *ret_json = b.p;
+        return 0;
+    }
+    sb_add(&b, "[");
+    for (uint32_t i = 1; i <= n_pub; i++) {
+        uint64_t v[4];
+        memcpy(v, witness + 32 * (size_t)i, 32);
+        zk_bigint_to_dec(v, 4, d);
+        sb_add(&b, i == 1 ? "\n \"" : ",\n \"");
+        sb_add(&b, d);
+        sb_add(&b, "\"");
+    }
+    sb_add(&b, "\n]");
+    *ret_json = b.p;
+    return 0;
+}
+
+int zk_write_file_atomic(const char *path, const char *data, size_t len, zk_err_t *err) {
+    char tmp[4096];
+    if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp))
+        return zk_fail(err, ENAMETOOLONG, "%s: path too long", path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return zk_fail(err, errno, "%s: cannot create: %s", tmp, strerror(errno));
+    size_t off = 0;
+    while (off < len) {
+        ssize_t k = write(fd, data + off, len - off);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            close(fd);
+            unlink(tmp);
+            return zk_fail(err, e, "%s: write failed: %s", tmp, strerror(e));
+        }
+        off += (size_t)k;
+    }
+    if (fsync(fd) < 0) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        return zk_fail(err, e, "%s: fsync failed: %s", tmp, strerror(e));
+    }
+    if (close(fd) < 0) {
+        int e = errno;
+        unlink(tmp);
+        return zk_fail(err, e, "%s: close failed: %s", tmp, strerror(e));
+    }
+    if (rename(tmp, path) < 0) {
+        int e = errno;
+        unlink(tmp);
+        return zk_fail(err, e, "%s: rename failed: %s", path, strerror(e));
+    }
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s", path);
+    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        (void)fsync(dfd);
+        close(dfd);
+    }
+    return 0;
+}

@@ -1,0 +1,284 @@
+/* The Groth16 stages for one curve, instantiated by zk/groth16.c with PFX (bn | bls) and TWO_ADICITY.
+ * Field and group prefixes are PFX_fr, PFX_g1, PFX_g2. */
+
+#define GT_CAT2(a, b) a##_##b
+#define GT_CAT(a, b) GT_CAT2(a, b)
+#define P_(name) GT_CAT(PFX, name)
+#define FR(name) GT_CAT(GT_CAT(PFX, fr), name)
+#define G1(name) GT_CAT(GT_CAT(PFX, g1), name)
+#define G2(name) GT_CAT(GT_CAT(PFX, g2), name)
+#define FR_T GT_CAT(PFX, fr_t)
+#define G1A GT_CAT(PFX, g1_aff_t)
+#define G1X GT_CAT(PFX, g1_xyzz_t)
+#define G2A GT_CAT(PFX, g2_aff_t)
+#define G2X GT_CAT(PFX, g2_xyzz_t)
+
+/* w[k] = 5^((r-1)/2^k), a primitive 2^k-th root of unity (formats.md §5.2), Montgomery form. */
+static void P_(root_of_unity)(FR_T *out, unsigned k) {
+    uint64_t t[4];
+    memcpy(t, FR(P).l, sizeof(t));
+    t[0] -= 1; /* r - 1; r is odd */
+    for (unsigned i = 0; i < TWO_ADICITY; i++) { /* t = (r-1) >> s */
+        t[0] = (t[0] >> 1) | (t[1] << 63);
+        t[1] = (t[1] >> 1) | (t[2] << 63);
+        t[2] = (t[2] >> 1) | (t[3] << 63);
+        t[3] >>= 1;
+    }
+    FR_T five, w;
+    FR(set_u64)(&five, 5);
+    FR(pow)(&w, &five, t, 4);
+    for (unsigned i = k; i < TWO_ADICITY; i++) FR(sqr)(&w, &w);
+    *out = w;
+}
+
+/* tw[k] = root^k for k < m. */
+static void P_(powers)(FR_T *tw, const FR_T *root, size_t m, int threads) {
+    if (m == 0) return;
+    /* blocks of 1024 start from root^(1024 j), each filled sequentially */
+    size_t blocks = (m + 1023) / 1024;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t j = 0; j < blocks; j++) {
+        FR_T x;
+        uint64_t e[1] = {(uint64_t)(j * 1024)};
+        FR(pow)(&x, root, e, 1);
+        size_t end = (j + 1) * 1024 < m ? (j + 1) * 1024 : m;
+        for (size_t k = j * 1024; k < end; k++) {
+            tw[k] = x;
+            FR(mul)(&x, &x, root);
+        }
+    }
+}
+
+/* Decimation in frequency: natural order in, bit-reversed out. tw[k] = w^k, k < n/2, for the
+ * n-th root w. */
+void P_(ntt_dif)(FR_T *a, size_t n, const FR_T *tw, int threads) {
+    for (size_t len = n / 2, stride = 1; len >= 1; len /= 2, stride *= 2) {
+#pragma omp parallel for num_threads(threads) schedule(static) if (n >= 4096)
+        for (size_t i = 0; i < n / 2; i++) {
+            size_t blk = i / len, j = i % len;
+            FR_T *x = a + blk * 2 * len + j, *y = x + len;
+            FR_T u = *x, v = *y;
+            FR(add)(x, &u, &v);
+            FR(sub)(&u, &u, &v);
+            FR(mul)(y, &u, &tw[j * stride]);
+        }
+    }
+}
+
+/* Decimation in time: bit-reversed in, natural order out; same twiddles as ntt_dif. */
+void P_(ntt_dit)(FR_T *a, size_t n, const FR_T *tw, int threads) {
+    for (size_t len = 1, stride = n / 2; len < n; len *= 2, stride /= 2) {
+#pragma omp parallel for num_threads(threads) schedule(static) if (n >= 4096)
+        for (size_t i = 0; i < n / 2; i++) {
+            size_t blk = i / len, j = i % len;
+            FR_T *x = a + blk * 2 * len + j, *y = x + len;
+            FR_T u = *x, v;
+            FR(mul)(&v, y, &tw[j * stride]);
+            FR(add)(x, &u, &v);
+            FR(sub)(y, &u, &v);
+        }
+    }
+}
+
+static inline size_t P_(bitrev)(size_t i, unsigned logn) {
+    return logn ? (size_t)(zk_bitrev64(i) >> (64 - logn)) : 0;
+}
+
+/* Natural-order evaluations X on {w^i} -> evaluations on the odd coset {w_2n^(2i+1)}, in place:
+ * iNTT (bit-reversed coefficients), scale coefficient k by n^-1 * inc^k, NTT back to natural order. */
+static void P_(to_odd_coset)(FR_T *x, size_t n, unsigned logn, const FR_T *tw, const FR_T *itw,
+                             const FR_T *scale, int threads) {
+    P_(ntt_dif)(x, n, itw, threads);
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t i = 0; i < n; i++) FR(mul)(&x[i], &x[i], &scale[P_(bitrev)(i, logn)]);
+    P_(ntt_dit)(x, n, tw, threads);
+}
+
+static int P_(synth)(const zk_zkey_t *z, const uint8_t *witness, FR_T *a, FR_T *b, FR_T *c, int threads) {
+    size_t n = z->domain_size;
+    memset(a, 0, n * sizeof(FR_T));
+    memset(b, 0, n * sizeof(FR_T));
+    const uint8_t *rec = z->coefs;
+    for (uint32_t i = 0; i < z->n_coefs; i++, rec += 44) {
+        uint32_t m, row, sig;
+        memcpy(&m, rec, 4);
+        memcpy(&row, rec + 4, 4);
+        memcpy(&sig, rec + 8, 4);
+        FR_T coef, w, v;
+        memcpy(coef.l, rec + 12, 32);
+        memcpy(w.l, witness + 32 * (size_t)sig, 32);
+        /* coef is v*R^2 (double Montgomery) and w standard: their Montgomery product is v*w*R. */
+        FR(mul)(&v, &coef, &w);
+        FR_T *dst = m == 0 ? &a[row] : &b[row];
+        FR(add)(dst, dst, &v);
+    }
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t i = 0; i < n; i++) FR(mul)(&c[i], &a[i], &b[i]);
+    return 0;
+}
+
+static uint64_t P_(now_ns)(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, const FR_T *b, const FR_T *c,
+                    void *scratch, zk_raw_t *out, zk_core_times_t *times, int threads) {
+    size_t n = z->domain_size;
+    unsigned logn = z->log_domain;
+    FR_T *s0 = scratch, *s1 = s0 + n, *tw = s1 + n, *itw = tw + n / 2 + 1, *scale = itw + n / 2 + 1;
+    uint64_t t0 = P_(now_ns)();
+
+    FR_T w, iw, inc, ninv;
+    P_(root_of_unity)(&w, logn);
+    FR(inv)(&iw, &w);
+    P_(root_of_unity)(&inc, logn + 1);
+    FR(set_u64)(&ninv, n);
+    FR(inv)(&ninv, &ninv);
+    P_(powers)(tw, &w, n / 2 + 1, threads);
+    P_(powers)(itw, &iw, n / 2 + 1, threads);
+    P_(powers)(scale, &inc, n, threads);
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t i = 0; i < n; i++) FR(mul)(&scale[i], &scale[i], &ninv);
+
+    memcpy(s0, a, n * sizeof(FR_T));
+    P_(to_odd_coset)(s0, n, logn, tw, itw, scale, threads);
+    memcpy(s1, b, n * sizeof(FR_T));
+    P_(to_odd_coset)(s1, n, logn, tw, itw, scale, threads);
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t i = 0; i < n; i++) FR(mul)(&s0[i], &s0[i], &s1[i]);
+    memcpy(s1, c, n * sizeof(FR_T));
+    P_(to_odd_coset)(s1, n, logn, tw, itw, scale, threads);
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t i = 0; i < n; i++) {
+        FR(sub)(&s0[i], &s0[i], &s1[i]);
+        FR(from_mont)(&s0[i], &s0[i]); /* the H MSM takes standard-form scalars */
+    }
+    uint64_t t1 = P_(now_ns)();
+
+    G1X r1;
+    G2X r2;
+    G1A aff1;
+    G2A aff2;
+    size_t nv = z->n_vars, np = z->n_pub;
+    memset(out, 0, sizeof(*out));
+
+    G1(msm)(&r1, z->points_a, witness, nv, threads);
+    G1(xyzz_to_aff)(&aff1, &r1);
+    memcpy(out->a, &aff1, sizeof(aff1));
+    uint64_t t2 = P_(now_ns)();
+
+    G1(msm)(&r1, z->points_b1, witness, nv, threads);
+    G1(xyzz_to_aff)(&aff1, &r1);
+    memcpy(out->b1, &aff1, sizeof(aff1));
+    uint64_t t3 = P_(now_ns)();
+
+    G2(msm)(&r2, z->points_b2, witness, nv, threads);
+    G2(xyzz_to_aff)(&aff2, &r2);
+    memcpy(out->b2, &aff2, sizeof(aff2));
+    uint64_t t4 = P_(now_ns)();
+
+    G1(msm)(&r1, z->points_c, witness + 32 * (np + 1), nv - np - 1, threads);
+    G1(xyzz_to_aff)(&aff1, &r1);
+    memcpy(out->c, &aff1, sizeof(aff1));
+    uint64_t t5 = P_(now_ns)();
+
+    G1(msm)(&r1, z->points_h, (const uint8_t *)s0, n, threads);
+    G1(xyzz_to_aff)(&aff1, &r1);
+    memcpy(out->h, &aff1, sizeof(aff1));
+    uint64_t t6 = P_(now_ns)();
+
+    if (times) {
+        times->h2d_ns = 0;
+        times->ntt_ns = t1 - t0;
+        times->msm_a_ns = t2 - t1;
+        times->msm_b1_ns = t3 - t2;
+        times->msm_b2_ns = t4 - t3;
+        times->msm_c_ns = t5 - t4;
+        times->msm_h_ns = t6 - t5;
+    }
+    return 0;
+}
+
+static void P_(load_g1)(G1X *r, const void *bytes) {
+    G1A a;
+    memcpy(&a, bytes, sizeof(a));
+    G1(xyzz_from_aff)(r, &a);
+}
+static void P_(load_g2)(G2X *r, const void *bytes) {
+    G2A a;
+    memcpy(&a, bytes, sizeof(a));
+    G2(xyzz_from_aff)(r, &a);
+}
+
+static int P_(finalize)(const zk_zkey_t *z, const zk_raw_t *raw, const uint8_t r_bytes[32], const uint8_t s_bytes[32],
+                        zk_proof_t *out) {
+    uint64_t r[4], s[4], rs[4];
+    memcpy(r, r_bytes, 32);
+    memcpy(s, s_bytes, 32);
+    FR_T rm, sm, rsm;
+    memcpy(rm.l, r, 32);
+    memcpy(sm.l, s, 32);
+    FR(to_mont)(&rm, &rm);
+    FR(to_mont)(&sm, &sm);
+    FR(mul)(&rsm, &rm, &sm);
+    FR(from_mont)(&rsm, &rsm);
+    memcpy(rs, rsm.l, 32);
+
+    G1X alpha1, beta1, delta1, A, B1, C, H, t;
+    G2X beta2, delta2, B2, t2;
+    P_(load_g1)(&alpha1, z->alpha1);
+    P_(load_g1)(&beta1, z->beta1);
+    P_(load_g1)(&delta1, z->delta1);
+    P_(load_g2)(&beta2, z->beta2);
+    P_(load_g2)(&delta2, z->delta2);
+    P_(load_g1)(&A, raw->a);
+    P_(load_g1)(&B1, raw->b1);
+    P_(load_g2)(&B2, raw->b2);
+    P_(load_g1)(&C, raw->c);
+    P_(load_g1)(&H, raw->h);
+
+    G1X pa, rho, pc;
+    G2X pb;
+    G1(xyzz_add)(&pa, &alpha1, &A); /* πA = α1 + A + r·δ1 */
+    G1(xyzz_mul)(&t, &delta1, r, 4);
+    G1(xyzz_add)(&pa, &pa, &t);
+    G2(xyzz_add)(&pb, &beta2, &B2); /* πB = β2 + B2 + s·δ2 */
+    G2(xyzz_mul)(&t2, &delta2, s, 4);
+    G2(xyzz_add)(&pb, &pb, &t2);
+    G1(xyzz_add)(&rho, &beta1, &B1); /* ρ = β1 + B1 + s·δ1 */
+    G1(xyzz_mul)(&t, &delta1, s, 4);
+    G1(xyzz_add)(&rho, &rho, &t);
+    G1(xyzz_add)(&pc, &C, &H); /* πC = C + H + s·πA + r·ρ − rs·δ1 */
+    G1(xyzz_mul)(&t, &pa, s, 4);
+    G1(xyzz_add)(&pc, &pc, &t);
+    G1(xyzz_mul)(&t, &rho, r, 4);
+    G1(xyzz_add)(&pc, &pc, &t);
+    G1(xyzz_mul)(&t, &delta1, rs, 4);
+    G1(xyzz_neg)(&t, &t);
+    G1(xyzz_add)(&pc, &pc, &t);
+
+    G1A a1;
+    G2A a2;
+    memset(out, 0, sizeof(*out));
+    G1(xyzz_to_aff)(&a1, &pa);
+    memcpy(out->a, &a1, sizeof(a1));
+    G2(xyzz_to_aff)(&a2, &pb);
+    memcpy(out->b, &a2, sizeof(a2));
+    G1(xyzz_to_aff)(&a1, &pc);
+    memcpy(out->c, &a1, sizeof(a1));
+    return 0;
+}
+
+#undef G2X
+#undef G2A
+#undef G1X
+#undef G1A
+#undef FR_T
+#undef G2
+#undef G1
+#undef FR
+#undef P_
+#undef GT_CAT
+#undef GT_CAT2
