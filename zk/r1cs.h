@@ -17,6 +17,9 @@ typedef struct zk_r1cs {
 } zk_r1cs_t;
 
 int zk_r1cs_open(zk_r1cs_t *r, const char *path, zk_err_t *err);
+/* Validates an r1cs image already in memory (name is only used in messages); r points into data,
+ * which must outlive it. zk_r1cs_close leaves data alone. */
+int zk_r1cs_parse(zk_r1cs_t *r, const char *name, const uint8_t *data, size_t size, zk_err_t *err);
 void zk_r1cs_close(zk_r1cs_t *r);
 
 /* Checks every constraint on the standard-form witness w[0..n) (n must equal n_wires).

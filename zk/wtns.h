@@ -16,6 +16,7 @@ typedef struct zk_wtns {
     /* private */
     void *buf;
     size_t buf_size;
+    void *copy; /* aligned copy of the values (zk_wtns_parse of an unaligned image) */
 } zk_wtns_t;
 
 /* Reads and validates the whole file. */

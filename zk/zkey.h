@@ -41,6 +41,9 @@ typedef struct zk_zkey {
 } zk_zkey_t;
 
 int zk_zkey_open(zk_zkey_t *z, const char *path, zk_err_t *err);
+/* Validates a zkey image already in memory (name is only used in messages); the pointers of *z
+ * point into data, which must outlive z. zk_zkey_close frees the copies and leaves data alone. */
+int zk_zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_t size, zk_err_t *err);
 void zk_zkey_close(zk_zkey_t *z);
 
 /* Advises the kernel to load (or pin with MAP_POPULATE semantics) every point section now. */

@@ -1,0 +1,127 @@
+/* Container parsing shared by the zkey, wtns and r1cs readers (formats.md §1). */
+#include "binfile.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const struct {
+    const char *magic;
+    const char *what;
+} known_magics[] = {
+    {"zkey", "a zkey"},
+    {"wtns", "a wtns"},
+    {"r1cs", "an r1cs"},
+    {"ptau", "a ptau"},
+};
+
+/* The 4 magic bytes, printable or as \xNN. */
+static void magic_text(const uint8_t *m, char out[17]) {
+    static const char hex[] = "0123456789abcdef";
+    char *o = out;
+    for (int i = 0; i < 4; i++) {
+        if (m[i] >= 0x20 && m[i] < 0x7f && m[i] != '\'' && m[i] != '\\') {
+            *o++ = (char)m[i];
+        } else {
+            *o++ = '\\';
+            *o++ = 'x';
+            *o++ = hex[m[i] >> 4];
+            *o++ = hex[m[i] & 15];
+        }
+    }
+    *o = 0;
+}
+
+int zk_bin_parse(zk_bin_t *b, const char *name, const uint8_t *data, size_t size, const char *kind,
+                 uint32_t min_version, uint32_t max_version, const char *sec_word, zk_err_t *err) {
+    memset(b, 0, sizeof(*b));
+    if (size == 0) return zk_fail(err, EINVAL, "%s: empty file, too short for a header", name);
+    if (size < 12)
+        return zk_fail(err, EINVAL, "%s: file of %zu bytes is too short for a header (12 bytes)", name, size);
+    if (memcmp(data, kind, 4) != 0) {
+        const char *want = kind[0] == 'r' ? "an" : "a";
+        for (size_t i = 0; i < sizeof(known_magics) / sizeof(known_magics[0]); i++)
+            if (memcmp(data, known_magics[i].magic, 4) == 0)
+                return zk_fail(err, EINVAL, "%s is %s file, not %s %s", name, known_magics[i].what, want, kind);
+        char m[17];
+        magic_text(data, m);
+        return zk_fail(err, EINVAL, "%s: not %s %s file (magic '%s')", name, want, kind, m);
+    }
+    uint32_t version = zk_le32(data + 4), n = zk_le32(data + 8);
+    if (version < min_version || version > max_version)
+        return zk_fail(err, EINVAL, "%s: unsupported %s version %u (supported: %u..%u)", name, kind, version,
+                       min_version, max_version);
+    /* Each section needs at least its 12-byte header: bounds n before walking. */
+    if (n > (size - 12) / 12)
+        return zk_fail(err, EINVAL, "%s: header says %u sections, the file of %zu bytes cannot hold them", name, n,
+                       size);
+    uint64_t pos = 12;
+    for (uint32_t i = 0; i < n; i++) {
+        if (size - pos < 12)
+            return zk_fail(err, EINVAL,
+                           "%s: the header of %s %u of %u (offset %" PRIu64 ") runs past end of file (%zu bytes)",
+                           name, sec_word, i + 1, n, pos, size);
+        uint32_t id = zk_le32(data + pos);
+        uint64_t sz = zk_le64(data + pos + 4);
+        uint64_t start = pos + 12;
+        if (sz > size - start)
+            return zk_fail(err, EINVAL,
+                           "%s: %s %u size %" PRIu64 " at offset %" PRIu64 " runs past end of file (%zu bytes)", name,
+                           sec_word, id, sz, start, size);
+        if (id <= ZK_BIN_MAX_ID) {
+            if (b->sec[id].present)
+                return zk_fail(err, EINVAL, "%s: %s %u appears twice (offsets %" PRIu64 " and %" PRIu64 ")", name,
+                               sec_word, id, b->sec[id].off, start);
+            b->sec[id] = (zk_bin_section_t){.off = start, .size = sz, .present = true};
+        }
+        pos = start + sz;
+    }
+    if (pos != size)
+        return zk_fail(err, EINVAL, "%s: %zu bytes after the last section (file ends at %zu, sections at %" PRIu64 ")",
+                       name, size - (size_t)pos, size, pos);
+    b->data = data;
+    b->size = size;
+    b->version = version;
+    b->n_sections = n;
+    return 0;
+}
+
+int zk_map_file(const char *path, void **ret_map, size_t *ret_size, zk_err_t *err) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return zk_fail(err, errno, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        int e = errno;
+        close(fd);
+        return zk_fail(err, e, "%s: cannot stat: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return zk_fail(err, EINVAL, "%s: not a regular file", path);
+    }
+    if (st.st_size == 0) {
+        close(fd);
+        *ret_map = NULL;
+        *ret_size = 0;
+        return 0;
+    }
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    int e = errno;
+    close(fd);
+    if (m == MAP_FAILED) return zk_fail(err, e, "%s: cannot map %lld bytes: %s", path, (long long)st.st_size, strerror(e));
+    *ret_map = m;
+    *ret_size = (size_t)st.st_size;
+    return 0;
+}
+
+bool zk_le_lt(const uint8_t *a, const uint8_t *b, size_t n8) {
+    for (size_t i = n8 / 8; i-- > 0;) {
+        uint64_t x = zk_le64(a + 8 * i), y = zk_le64(b + 8 * i);
+        if (x != y) return x < y;
+    }
+    return false;
+}

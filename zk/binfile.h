@@ -1,0 +1,60 @@
+/* The shared binary container of .zkey/.wtns/.r1cs/.ptau files (formats.md §1): magic, version and
+ * a table of (id, u64 size, payload) sections. zk_bin_parse checks the whole table before anyone
+ * reads a payload: every section inside the file (overflow-safe), no id twice, and the file ending
+ * exactly after the last section. Payload pointers are into the caller's image, unaligned. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "curve_info.h"
+
+/* Ids 1..ZK_BIN_MAX_ID are indexed; larger ids are bounds-checked and otherwise ignored. */
+#define ZK_BIN_MAX_ID 31
+
+typedef struct zk_bin_section {
+    uint64_t off;  /* payload offset in the file */
+    uint64_t size; /* payload bytes */
+    bool present;
+} zk_bin_section_t;
+
+typedef struct zk_bin {
+    const uint8_t *data;
+    size_t size;
+    uint32_t version;
+    uint32_t n_sections;
+    zk_bin_section_t sec[ZK_BIN_MAX_ID + 1];
+} zk_bin_t;
+
+/* Parses the container of a file image. kind is the expected magic ("zkey", "wtns", "r1cs", "ptau");
+ * versions min_version..max_version are accepted; sec_word is how messages name a section
+ * ("section", or "witness section"). Errors: "NAME: not a zkey file (magic 'zKey')", "NAME is an
+ * r1cs file, not a zkey", "NAME: section 7 size 128384 at offset 217472 runs past end of file
+ * (281669 bytes)", "NAME: section 4 appears twice", ... */
+int zk_bin_parse(zk_bin_t *b, const char *name, const uint8_t *data, size_t size, const char *kind,
+                 uint32_t min_version, uint32_t max_version, const char *sec_word, zk_err_t *err);
+
+/* The payload of section id, or NULL if absent. */
+static inline const uint8_t *zk_bin_payload(const zk_bin_t *b, uint32_t id) {
+    if (id > ZK_BIN_MAX_ID || !b->sec[id].present) return NULL;
+    return b->data + b->sec[id].off;
+}
+
+/* Unaligned little-endian loads (the hosts are little-endian, curve_info.c asserts it). */
+static inline uint32_t zk_le32(const uint8_t *p) {
+    uint32_t v;
+    __builtin_memcpy(&v, p, 4);
+    return v;
+}
+static inline uint64_t zk_le64(const uint8_t *p) {
+    uint64_t v;
+    __builtin_memcpy(&v, p, 8);
+    return v;
+}
+
+/* Maps a whole regular file read-only. An empty file gives *ret_map = NULL, *ret_size = 0 and
+ * success (the container parser reports it). Errors name the file. */
+int zk_map_file(const char *path, void **ret_map, size_t *ret_size, zk_err_t *err);
+
+/* a < b, little-endian byte strings of n8 bytes (n8 a multiple of 8). */
+bool zk_le_lt(const uint8_t *a, const uint8_t *b, size_t n8);

@@ -1,0 +1,224 @@
+/* Reader of snarkjs Groth16 .zkey files: validates everything at open, then hands out pointers into
+ * the mapping (or into aligned copies where the file leaves a section unaligned). */
+#include "zkey.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "binfile.h"
+
+static const char *const section_names[11] = {
+    NULL, "header", "groth16 header", "IC", "coefs", "PointsA", "PointsB1", "PointsB2", "PointsC", "PointsH",
+    "contributions",
+};
+
+static const char *protocol_name(uint32_t p) {
+    switch (p) {
+    case 1: return "groth16";
+    case 2: return "plonk";
+    case 10: return "fflonk";
+    default: return "unknown";
+    }
+}
+
+/* Two-adicity of r: the largest supported domain is 2^s. */
+static unsigned curve_two_adicity(const zk_curve_t *c) { return c->id == ZK_CURVE_BN128 ? 28 : 32; }
+
+/* An aligned pointer to size bytes at p: p itself when 8-byte aligned, else a copy kept in *copy. */
+static int aligned_view(const uint8_t *p, uint64_t size, void **copy, const void **ret) {
+    if (((uintptr_t)p & 7) == 0) {
+        *ret = p;
+        return 0;
+    }
+    void *m = NULL;
+    if (posix_memalign(&m, 64, size ? (size_t)size : 1) != 0) return -ENOMEM;
+    memcpy(m, p, (size_t)size);
+    *copy = m;
+    *ret = m;
+    return 0;
+}
+
+static void release(zk_zkey_t *z) {
+    for (int i = 0; i < 10; i++) free(z->copies[i]);
+    free(z->hdr_copy);
+    if (z->map) munmap(z->map, z->map_size);
+    memset(z, 0, sizeof(*z));
+}
+
+void zk_zkey_close(zk_zkey_t *z) {
+    if (z) release(z);
+}
+
+int zk_zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_t size, zk_err_t *err) {
+    memset(z, 0, sizeof(*z));
+    zk_bin_t b;
+    int rc = zk_bin_parse(&b, name, data, size, "zkey", 1, 2, "section", err);
+    if (rc < 0) return rc;
+
+    for (uint32_t id = 1; id <= 9; id++)
+        if (!b.sec[id].present)
+            return zk_fail(err, EINVAL, "%s: section %u (%s) is missing", name, id, section_names[id]);
+
+    /* Section 1: protocol. */
+    if (b.sec[1].size != 4)
+        return zk_fail(err, EINVAL, "%s: section 1 (header) size %" PRIu64 ", expected 4", name, b.sec[1].size);
+    uint32_t protocol = zk_le32(zk_bin_payload(&b, 1));
+    if (protocol != 1)
+        return zk_fail(err, EINVAL, "%s: zkey protocol is %s (%u), only groth16 (1) is supported", name,
+                       protocol_name(protocol), protocol);
+
+    /* Section 2: groth16 header. Fields are read only once the size has been checked for them. */
+    const uint8_t *h = zk_bin_payload(&b, 2);
+    uint64_t hs = b.sec[2].size;
+    if (hs < 4) return zk_fail(err, EINVAL, "%s: section 2 (groth16 header) size %" PRIu64 " is too small", name, hs);
+    uint32_t n8q = zk_le32(h);
+    if (n8q != 32 && n8q != 48) return zk_fail(err, EINVAL, "%s: section 2: n8q %u is not 32 or 48", name, n8q);
+    if (hs < 8 + (uint64_t)n8q)
+        return zk_fail(err, EINVAL, "%s: section 2 (groth16 header) size %" PRIu64 " is too small", name, hs);
+    const zk_curve_t *cq = zk_curve_by_q(h + 4, n8q);
+    if (!cq) return zk_fail(err, EINVAL, "%s: section 2: q is not the base field of bn128 or bls12381", name);
+    uint32_t n8r = zk_le32(h + 4 + n8q);
+    if (n8r != cq->n8r)
+        return zk_fail(err, EINVAL, "%s: section 2: n8r %u, expected %u for %s", name, n8r, cq->n8r, cq->name);
+    uint64_t hdr_expected = 20 + (uint64_t)n8q + n8r + 18 * (uint64_t)n8q;
+    if (hs != hdr_expected)
+        return zk_fail(err, EINVAL, "%s: section 2 (groth16 header) size %" PRIu64 ", expected %" PRIu64 " for %s", name,
+                       hs, hdr_expected, cq->name);
+    const zk_curve_t *cr = zk_curve_by_r(h + 8 + n8q, n8r);
+    if (!cr) return zk_fail(err, EINVAL, "%s: section 2: r is not the scalar field of bn128 or bls12381", name);
+    if (cr != cq)
+        return zk_fail(err, EINVAL, "%s: section 2: q is %s's base field but r is %s's scalar field", name, cq->name,
+                       cr->name);
+    const zk_curve_t *c = cq;
+    const uint8_t *p = h + 8 + n8q + n8r;
+    uint32_t n_vars = zk_le32(p), n_pub = zk_le32(p + 4), domain = zk_le32(p + 8);
+    if (n_vars <= n_pub)
+        return zk_fail(err, EINVAL, "%s: section 2: nVars %u must exceed nPublic %u", name, n_vars, n_pub);
+    if (domain == 0 || (domain & (domain - 1)) != 0)
+        return zk_fail(err, EINVAL, "%s: section 2: domainSize %u is not a power of two", name, domain);
+    if ((uint64_t)domain < (uint64_t)n_pub + 1)
+        return zk_fail(err, EINVAL, "%s: section 2: domainSize %u is smaller than nPublic+1 = %" PRIu64, name, domain,
+                       (uint64_t)n_pub + 1);
+    unsigned log_domain = (unsigned)__builtin_ctz(domain);
+    if (log_domain > curve_two_adicity(c))
+        return zk_fail(err, EINVAL, "%s: section 2: domainSize 2^%u exceeds %s's largest domain 2^%u", name, log_domain,
+                       c->name, curve_two_adicity(c));
+
+    /* Every point section's size against the header. */
+    const uint64_t g1 = c->g1_size, g2 = c->g2_size;
+    const uint64_t expected[10] = {
+        [3] = ((uint64_t)n_pub + 1) * g1,
+        [5] = (uint64_t)n_vars * g1,
+        [6] = (uint64_t)n_vars * g1,
+        [7] = (uint64_t)n_vars * g2,
+        [8] = ((uint64_t)n_vars - n_pub - 1) * g1,
+        [9] = (uint64_t)domain * g1,
+    };
+    static const char *const basis[10] = {
+        [3] = "nPublic", [5] = "nVars", [6] = "nVars", [7] = "nVars", [8] = "nVars-nPublic-1", [9] = "domainSize",
+    };
+    const uint64_t basis_val[10] = {
+        [3] = n_pub, [5] = n_vars, [6] = n_vars, [7] = n_vars, [8] = (uint64_t)n_vars - n_pub - 1, [9] = domain,
+    };
+    for (int id = 3; id <= 9; id++) {
+        if (id == 4) continue;
+        if (b.sec[id].size != expected[id])
+            return zk_fail(err, EINVAL, "%s: section %d (%s) size %" PRIu64 ", expected %" PRIu64 " for %s %" PRIu64,
+                           name, id, section_names[id], b.sec[id].size, expected[id], basis[id], basis_val[id]);
+    }
+
+    /* Section 4: coefs. */
+    const uint8_t *cs = zk_bin_payload(&b, 4);
+    uint64_t css = b.sec[4].size;
+    if (css < 4) return zk_fail(err, EINVAL, "%s: section 4 (coefs) size %" PRIu64 " is too small", name, css);
+    uint32_t n_coefs = zk_le32(cs);
+    const uint64_t rec = 12 + (uint64_t)n8r;
+    if (css != 4 + n_coefs * rec)
+        return zk_fail(err, EINVAL, "%s: section 4 (coefs) size %" PRIu64 ", expected %" PRIu64 " for nCoefs %u", name,
+                       css, 4 + n_coefs * rec, n_coefs);
+    const uint8_t *cr0 = cs + 4;
+    for (uint32_t i = 0; i < n_coefs; i++) {
+        const uint8_t *e = cr0 + (uint64_t)i * rec;
+        uint32_t m = zk_le32(e), row = zk_le32(e + 4), sig = zk_le32(e + 8);
+        if (m > 1)
+            return zk_fail(err, EINVAL, "%s: section 4 coef %u: matrix %u is not 0 (A) or 1 (B)", name, i, m);
+        if (row >= domain)
+            return zk_fail(err, EINVAL, "%s: section 4 coef %u: constraint %u is not < domainSize %u", name, i, row,
+                           domain);
+        if (sig >= n_vars)
+            return zk_fail(err, EINVAL, "%s: section 4 coef %u: signal %u is not < nVars %u", name, i, sig, n_vars);
+        if (!zk_le_lt(e + 12, c->r, n8r))
+            return zk_fail(err, EINVAL, "%s: section 4 coef %u: value is not < r", name, i);
+    }
+
+    /* Everything is valid: fill in, copying what is unaligned. */
+    z->curve = c;
+    z->n_vars = n_vars;
+    z->n_pub = n_pub;
+    z->domain_size = domain;
+    z->log_domain = log_domain;
+    z->coefs = cr0;
+    z->n_coefs = n_coefs;
+
+    const void *hp;
+    const uint8_t *pts = p + 12;
+    if (aligned_view(pts, 18 * (uint64_t)n8q, &z->hdr_copy, &hp) < 0) goto nomem;
+    const uint8_t *hb = hp;
+    z->alpha1 = hb;
+    z->beta1 = hb + g1;
+    z->beta2 = hb + 2 * g1;
+    z->gamma2 = hb + 2 * g1 + g2;
+    z->delta1 = hb + 2 * g1 + 2 * g2;
+    z->delta2 = hb + 3 * g1 + 2 * g2;
+
+    const void **dst[10] = {
+        [3] = &z->ic, [5] = &z->points_a, [6] = &z->points_b1, [7] = &z->points_b2, [8] = &z->points_c,
+        [9] = &z->points_h,
+    };
+    for (int id = 3; id <= 9; id++) {
+        if (id == 4) continue;
+        if (aligned_view(zk_bin_payload(&b, (uint32_t)id), b.sec[id].size, &z->copies[id], dst[id]) < 0) goto nomem;
+    }
+    return 0;
+
+nomem:
+    release(z);
+    return zk_fail(err, ENOMEM, "%s: out of memory copying unaligned sections", name);
+}
+
+int zk_zkey_open(zk_zkey_t *z, const char *path, zk_err_t *err) {
+    memset(z, 0, sizeof(*z));
+    void *map;
+    size_t size;
+    int rc = zk_map_file(path, &map, &size, err);
+    if (rc < 0) return rc;
+    rc = zk_zkey_parse(z, path, map, size, err);
+    if (rc < 0) {
+        if (map) munmap(map, size);
+        return rc;
+    }
+    z->map = map;
+    z->map_size = size;
+    return 0;
+}
+
+void zk_zkey_prefault(const zk_zkey_t *z) {
+    if (!z->map) return;
+    const uint8_t *base = z->map;
+    const void *secs[5] = {z->points_a, z->points_b1, z->points_b2, z->points_c, z->points_h};
+    const size_t g1 = z->curve->g1_size, g2 = z->curve->g2_size;
+    const size_t sizes[5] = {(size_t)z->n_vars * g1, (size_t)z->n_vars * g1, (size_t)z->n_vars * g2,
+                             ((size_t)z->n_vars - z->n_pub - 1) * g1, (size_t)z->domain_size * g1};
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    for (int i = 0; i < 5; i++) {
+        const uint8_t *s = secs[i];
+        /* Copies are already resident; only ranges inside the mapping are advised. */
+        if (!s || s < base || s >= base + z->map_size || sizes[i] == 0) continue;
+        uintptr_t a = (uintptr_t)s & ~(page - 1), e = (uintptr_t)s + sizes[i];
+        (void)madvise((void *)a, e - a, MADV_WILLNEED);
+    }
+}
