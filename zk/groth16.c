@@ -45,6 +45,23 @@ void zk_fr_root_of_unity(const zk_curve_t *curve, unsigned k, uint8_t out[32]) {
     }
 }
 
+int zk_fr_to_odd_coset(const zk_curve_t *curve, void *x, unsigned logn, int threads) {
+    size_t n = (size_t)1 << logn;
+    uint8_t *t = aligned_alloc(64, (2 * n + 2) * 32);
+    if (!t) return -ENOMEM;
+    if (curve->id == ZK_CURVE_BN128) {
+        bn_fr_t *tw = (bn_fr_t *)t, *itw = tw + n / 2 + 1, *scale = itw + n / 2 + 1;
+        bn_odd_coset_tables(tw, itw, scale, logn, threads);
+        bn_to_odd_coset(x, n, logn, tw, itw, scale, threads);
+    } else {
+        bls_fr_t *tw = (bls_fr_t *)t, *itw = tw + n / 2 + 1, *scale = itw + n / 2 + 1;
+        bls_odd_coset_tables(tw, itw, scale, logn, threads);
+        bls_to_odd_coset(x, n, logn, tw, itw, scale, threads);
+    }
+    free(t);
+    return 0;
+}
+
 size_t zk_abc_size(const zk_zkey_t *z) { return 3 * (size_t)z->domain_size * 32; }
 
 /* s0, s1 (n each), twiddles and inverse twiddles (n/2+1 each), coset scale (n). */

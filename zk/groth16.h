@@ -51,6 +51,13 @@ size_t zk_core_scratch_size(const zk_zkey_t *z);
 int zk_prove_core(const zk_zkey_t *z, const uint8_t *witness, const void *a, const void *b, const void *c,
                   void *scratch, zk_raw_t *out, zk_core_times_t *times, int threads);
 
+/* After zk_prove_core, the first domain_size*32 bytes of scratch hold P, the H-MSM scalars
+ * (standard form): useful to compare with reference vectors. */
+
+/* x (Montgomery Fr, natural order, 2^logn values on {w^i}) -> values on the odd coset
+ * {w_2n^(2i+1)}, in place (iNTT, scale by n^-1·w_2n^k, NTT). */
+int zk_fr_to_odd_coset(const zk_curve_t *curve, void *x, unsigned logn, int threads);
+
 /* Draws r, s uniformly in [0, r) from getrandom(2) (standard form, 32 bytes LE each). */
 int zk_random_rs(const zk_curve_t *curve, uint8_t r[32], uint8_t s[32]);
 

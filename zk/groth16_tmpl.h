@@ -94,6 +94,22 @@ static void P_(to_odd_coset)(FR_T *x, size_t n, unsigned logn, const FR_T *tw, c
     P_(ntt_dit)(x, n, tw, threads);
 }
 
+/* tw = w^k, itw = w^-k (k <= n/2), scale = n^-1 * inc^k (k < n), inc = w_2n. */
+static void P_(odd_coset_tables)(FR_T *tw, FR_T *itw, FR_T *scale, unsigned logn, int threads) {
+    size_t n = (size_t)1 << logn;
+    FR_T w, iw, inc, ninv;
+    P_(root_of_unity)(&w, logn);
+    FR(inv)(&iw, &w);
+    P_(root_of_unity)(&inc, logn + 1);
+    FR(set_u64)(&ninv, n);
+    FR(inv)(&ninv, &ninv);
+    P_(powers)(tw, &w, n / 2 + 1, threads);
+    P_(powers)(itw, &iw, n / 2 + 1, threads);
+    P_(powers)(scale, &inc, n, threads);
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t i = 0; i < n; i++) FR(mul)(&scale[i], &scale[i], &ninv);
+}
+
 static int P_(synth)(const zk_zkey_t *z, const uint8_t *witness, FR_T *a, FR_T *b, FR_T *c, int threads) {
     size_t n = z->domain_size;
     memset(a, 0, n * sizeof(FR_T));
@@ -130,17 +146,7 @@ static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, c
     FR_T *s0 = scratch, *s1 = s0 + n, *tw = s1 + n, *itw = tw + n / 2 + 1, *scale = itw + n / 2 + 1;
     uint64_t t0 = P_(now_ns)();
 
-    FR_T w, iw, inc, ninv;
-    P_(root_of_unity)(&w, logn);
-    FR(inv)(&iw, &w);
-    P_(root_of_unity)(&inc, logn + 1);
-    FR(set_u64)(&ninv, n);
-    FR(inv)(&ninv, &ninv);
-    P_(powers)(tw, &w, n / 2 + 1, threads);
-    P_(powers)(itw, &iw, n / 2 + 1, threads);
-    P_(powers)(scale, &inc, n, threads);
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (size_t i = 0; i < n; i++) FR(mul)(&scale[i], &scale[i], &ninv);
+    P_(odd_coset_tables)(tw, itw, scale, logn, threads);
 
     memcpy(s0, a, n * sizeof(FR_T));
     P_(to_odd_coset)(s0, n, logn, tw, itw, scale, threads);

@@ -1,0 +1,106 @@
+/* MSM against naive double-and-add on random inputs, for G1 and G2 of both curves: sizes 1, 2, 3
+ * and sizes that are not powers of two, with zero scalars, scalar 1, r-1, and infinity bases. */
+#include <stdlib.h>
+#include <sys/random.h>
+
+#include "test.h"
+#include "zk/curve_info.h"
+#include "zk/msm.h"
+
+static void rnd(void *p, size_t n) {
+    uint8_t *b = p;
+    while (n) {
+        ssize_t k = getrandom(b, n, 0);
+        if (k > 0) b += k, n -= (size_t)k;
+    }
+}
+
+/* random scalar < r: clear the top bits until below r */
+static void rnd_scalar(uint8_t *s, const uint8_t *r) {
+    uint64_t k[4], m[4];
+    memcpy(m, r, 32);
+    do {
+        rnd(k, 32);
+        k[3] &= (1ull << 63) - 1;
+    } while (!zk_bigint_lt(k, m, 4));
+    memcpy(s, k, 32);
+}
+
+#define MSM_TEST(G, CURVE)                                                                                           \
+    static int G##_case(size_t n, int threads) {                                                                     \
+        const zk_curve_t *c = &CURVE;                                                                                \
+        G##_aff_t *bases = calloc(n, sizeof(*bases));                                                                \
+        uint8_t *sc = calloc(n, 32);                                                                                 \
+        G##_xyzz_t p, q, acc, t;                                                                                     \
+        uint8_t k0[32];                                                                                              \
+        rnd_scalar(k0, c->r);                                                                                        \
+        G##_xyzz_from_aff(&q, &G##_gen);                                                                             \
+        G##_xyzz_mul(&p, &q, (const uint64_t *)k0, 4); /* random start */                                           \
+        rnd_scalar(k0, c->r);                                                                                        \
+        G##_xyzz_mul(&q, &q, (const uint64_t *)k0, 4); /* random step */                                            \
+        for (size_t i = 0; i < n; i++) {                                                                             \
+            G##_xyzz_add(&p, &p, &q);                                                                                \
+            if (i % 7 == 3) memset(&bases[i], 0, sizeof(bases[i])); /* infinity */                                 \
+            else G##_xyzz_to_aff(&bases[i], &p);                                                                     \
+            rnd_scalar(sc + 32 * i, c->r);                                                                           \
+            if (i % 5 == 1) memset(sc + 32 * i, 0, 32);                                                              \
+            if (i % 5 == 2) { memset(sc + 32 * i, 0, 32); sc[32 * i] = 1; }                                          \
+            if (i % 11 == 4) { memcpy(sc + 32 * i, c->r, 32); sc[32 * i] -= 1; } /* r - 1 */                        \
+            if (i % 13 == 6) { memset(sc + 32 * i, 0xff, 31); sc[32 * i + 31] = 0x1f; } /* all low bits set */    \
+        }                                                                                                            \
+        G##_xyzz_set_inf(&acc);                                                                                      \
+        for (size_t i = 0; i < n; i++) {                                                                             \
+            G##_xyzz_t b;                                                                                            \
+            G##_xyzz_from_aff(&b, &bases[i]);                                                                        \
+            G##_xyzz_mul(&t, &b, (const uint64_t *)(sc + 32 * i), 4);                                                \
+            G##_xyzz_add(&acc, &acc, &t);                                                                            \
+        }                                                                                                            \
+        G##_msm(&t, bases, sc, n, threads);                                                                          \
+        free(bases);                                                                                                 \
+        free(sc);                                                                                                    \
+        CHECK_MSG(G##_xyzz_eq(&t, &acc), #G " msm of %zu points, %d threads", n, threads);                            \
+        return 0;                                                                                                    \
+    }                                                                                                                \
+    TEST(G##_msm_vs_naive) {                                                                                         \
+        static const size_t sizes[] = {1, 2, 3, 17, 100, 257};                                                       \
+        for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)                                                \
+            if (G##_case(sizes[i], 1 + (int)(i % 2))) return 1;                                                      \
+        G##_xyzz_t t;                                                                                                \
+        G##_msm(&t, NULL, NULL, 0, 2);                                                                               \
+        CHECK(G##_xyzz_is_inf(&t));                                                                                  \
+        return 0;                                                                                                    \
+    }
+
+MSM_TEST(bn_g1, zk_curve_bn128)
+MSM_TEST(bn_g2, zk_curve_bn128)
+MSM_TEST(bls_g1, zk_curve_bls12381)
+MSM_TEST(bls_g2, zk_curve_bls12381)
+
+TEST(signed_digits_reconstruct) {
+    for (unsigned c = 2; c <= 15; c++) {
+        unsigned nwin = (255 + c) / c;
+        for (int it = 0; it < 50; it++) {
+            uint64_t k[4];
+            rnd(k, 32);
+            k[3] &= (1ull << 63) - 1;
+            int16_t d[128];
+            zk_msm_signed_digits(d, k, c, nwin);
+            /* Σ d_w 2^(cw) == k, evaluated with 64-bit limbs and signed carries */
+            __int128 acc[6] = {0};
+            for (unsigned w = 0; w < nwin; w++) {
+                CHECK(d[w] <= (1 << (c - 1)) && d[w] >= -(1 << (c - 1)));
+                unsigned bit = w * c;
+                acc[bit / 64] += (__int128)d[w] << (bit % 64);
+            }
+            for (int i = 0; i < 5; i++) {
+                __int128 lo = (__int128)(uint64_t)acc[i];
+                __int128 carry = (acc[i] - lo) >> 64;
+                acc[i] = lo;
+                acc[i + 1] += carry;
+            }
+            for (int i = 0; i < 4; i++) CHECK((uint64_t)acc[i] == k[i]);
+            CHECK(acc[4] == 0 && acc[5] == 0);
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,128 @@
+/* NTT against the naive DFT for both curves, and the odd-coset transform against direct
+ * evaluation of the interpolating polynomial at w_2n^(2i+1). */
+#include <stdlib.h>
+#include <sys/random.h>
+
+#include "test.h"
+#include "zk/groth16.h"
+#include "zk/ntt.h"
+
+static void rnd(void *p, size_t n) {
+    uint8_t *b = p;
+    while (n) {
+        ssize_t k = getrandom(b, n, 0);
+        if (k > 0) b += k, n -= (size_t)k;
+    }
+}
+
+static size_t bitrev(size_t i, unsigned logn) {
+    size_t r = 0;
+    for (unsigned b = 0; b < logn; b++) r |= ((i >> b) & 1) << (logn - 1 - b);
+    return r;
+}
+
+#define NTT_TEST(PFX, CURVE)                                                                                         \
+    TEST(PFX##_ntt_vs_dft) {                                                                                         \
+        for (unsigned logn = 1; logn <= 7; logn++) {                                                                 \
+            size_t n = (size_t)1 << logn;                                                                            \
+            PFX##_fr_t *a = calloc(n, sizeof(*a)), *x = calloc(n, sizeof(*x)), *tw = calloc(n, sizeof(*tw));         \
+            PFX##_fr_t w;                                                                                            \
+            zk_fr_root_of_unity(&CURVE, logn, (uint8_t *)w.l);                                                       \
+            PFX##_fr_one(&tw[0]);                                                                                    \
+            for (size_t k = 1; k < n; k++) PFX##_fr_mul(&tw[k], &tw[k - 1], &w);                                     \
+            for (size_t i = 0; i < n; i++) {                                                                         \
+                rnd(&a[i], 32);                                                                                      \
+                a[i].l[3] >>= 4;                                                                                     \
+            }                                                                                                        \
+            memcpy(x, a, n * sizeof(*a));                                                                            \
+            PFX##_ntt_dif(x, n, tw, 2); /* bit-reversed out */                                                      \
+            for (size_t j = 0; j < n; j++) {                                                                         \
+                PFX##_fr_t s, t;                                                                                     \
+                PFX##_fr_zero(&s);                                                                                   \
+                for (size_t k = 0; k < n; k++) {                                                                     \
+                    PFX##_fr_mul(&t, &a[k], &tw[(j * k) % n]);                                                       \
+                    PFX##_fr_add(&s, &s, &t);                                                                        \
+                }                                                                                                    \
+                CHECK_MSG(PFX##_fr_eq(&s, &x[bitrev(j, logn)]), "dif n=%zu j=%zu", n, j);                            \
+            }                                                                                                        \
+            /* dit(bit-reversed DFT) with the same twiddles == DFT of the DFT == n * a[-k] */                        \
+            PFX##_ntt_dit(x, n, tw, 1);                                                                              \
+            PFX##_fr_t nn;                                                                                           \
+            PFX##_fr_set_u64(&nn, n);                                                                                \
+            for (size_t k = 0; k < n; k++) {                                                                         \
+                PFX##_fr_t t;                                                                                        \
+                PFX##_fr_mul(&t, &a[(n - k) % n], &nn);                                                              \
+                CHECK_MSG(PFX##_fr_eq(&t, &x[k]), "dit n=%zu k=%zu", n, k);                                          \
+            }                                                                                                        \
+            /* odd coset: values X(w^i) -> X(w_2n^(2i+1)) where X interpolates them */                              \
+            PFX##_fr_t *ev = calloc(n, sizeof(*ev)), w2, pt;                                                         \
+            for (size_t i = 0; i < n; i++) { /* evaluations of the polynomial with coefficients a */                \
+                PFX##_fr_t s, pw, t;                                                                                 \
+                PFX##_fr_zero(&s);                                                                                   \
+                PFX##_fr_one(&pw);                                                                                   \
+                for (size_t k = 0; k < n; k++) {                                                                     \
+                    PFX##_fr_mul(&t, &a[k], &pw);                                                                    \
+                    PFX##_fr_add(&s, &s, &t);                                                                        \
+                    PFX##_fr_mul(&pw, &pw, &tw[i]);                                                                  \
+                }                                                                                                    \
+                ev[i] = s;                                                                                           \
+            }                                                                                                        \
+            CHECK(zk_fr_to_odd_coset(&CURVE, ev, logn, 2) == 0);                                                     \
+            zk_fr_root_of_unity(&CURVE, logn + 1, (uint8_t *)w2.l);                                                  \
+            pt = w2;                                                                                                 \
+            for (size_t i = 0; i < n; i++) {                                                                         \
+                PFX##_fr_t s, pw, t;                                                                                 \
+                PFX##_fr_zero(&s);                                                                                   \
+                PFX##_fr_one(&pw);                                                                                   \
+                for (size_t k = 0; k < n; k++) {                                                                     \
+                    PFX##_fr_mul(&t, &a[k], &pw);                                                                    \
+                    PFX##_fr_add(&s, &s, &t);                                                                        \
+                    PFX##_fr_mul(&pw, &pw, &pt);                                                                     \
+                }                                                                                                    \
+                CHECK_MSG(PFX##_fr_eq(&s, &ev[i]), "odd coset n=%zu i=%zu", n, i);                                   \
+                PFX##_fr_mul(&pt, &pt, &w2);                                                                         \
+                PFX##_fr_mul(&pt, &pt, &w2);                                                                         \
+            }                                                                                                        \
+            free(ev);                                                                                                \
+            free(a);                                                                                                 \
+            free(x);                                                                                                 \
+            free(tw);                                                                                                \
+        }                                                                                                            \
+        return 0;                                                                                                    \
+    }
+
+NTT_TEST(bn, zk_curve_bn128)
+NTT_TEST(bls, zk_curve_bls12381)
+
+TEST(large_ntt_roundtrip) {
+    /* 2^14, threaded: dif with w, scale, dit with w^-1 gives back the input */
+    unsigned logn = 14;
+    size_t n = (size_t)1 << logn;
+    bn_fr_t *a = calloc(n, 32), *x = calloc(n, 32), *tw = calloc(n / 2, 32), *itw = calloc(n / 2, 32), w, iw, ninv;
+    zk_fr_root_of_unity(&zk_curve_bn128, logn, (uint8_t *)w.l);
+    bn_fr_inv(&iw, &w);
+    bn_fr_one(&tw[0]);
+    bn_fr_one(&itw[0]);
+    for (size_t k = 1; k < n / 2; k++) {
+        bn_fr_mul(&tw[k], &tw[k - 1], &w);
+        bn_fr_mul(&itw[k], &itw[k - 1], &iw);
+    }
+    for (size_t i = 0; i < n; i++) {
+        rnd(&a[i], 32);
+        a[i].l[3] >>= 4;
+    }
+    memcpy(x, a, n * 32);
+    bn_ntt_dif(x, n, tw, 2);
+    bn_ntt_dit(x, n, itw, 2);
+    bn_fr_set_u64(&ninv, n);
+    bn_fr_inv(&ninv, &ninv);
+    for (size_t i = 0; i < n; i++) {
+        bn_fr_mul(&x[i], &x[i], &ninv);
+        CHECK(bn_fr_eq(&x[i], &a[i]));
+    }
+    free(a);
+    free(x);
+    free(tw);
+    free(itw);
+    return 0;
+}
