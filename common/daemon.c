@@ -1,0 +1,143 @@
+/* Shared daemon plumbing (common/daemon.h). */
+#include "daemon.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config/config.h"
+
+volatile sig_atomic_t daemon_stop;
+
+static void on_signal(int sig) {
+    (void)sig;
+    daemon_stop = 1;
+}
+
+void daemon_signals_init(void) {
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal; /* no SA_RESTART: a futex wait returns EINTR at once */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+bool daemon_parse_args(int argc, char **argv, const char *name, bool gpu, daemon_args_t *a, int *ret_exit) {
+    static const struct option opts[] = {{"config", required_argument, NULL, 'c'},
+                                         {"instance", required_argument, NULL, 'i'},
+                                         {"backend", required_argument, NULL, 'b'},
+                                         {"device", required_argument, NULL, 'd'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {0}};
+    a->config = CFG_DEFAULT_PATH;
+    a->instance = 0;
+    a->backend = NULL;
+    a->device = 0;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "c:i:b:d:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c': a->config = optarg; break;
+        case 'i': a->instance = atoi(optarg); break;
+        case 'b':
+            if (!gpu) goto usage;
+            a->backend = optarg;
+            break;
+        case 'd':
+            if (!gpu) goto usage;
+            a->device = atoi(optarg);
+            if (!a->instance) a->instance = a->device;
+            break;
+        case 'h':
+            printf("Usage: %s [--config FILE] [--instance N]%s\n", name, gpu ? " [--backend cpu|cuda|auto] [--device N]" : "");
+            *ret_exit = 0;
+            return false;
+        default: goto usage;
+        }
+    }
+    if (optind != argc) goto usage;
+    return true;
+usage:
+    fprintf(stderr, "Usage: %s [--config FILE] [--instance N]%s\n", name, gpu ? " [--backend cpu|cuda|auto] [--device N]" : "");
+    *ret_exit = 2;
+    return false;
+}
+
+void daemon_notify_ready(const char *status) { (void)sd_notifyf(0, "READY=1\nSTATUS=%s", status); }
+
+void daemon_notify_status(const char *fmt, ...) {
+    if (!getenv("NOTIFY_SOCKET")) return;
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    (void)sd_notifyf(0, "STATUS=%s", buf);
+}
+
+void daemon_notify_watchdog(void) {
+    static uint64_t last;
+    uint64_t now = daemon_now_ns();
+    if (now - last < 100000000ull) return; /* at most 10 per second */
+    last = now;
+    (void)sd_notify(0, "WATCHDOG=1");
+}
+
+void daemon_notify_stopping(void) { (void)sd_notify(0, "STOPPING=1"); }
+
+int daemon_wait_ms(int dflt) {
+    uint64_t usec = 0;
+    if (sd_watchdog_enabled(0, &usec) > 0 && usec > 0) {
+        int half = (int)(usec / 2000) - 50;
+        if (half < 10) half = 10;
+        if (half < dflt) return half;
+    }
+    return dflt;
+}
+
+uint64_t daemon_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static bool match_point(const char *spec, const char *point, int part, long *ret_ms, bool with_ms) {
+    size_t pl = strlen(point);
+    if (strncmp(spec, point, pl) || (spec[pl] && spec[pl] != ':')) return false;
+    const char *p = spec[pl] ? spec + pl + 1 : "";
+    if (with_ms) {
+        char *end;
+        *ret_ms = strtol(p, &end, 10);
+        p = *end == ':' ? end + 1 : end;
+    }
+    if (*p && atoi(p) != part) return false;
+    return true;
+}
+
+void daemon_test_point(const char *point, int part) {
+    static int inited;
+    static char pause_spec[128], delay_spec[128];
+    static bool paused;
+    if (!inited) {
+        inited = 1;
+        const char *p = getenv("ZKPIPE_TEST_PAUSE"), *d = getenv("ZKPIPE_TEST_DELAY");
+        if (p) snprintf(pause_spec, sizeof pause_spec, "%s", p);
+        if (d) snprintf(delay_spec, sizeof delay_spec, "%s", d);
+    }
+    long ms = 0;
+    if (!paused && pause_spec[0] && match_point(pause_spec, point, part, &ms, false)) {
+        paused = true;
+        raise(SIGSTOP);
+    }
+    if (delay_spec[0] && match_point(delay_spec, point, part, &ms, true) && ms > 0) {
+        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts) < 0 && !daemon_stop) {
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/* What every zkpipe daemon does the same way: arguments, signals, sd_notify (READY, STATUS,
+ * WATCHDOG, STOPPING), the futex wait timeout that keeps the watchdog fed, and test hooks. */
+#pragma once
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct daemon_args {
+    const char *config;  /* --config FILE (default /etc/zkpipe/zkpipe.ini) */
+    int instance;        /* --instance N (systemd %i), default 0 */
+    const char *backend; /* gpud: --backend cpu|cuda|auto */
+    int device;          /* gpud: --device N */
+} daemon_args_t;
+
+/* Parses argv; on --help or a bad option prints usage and returns 2 (or 0 for --help) in *ret_exit
+ * and false. */
+bool daemon_parse_args(int argc, char **argv, const char *name, bool gpu, daemon_args_t *a, int *ret_exit);
+
+extern volatile sig_atomic_t daemon_stop;
+void daemon_signals_init(void);
+
+void daemon_notify_ready(const char *status);
+void daemon_notify_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void daemon_notify_watchdog(void);
+void daemon_notify_stopping(void);
+/* Futex timeout for the main loop: below half of WATCHDOG_USEC when set, else `dflt`. */
+int daemon_wait_ms(int dflt);
+
+/* Test hooks (environment, read once per process; documented in docs/pipeline.md):
+ *   ZKPIPE_TEST_PAUSE=POINT[:PART]  the process stops itself (SIGSTOP) the first time it reaches
+ *                                   POINT (for partition PART when given), so a test can kill it there.
+ *   ZKPIPE_TEST_DELAY=POINT:MS[:PART] sleeps MS at POINT every time (for PART only when given). */
+void daemon_test_point(const char *point, int part);
+
+uint64_t daemon_now_ns(void);

@@ -1,0 +1,505 @@
+/* The zkpipe ini: inih callbacks into cfg_t, with file:line errors for unknown sections, unknown keys
+ * and bad values, then whole-file validation. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+struct parse_state {
+    cfg_t *c;
+    const char *name;
+    int line;          /* current line, counted by our reader (inih passes none by default) */
+    int err_line;
+    char *err;
+    size_t errlen;
+    bool failed;
+    /* stream input */
+    FILE *f;
+    const char *text;
+    /* which keys were seen, for defaults that depend on others */
+    bool seen_spool, seen_segment;
+    int cur_circuit;   /* index into c->circuits, -1 outside a circuit section */
+};
+
+static void perr(struct parse_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void perr(struct parse_state *st, const char *fmt, ...) {
+    if (st->failed) return; /* the first error is the one that counts */
+    st->failed = true;
+    int n = snprintf(st->err, st->errlen, "%s:%d: ", st->name, st->line);
+    if (n < 0 || (size_t)n >= st->errlen) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(st->err + n, st->errlen - n, fmt, ap);
+    va_end(ap);
+}
+
+static void ferr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void ferr(char *err, size_t errlen, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+int cfg_parse_size(const char *s, uint64_t *ret) {
+    if (!s || !*s || !isdigit((unsigned char)*s)) return -EINVAL;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno) return -EINVAL;
+    uint64_t mul = 1;
+    if (*end) {
+        switch (toupper((unsigned char)*end)) {
+        case 'K': mul = 1ull << 10; break;
+        case 'M': mul = 1ull << 20; break;
+        case 'G': mul = 1ull << 30; break;
+        case 'T': mul = 1ull << 40; break;
+        default: return -EINVAL;
+        }
+        end++;
+        if (toupper((unsigned char)*end) == 'I') end++; /* KiB, MiB */
+        if (toupper((unsigned char)*end) == 'B') end++;
+        if (*end) return -EINVAL;
+    }
+    if (v > UINT64_MAX / mul) return -ERANGE;
+    *ret = v * mul;
+    return 0;
+}
+
+static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *ret) {
+    if (!s || !*s) return -EINVAL;
+    for (const char *p = s; *p; p++)
+        if (!isdigit((unsigned char)*p)) return -EINVAL;
+    errno = 0;
+    unsigned long long v = strtoull(s, NULL, 10);
+    if (errno || v < lo || v > hi) return -ERANGE;
+    *ret = (uint32_t)v;
+    return 0;
+}
+
+static int parse_bool(const char *s, bool *ret) {
+    static const char *yes[] = {"yes", "true", "on", "1"}, *no[] = {"no", "false", "off", "0"};
+    for (int i = 0; i < 4; i++) {
+        if (!strcasecmp(s, yes[i])) return *ret = true, 0;
+        if (!strcasecmp(s, no[i])) return *ret = false, 0;
+    }
+    return -EINVAL;
+}
+
+int cfg_parse_priority(const char *s) {
+    static const char *names[] = {"critical", "high", "normal", "low"};
+    for (int i = 0; i < 4; i++)
+        if (!strcasecmp(s, names[i])) return i;
+    return -EINVAL;
+}
+
+const char *cfg_priority_name(int p) {
+    static const char *names[] = {"CRITICAL", "HIGH", "NORMAL", "LOW"};
+    return p >= 0 && p < 4 ? names[p] : "?";
+}
+
+static bool valid_name(const char *s) {
+    if (!*s || strlen(s) >= CFG_NAME_MAX) return false;
+    for (const char *p = s; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '.') return false;
+    return s[0] != '.';
+}
+
+static int copy_str(struct parse_state *st, char *dst, size_t cap, const char *key, const char *v) {
+    if (strlen(v) >= cap) {
+        perr(st, "%s is too long (at most %zu bytes)", key, cap - 1);
+        return 0;
+    }
+    strcpy(dst, v);
+    return 1;
+}
+
+static int on_pipeline(struct parse_state *st, const char *k, const char *v) {
+    cfg_t *c = st->c;
+    if (!strcmp(k, "name")) {
+        if (!valid_name(v)) return perr(st, "name = %s: use letters, digits, '_', '-', '.'", v), 0;
+        strcpy(c->name, v);
+    } else if (!strcmp(k, "spool")) {
+        if (v[0] != '/') return perr(st, "spool = %s: must be an absolute path", v), 0;
+        st->seen_spool = true;
+        return copy_str(st, c->spool, sizeof c->spool, k, v);
+    } else if (!strcmp(k, "segment")) {
+        if (v[0] != '/') return perr(st, "segment = %s: must be an absolute path (e.g. /dev/shm/zkpipe-main)", v), 0;
+        st->seen_segment = true;
+        return copy_str(st, c->segment, sizeof c->segment, k, v);
+    } else if (!strcmp(k, "slabs")) {
+        if (parse_u32(v, 1, 4096, &c->slabs)) return perr(st, "slabs = %s: expected a count from 1 to 4096", v), 0;
+    } else if (!strcmp(k, "slab_size")) {
+        if (!strcasecmp(v, "auto")) {
+            c->slab_size_auto = true;
+            c->slab_size = 0;
+        } else {
+            uint64_t sz;
+            if (cfg_parse_size(v, &sz) || sz == 0)
+                return perr(st, "slab_size = %s: expected auto or a size such as 64M or 2G", v), 0;
+            if (sz % CFG_SLAB_ALIGN)
+                return perr(st, "slab_size = %s: must be a multiple of 2M (slabs are 2 MiB aligned)", v), 0;
+            c->slab_size_auto = false;
+            c->slab_size = sz;
+        }
+    } else if (!strcmp(k, "hugepages")) {
+        if (parse_bool(v, &c->hugepages)) return perr(st, "hugepages = %s: expected yes or no", v), 0;
+    } else if (!strcmp(k, "reserve_critical")) {
+        if (parse_u32(v, 0, 4096, &c->reserve_critical))
+            return perr(st, "reserve_critical = %s: expected a slab count", v), 0;
+    } else if (!strcmp(k, "jobs")) {
+        if (parse_u32(v, 1, 65536, &c->jobs)) return perr(st, "jobs = %s: expected a count from 1 to 65536", v), 0;
+    } else if (!strcmp(k, "events")) {
+        if (parse_u32(v, 16, 1u << 24, &c->events))
+            return perr(st, "events = %s: expected a count from 16 to 16777216", v), 0;
+    } else {
+        return perr(st, "unknown key '%s' in [pipeline]", k), 0;
+    }
+    return 1;
+}
+
+static int on_synth(struct parse_state *st, const char *k, const char *v) {
+    cfg_t *c = st->c;
+    if (!strcmp(k, "instances")) {
+        if (parse_u32(v, 1, 1024, &c->synth_instances)) return perr(st, "instances = %s: expected 1 to 1024", v), 0;
+    } else if (!strcmp(k, "threads")) {
+        if (parse_u32(v, 0, 4096, &c->synth_threads)) return perr(st, "threads = %s: expected 0 (all) to 4096", v), 0;
+    } else if (!strcmp(k, "trim")) {
+        if (!strcasecmp(v, "always")) c->trim = CFG_TRIM_ALWAYS;
+        else if (!strcasecmp(v, "never")) c->trim = CFG_TRIM_NEVER;
+        else if (!cfg_parse_size(v, &c->trim_above)) c->trim = CFG_TRIM_ABOVE;
+        else return perr(st, "trim = %s: expected always, never or a size (trim when that much heap is free)", v), 0;
+    } else {
+        return perr(st, "unknown key '%s' in [synth]", k), 0;
+    }
+    return 1;
+}
+
+static int on_gpu(struct parse_state *st, const char *k, const char *v) {
+    cfg_t *c = st->c;
+    if (!strcmp(k, "devices")) {
+        if (parse_u32(v, 1, 64, &c->gpu_devices)) return perr(st, "devices = %s: expected 1 to 64", v), 0;
+    } else if (!strcmp(k, "backend")) {
+        if (!strcasecmp(v, "auto")) c->backend = CFG_BACKEND_AUTO;
+        else if (!strcasecmp(v, "cpu")) c->backend = CFG_BACKEND_CPU;
+        else if (!strcasecmp(v, "cuda")) c->backend = CFG_BACKEND_CUDA;
+        else return perr(st, "backend = %s: expected auto, cuda or cpu", v), 0;
+    } else if (!strcmp(k, "streams")) {
+        if (parse_u32(v, 1, 64, &c->gpu_streams)) return perr(st, "streams = %s: expected 1 to 64", v), 0;
+    } else if (!strcmp(k, "threads")) {
+        if (parse_u32(v, 0, 4096, &c->gpu_threads)) return perr(st, "threads = %s: expected 0 (all) to 4096", v), 0;
+    } else {
+        return perr(st, "unknown key '%s' in [gpu]", k), 0;
+    }
+    return 1;
+}
+
+static int on_finalizer(struct parse_state *st, const char *k, const char *v) {
+    cfg_t *c = st->c;
+    if (!strcmp(k, "verify")) {
+        if (parse_bool(v, &c->verify)) return perr(st, "verify = %s: expected yes or no", v), 0;
+    } else if (!strcmp(k, "instances")) {
+        if (parse_u32(v, 1, 64, &c->finalizer_instances)) return perr(st, "instances = %s: expected 1 to 64", v), 0;
+    } else if (!strcmp(k, "threads")) {
+        if (parse_u32(v, 0, 4096, &c->finalizer_threads)) return perr(st, "threads = %s: expected 0 to 4096", v), 0;
+    } else {
+        return perr(st, "unknown key '%s' in [finalizer]", k), 0;
+    }
+    return 1;
+}
+
+static int on_circuit(struct parse_state *st, const char *k, const char *v) {
+    cfg_circuit_t *ci = &st->c->circuits[st->cur_circuit];
+    if (!strcmp(k, "zkey")) return copy_str(st, ci->zkey, sizeof ci->zkey, k, v);
+    if (!strcmp(k, "r1cs")) return copy_str(st, ci->r1cs, sizeof ci->r1cs, k, v);
+    if (!strcmp(k, "preload")) {
+        if (parse_bool(v, &ci->preload)) return perr(st, "preload = %s: expected yes or no", v), 0;
+        return 1;
+    }
+    if (!strcmp(k, "priority")) {
+        int p = cfg_parse_priority(v);
+        if (p < 0) return perr(st, "priority = %s: expected CRITICAL, HIGH, NORMAL or LOW", v), 0;
+        ci->priority = p;
+        return 1;
+    }
+    return perr(st, "unknown key '%s' in [circuit %s]", k, ci->name), 0;
+}
+
+static int begin_section(struct parse_state *st, const char *section) {
+    st->cur_circuit = -1;
+    if (!strcmp(section, "pipeline") || !strcmp(section, "synth") || !strcmp(section, "gpu") ||
+        !strcmp(section, "finalizer"))
+        return 1;
+    if (!strncmp(section, "circuit", 7) && isspace((unsigned char)section[7])) {
+        const char *n = section + 8;
+        while (isspace((unsigned char)*n)) n++;
+        char name[CFG_NAME_MAX * 2];
+        snprintf(name, sizeof name, "%s", n);
+        size_t l = strlen(name);
+        if (l >= 2 && name[0] == '"' && name[l - 1] == '"') {
+            memmove(name, name + 1, l - 2);
+            name[l - 2] = 0;
+        }
+        if (!valid_name(name)) return perr(st, "[circuit %s]: a circuit name uses letters, digits, '_', '-', '.'", name), 0;
+        if (cfg_circuit(st->c, name)) return perr(st, "[circuit %s] is defined twice", name), 0;
+        if (st->c->n_circuits >= CFG_MAX_CIRCUITS)
+            return perr(st, "too many circuits (at most %d)", CFG_MAX_CIRCUITS), 0;
+        cfg_circuit_t *ci = &st->c->circuits[st->c->n_circuits];
+        memset(ci, 0, sizeof *ci);
+        strcpy(ci->name, name);
+        ci->preload = true;
+        ci->priority = CFG_PRIO_NORMAL;
+        ci->line = st->line;
+        st->cur_circuit = st->c->n_circuits++;
+        return 1;
+    }
+    return perr(st, "unknown section [%s] (expected pipeline, synth, gpu, finalizer or circuit NAME)", section), 0;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value) {
+    struct parse_state *st = user;
+    if (st->failed) return 1;
+    if (!name) return 1; /* section headers are seen by our line reader (see note_section) */
+    if (!*section) return perr(st, "key '%s' outside of any section", name), 0;
+    if (!value) return perr(st, "key '%s' has no value", name), 0;
+    if (!strcmp(section, "pipeline")) return on_pipeline(st, name, value);
+    if (!strcmp(section, "synth")) return on_synth(st, name, value);
+    if (!strcmp(section, "gpu")) return on_gpu(st, name, value);
+    if (!strcmp(section, "finalizer")) return on_finalizer(st, name, value);
+    if (st->cur_circuit >= 0) return on_circuit(st, name, value);
+    return 0;
+}
+
+/* Section headers are handled here, as the line is read: inih (as packaged) reports sections only
+ * with their keys, which would hide empty and repeated sections. */
+static void note_section(struct parse_state *st, const char *line) {
+    while (isspace((unsigned char)*line)) line++;
+    if (*line != '[' || st->failed) return;
+    const char *end = strchr(line, ']');
+    if (!end) return; /* inih reports the syntax error */
+    char name[CFG_NAME_MAX * 2];
+    snprintf(name, sizeof name, "%.*s", (int)(end - line - 1), line + 1);
+    /* inih strips whitespace around the name */
+    char *p = name;
+    while (isspace((unsigned char)*p)) p++;
+    size_t l = strlen(p);
+    while (l && isspace((unsigned char)p[l - 1])) p[--l] = 0;
+    (void)begin_section(st, p);
+}
+
+/* inih stream readers that count lines for error messages. */
+static char *read_file_line(char *buf, int size, void *user) {
+    struct parse_state *st = user;
+    char *r = fgets(buf, size, st->f);
+    if (r) {
+        st->line++;
+        note_section(st, r);
+    }
+    return r;
+}
+
+static char *read_string_line(char *buf, int size, void *user) {
+    struct parse_state *st = user;
+    if (!*st->text || size < 2) return NULL;
+    const char *nl = strchr(st->text, '\n');
+    size_t n = nl ? (size_t)(nl - st->text + 1) : strlen(st->text);
+    if (n > (size_t)size - 1) n = size - 1;
+    memcpy(buf, st->text, n);
+    buf[n] = 0;
+    st->text += n;
+    st->line++;
+    note_section(st, buf);
+    return buf;
+}
+
+static void set_defaults(cfg_t *c) {
+    memset(c, 0, sizeof *c);
+    strcpy(c->name, "main");
+    c->slabs = 8;
+    c->slab_size_auto = true;
+    c->jobs = 64;
+    c->events = 65536;
+    c->synth_instances = 2;
+    c->synth_threads = 1;
+    c->trim = CFG_TRIM_ALWAYS;
+    c->gpu_devices = 1;
+    c->backend = CFG_BACKEND_AUTO;
+    c->gpu_streams = 2;
+    c->gpu_threads = 0;
+    c->verify = true;
+    c->finalizer_instances = 1;
+    c->finalizer_threads = 1;
+}
+
+/* Checks that need the whole file. Relative circuit paths are taken relative to the ini's folder. */
+static int finish(struct parse_state *st) {
+    cfg_t *c = st->c;
+    if (!st->seen_spool) snprintf(c->spool, sizeof c->spool, "/var/spool/zkpipe/%s", c->name);
+    if (!st->seen_segment) snprintf(c->segment, sizeof c->segment, "/dev/shm/zkpipe-%s", c->name);
+    if (c->reserve_critical >= c->slabs) {
+        ferr(st->err, st->errlen, "%s: reserve_critical = %u leaves no slab for other work (slabs = %u)", st->name,
+             c->reserve_critical, c->slabs);
+        return -EINVAL;
+    }
+    char dir[CFG_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", st->name);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    else strcpy(dir, ".");
+    for (uint32_t i = 0; i < c->n_circuits; i++) {
+        cfg_circuit_t *ci = &c->circuits[i];
+        if (!ci->zkey[0]) {
+            ferr(st->err, st->errlen, "%s:%d: [circuit %s] has no zkey", st->name, ci->line, ci->name);
+            return -EINVAL;
+        }
+        char *paths[2] = {ci->zkey, ci->r1cs};
+        for (int k = 0; k < 2; k++) {
+            if (!paths[k][0] || paths[k][0] == '/') continue;
+            char tmp[CFG_PATH_MAX];
+            if ((size_t)snprintf(tmp, sizeof tmp, "%s/%s", dir, paths[k]) >= sizeof tmp) {
+                ferr(st->err, st->errlen, "%s:%d: [circuit %s]: path too long", st->name, ci->line, ci->name);
+                return -ENAMETOOLONG;
+            }
+            strcpy(paths[k], tmp);
+        }
+    }
+    return 0;
+}
+
+int cfg_load(cfg_t *c, const char *path, char *err, size_t errlen) {
+    set_defaults(c);
+    snprintf(c->path, sizeof c->path, "%s", path);
+    struct parse_state st = {.c = c, .name = path, .err = err, .errlen = errlen, .cur_circuit = -1};
+    st.f = fopen(path, "re");
+    if (!st.f) {
+        int e = errno;
+        ferr(err, errlen, "%s: cannot open: %s", path, strerror(e));
+        return -e;
+    }
+    int r = ini_parse_stream(read_file_line, &st, handler, &st);
+    fclose(st.f);
+    if (st.failed) return -EINVAL;
+    if (r != 0) {
+        ferr(err, errlen, "%s:%d: syntax error (expected [section] or key = value)", path, r > 0 ? r : st.line);
+        return -EINVAL;
+    }
+    return finish(&st);
+}
+
+int cfg_load_string(cfg_t *c, const char *name, const char *text, char *err, size_t errlen) {
+    set_defaults(c);
+    snprintf(c->path, sizeof c->path, "%s", name);
+    struct parse_state st = {.c = c, .name = name, .err = err, .errlen = errlen, .cur_circuit = -1, .text = text};
+    int r = ini_parse_stream(read_string_line, &st, handler, &st);
+    if (st.failed) return -EINVAL;
+    if (r != 0) {
+        ferr(err, errlen, "%s:%d: syntax error (expected [section] or key = value)", name, r > 0 ? r : st.line);
+        return -EINVAL;
+    }
+    return finish(&st);
+}
+
+const cfg_circuit_t *cfg_circuit(const cfg_t *c, const char *name) {
+    int i = cfg_circuit_index(c, name);
+    return i < 0 ? NULL : &c->circuits[i];
+}
+
+int cfg_circuit_index(const cfg_t *c, const char *name) {
+    for (uint32_t i = 0; i < c->n_circuits; i++)
+        if (!strcmp(c->circuits[i].name, name)) return (int)i;
+    return -ENOENT;
+}
+
+static uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+uint64_t cfg_slab_bytes_needed(uint32_t n_vars, uint32_t domain_size) {
+    /* header page + witness file image (values plus up to one page of file header and padding) + a, b, c */
+    return CFG_SLAB_HEADER + round_up((uint64_t)n_vars * 32 + 4096, 4096) + 3 * round_up((uint64_t)domain_size * 32, 4096);
+}
+
+static int read_exact(int fd, void *buf, size_t n, off_t off) {
+    ssize_t r = pread(fd, buf, n, off);
+    return r == (ssize_t)n ? 0 : -EIO;
+}
+
+int cfg_zkey_info(const char *path, cfg_zkey_info_t *ret, char *err, size_t errlen) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        ferr(err, errlen, "%s: cannot open: %s", path, strerror(e));
+        return -e;
+    }
+    int r = -EINVAL;
+    uint8_t hdr[12];
+    if (read_exact(fd, hdr, 12, 0) || memcmp(hdr, "zkey", 4)) {
+        ferr(err, errlen, "%s: not a .zkey file (bad magic)", path);
+        goto out;
+    }
+    uint32_t nsec;
+    memcpy(&nsec, hdr + 8, 4);
+    off_t off = 12;
+    for (uint32_t i = 0; i < nsec && i < 64; i++) {
+        uint8_t sh[12];
+        if (read_exact(fd, sh, 12, off)) break;
+        uint32_t type;
+        uint64_t size;
+        memcpy(&type, sh, 4);
+        memcpy(&size, sh + 4, 8);
+        if (type == 2) {
+            uint8_t b[4 + 64 + 4 + 64 + 12];
+            uint32_t n8q, n8r;
+            if (read_exact(fd, &n8q, 4, off + 12) || (n8q != 32 && n8q != 48)) break;
+            if (read_exact(fd, &n8r, 4, off + 16 + n8q) || n8r != 32) break;
+            if (read_exact(fd, b, 12, off + 20 + n8q + n8r)) break;
+            memcpy(&ret->n_vars, b, 4);
+            memcpy(&ret->n_pub, b + 4, 4);
+            memcpy(&ret->domain_size, b + 8, 4);
+            snprintf(ret->curve, sizeof ret->curve, "%s", n8q == 32 ? "bn128" : "bls12381");
+            if (!ret->domain_size || (ret->domain_size & (ret->domain_size - 1)) || ret->n_vars == 0) break;
+            r = 0;
+            goto out;
+        }
+        off += 12 + (off_t)size;
+    }
+    ferr(err, errlen, "%s: no valid groth16 header section (section 2)", path);
+out:
+    close(fd);
+    return r;
+}
+
+int cfg_resolve_slab_size(cfg_t *c, char *err, size_t errlen) {
+    uint64_t need = 0;
+    for (uint32_t i = 0; i < c->n_circuits; i++) {
+        cfg_zkey_info_t zi;
+        char e[600];
+        int r = cfg_zkey_info(c->circuits[i].zkey, &zi, e, sizeof e);
+        if (r < 0) {
+            ferr(err, errlen, "%s:%d: [circuit %s]: %s", c->path, c->circuits[i].line, c->circuits[i].name, e);
+            return r;
+        }
+        uint64_t n = round_up(cfg_slab_bytes_needed(zi.n_vars, zi.domain_size), CFG_SLAB_ALIGN);
+        if (!c->slab_size_auto && n > c->slab_size) {
+            ferr(err, errlen, "%s:%d: [circuit %s] needs slabs of %llu MiB, slab_size is %llu MiB", c->path,
+                 c->circuits[i].line, c->circuits[i].name, (unsigned long long)(n >> 20),
+                 (unsigned long long)(c->slab_size >> 20));
+            return -E2BIG;
+        }
+        if (n > need) need = n;
+    }
+    if (c->slab_size_auto) {
+        if (!need) {
+            ferr(err, errlen, "%s: slab_size = auto needs at least one [circuit NAME] section", c->path);
+            return -EINVAL;
+        }
+        c->slab_size = need;
+    }
+    return 0;
+}

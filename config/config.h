@@ -1,0 +1,88 @@
+/* The zkpipe ini (architecture.md "Config", docs/config.md): parsed with inih into one validated
+ * struct. Read by every daemon, the zkpipe CLI and the systemd generator.
+ * Errors are one line "FILE:LINE: what is wrong" (LINE omitted when it is about the whole file). */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CFG_DEFAULT_PATH "/etc/zkpipe/zkpipe.ini"
+#define CFG_MAX_CIRCUITS 32
+#define CFG_NAME_MAX 64
+#define CFG_PATH_MAX 1024
+
+typedef enum { CFG_PRIO_CRITICAL = 0, CFG_PRIO_HIGH = 1, CFG_PRIO_NORMAL = 2, CFG_PRIO_LOW = 3 } cfg_priority_t;
+typedef enum { CFG_TRIM_ALWAYS = 0, CFG_TRIM_NEVER = 1, CFG_TRIM_ABOVE = 2 } cfg_trim_t;
+typedef enum { CFG_BACKEND_AUTO = 0, CFG_BACKEND_CPU = 1, CFG_BACKEND_CUDA = 2 } cfg_backend_t;
+
+typedef struct cfg_circuit {
+    char name[CFG_NAME_MAX];
+    char zkey[CFG_PATH_MAX];      /* required */
+    char r1cs[CFG_PATH_MAX];      /* optional ("" = no constraint check in synthd) */
+    bool preload;                 /* gpud loads the key at start (default yes) */
+    cfg_priority_t priority;      /* default priority of jobs for this circuit (NORMAL) */
+    int line;                     /* line of the [circuit NAME] header, for later errors */
+} cfg_circuit_t;
+
+typedef struct cfg {
+    char path[CFG_PATH_MAX];
+    /* [pipeline] */
+    char name[CFG_NAME_MAX];      /* pipeline name: [A-Za-z0-9_.-]+ (default "main") */
+    char spool[CFG_PATH_MAX];     /* default /var/spool/zkpipe/<name> */
+    char segment[CFG_PATH_MAX];   /* default /dev/shm/zkpipe-<name> */
+    uint32_t slabs;               /* slab count = the memory budget (default 8) */
+    uint64_t slab_size;           /* bytes, multiple of 2 MiB; 0 when auto and not resolved yet */
+    bool slab_size_auto;          /* slab_size = auto (the default) */
+    bool hugepages;               /* segment on hugetlbfs (segment must then be a hugetlbfs path) */
+    uint32_t reserve_critical;    /* slabs only CRITICAL work may fill (default 0) */
+    uint32_t jobs;                /* job table size (default 64) */
+    uint32_t events;              /* event ring records (default 65536) */
+    /* [synth] */
+    uint32_t synth_instances;     /* default 2 */
+    uint32_t synth_threads;       /* 0 = all CPUs (default 1) */
+    cfg_trim_t trim;              /* trim = always | never | SIZE (trim when the free heap exceeds SIZE) */
+    uint64_t trim_above;
+    /* [gpu] */
+    uint32_t gpu_devices;         /* gpud instances, one per device (default 1) */
+    cfg_backend_t backend;        /* default auto */
+    uint32_t gpu_streams;         /* default 2 */
+    uint32_t gpu_threads;         /* CPU backend threads, 0 = all CPUs (default 0) */
+    /* [finalizer] */
+    bool verify;                  /* default yes */
+    uint32_t finalizer_instances; /* default 1 */
+    uint32_t finalizer_threads;   /* default 1 */
+    /* [circuit NAME] */
+    uint32_t n_circuits;
+    cfg_circuit_t circuits[CFG_MAX_CIRCUITS];
+} cfg_t;
+
+/* Parses and validates path. On error returns a negative errno and writes "path:line: ..." into
+ * err. slab_size stays 0 when it is auto: call cfg_resolve_slab_size() (reads the zkey headers). */
+int cfg_load(cfg_t *c, const char *path, char *err, size_t errlen);
+/* Same from a string (name is used in messages). */
+int cfg_load_string(cfg_t *c, const char *name, const char *text, char *err, size_t errlen);
+
+/* Resolves slab_size = auto: the largest slab any configured circuit needs, rounded up to 2 MiB.
+ * A no-op when slab_size was given; then checks that every circuit fits. */
+int cfg_resolve_slab_size(cfg_t *c, char *err, size_t errlen);
+
+const cfg_circuit_t *cfg_circuit(const cfg_t *c, const char *name);
+int cfg_circuit_index(const cfg_t *c, const char *name);
+
+/* "CRITICAL" ... "LOW" (case-insensitive) -> 0..3, or -EINVAL. */
+int cfg_parse_priority(const char *s);
+const char *cfg_priority_name(int p);
+/* "123", "4K", "2M", "1G" (binary multiples) -> bytes. */
+int cfg_parse_size(const char *s, uint64_t *ret);
+
+/* Geometry of one slab (docs/shm.md): header page, witness file image, a, b, c. */
+#define CFG_SLAB_ALIGN (2u << 20)
+#define CFG_SLAB_HEADER 4096u
+uint64_t cfg_slab_bytes_needed(uint32_t n_vars, uint32_t domain_size);
+
+/* Reads only the header of a .zkey (section 2): curve, nVars, nPublic, domainSize. */
+typedef struct cfg_zkey_info {
+    char curve[16];
+    uint32_t n_vars, n_pub, domain_size;
+} cfg_zkey_info_t;
+int cfg_zkey_info(const char *path, cfg_zkey_info_t *ret, char *err, size_t errlen);

@@ -1,0 +1,709 @@
+/* The shared segment: create-or-attach, process table with crash-safe owner tags, slab state
+ * machine, job table, futex waits, event ring, reclaim of dead owners. No logging, no policy. */
+#include "shm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ACQ memory_order_acquire
+#define REL memory_order_release
+#define RLX memory_order_relaxed
+#define ACQREL memory_order_acq_rel
+
+static const uint64_t ALIGN2M = 2u << 20;
+static uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+uint64_t shm_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+uint64_t shm_realtime_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void seterr(char *err, size_t errlen, const char *fmt, ...) {
+    if (!err || !errlen) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static void layout(shm_header_t *h, const shm_geometry_t *g) {
+    h->n_slabs = g->slabs;
+    h->n_jobs = g->jobs;
+    h->n_events = g->events;
+    h->n_procs = SHM_MAX_PROCS;
+    h->slab_size = g->slab_size;
+    h->header_size = sizeof(shm_header_t);
+    h->procs_off = round_up(sizeof(shm_header_t), 4096);
+    h->slabs_off = round_up(h->procs_off + sizeof(shm_proc_t) * SHM_MAX_PROCS, 4096);
+    h->jobs_off = round_up(h->slabs_off + sizeof(shm_slab_t) * g->slabs, 4096);
+    h->events_off = round_up(h->jobs_off + sizeof(shm_job_t) * g->jobs, 4096);
+    h->data_off = round_up(h->events_off + sizeof(shm_event_t) * g->events, ALIGN2M);
+    h->total_size = h->data_off + g->slab_size * g->slabs;
+}
+
+/* Maps the segment at a 2 MiB-aligned address, so that slab data (2 MiB-aligned offsets) is
+ * 2 MiB-aligned in memory too (huge pages, cudaHostRegister). */
+static int map_fd(shm_t *s, int fd, size_t size) {
+    size_t span = size + ALIGN2M;
+    uint8_t *area = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (area == MAP_FAILED) return -errno;
+    uint8_t *aligned = (uint8_t *)round_up((uintptr_t)area, ALIGN2M);
+    if (aligned > area) munmap(area, aligned - area);
+    if (aligned + size < area + span) munmap(aligned + size, area + span - (aligned + size));
+    void *p = mmap(aligned, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    if (p == MAP_FAILED) {
+        int e = errno;
+        munmap(aligned, size);
+        return -e;
+    }
+    s->fd = fd;
+    s->base = p;
+    s->size = size;
+    s->hdr = p;
+    return 0;
+}
+
+static void set_views(shm_t *s) {
+    shm_header_t *h = s->hdr;
+    s->procs = (shm_proc_t *)(s->base + h->procs_off);
+    s->slabs = (shm_slab_t *)(s->base + h->slabs_off);
+    s->jobs = (shm_job_t *)(s->base + h->jobs_off);
+    s->events = (shm_event_t *)(s->base + h->events_off);
+    s->data = s->base + h->data_off;
+}
+
+static int geometry_check(const shm_t *s, const shm_geometry_t *g, char *err, size_t errlen) {
+    const shm_header_t *h = s->hdr;
+    if (!g) return 0;
+    char diff[512] = "";
+    size_t n = 0;
+#define DIFF(field, fmt, a, b)                                                                                     \
+    if ((a) != (b)) n += snprintf(diff + n, n < sizeof diff ? sizeof diff - n : 0, "%s" field " is " fmt " in the segment, " fmt " in the config", n ? "; " : "", a, b)
+    DIFF("slabs", "%u", h->n_slabs, g->slabs);
+    DIFF("slab_size", "%llu", (unsigned long long)h->slab_size, (unsigned long long)g->slab_size);
+    DIFF("jobs", "%u", h->n_jobs, g->jobs);
+    DIFF("events", "%u", h->n_events, g->events);
+#undef DIFF
+    if (n) {
+        seterr(err, errlen, "%s: geometry differs: %s (stop every process of this pipeline and remove the segment to change it)", s->path, diff);
+        return -ESTALE;
+    }
+    return 0;
+}
+
+static int attach(shm_t *s, const shm_geometry_t *g, char *err, size_t errlen) {
+    int fd = open(s->path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        if (e != ENOENT) seterr(err, errlen, "%s: cannot open: %s", s->path, strerror(e));
+        else seterr(err, errlen, "%s: no such segment (is the pipeline running?)", s->path);
+        return -e;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(shm_header_t)) {
+        seterr(err, errlen, "%s: too small to be a zkpipe segment", s->path);
+        close(fd);
+        return -EBADMSG;
+    }
+    shm_header_t h;
+    if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h || h.magic != SHM_MAGIC) {
+        seterr(err, errlen, "%s: not a zkpipe segment (bad magic)", s->path);
+        close(fd);
+        return -EBADMSG;
+    }
+    if (h.version != SHM_LAYOUT_VERSION || h.header_size != sizeof(shm_header_t)) {
+        seterr(err, errlen, "%s: layout version %u (header %u bytes), this build uses %u (%zu bytes)", s->path,
+               h.version, h.header_size, SHM_LAYOUT_VERSION, sizeof(shm_header_t));
+        close(fd);
+        return -EPROTO;
+    }
+    if ((uint64_t)st.st_size < h.total_size) {
+        seterr(err, errlen, "%s: %lld bytes, header says %llu", s->path, (long long)st.st_size,
+               (unsigned long long)h.total_size);
+        close(fd);
+        return -EBADMSG;
+    }
+    int r = map_fd(s, fd, h.total_size);
+    if (r < 0) {
+        seterr(err, errlen, "%s: cannot map %llu bytes: %s", s->path, (unsigned long long)h.total_size, strerror(-r));
+        close(fd);
+        return r;
+    }
+    set_views(s);
+    r = geometry_check(s, g, err, errlen);
+    if (r < 0) {
+        shm_close(s);
+        return r;
+    }
+    return 0;
+}
+
+static int create(shm_t *s, const shm_geometry_t *g, char *err, size_t errlen) {
+    if (!g || !g->slabs || !g->jobs || g->events < 16 || !g->slab_size || g->slab_size % ALIGN2M) {
+        seterr(err, errlen, "%s: invalid geometry (slab_size must be a non-zero multiple of 2 MiB)", s->path);
+        return -EINVAL;
+    }
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", s->path, (int)getpid());
+    int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0660);
+    if (fd < 0) {
+        int e = errno;
+        seterr(err, errlen, "%s: cannot create: %s", tmp, strerror(e));
+        return -e;
+    }
+    shm_header_t h = {0};
+    layout(&h, g);
+    int r;
+    if (ftruncate(fd, (off_t)h.total_size) < 0) {
+        r = -errno;
+        seterr(err, errlen, "%s: cannot size to %llu bytes: %s", tmp, (unsigned long long)h.total_size, strerror(-r));
+        goto fail;
+    }
+    r = map_fd(s, fd, h.total_size);
+    if (r < 0) {
+        seterr(err, errlen, "%s: cannot map: %s", tmp, strerror(-r));
+        goto fail;
+    }
+    memcpy(s->hdr, &h, sizeof h);
+    s->hdr->version = SHM_LAYOUT_VERSION;
+    s->hdr->created_ns = shm_realtime_ns();
+    if (getrandom(&s->hdr->generation, sizeof s->hdr->generation, 0) != sizeof s->hdr->generation)
+        s->hdr->generation = s->hdr->created_ns ^ (uint64_t)getpid();
+    const char *base = strrchr(s->path, '/');
+    snprintf(s->hdr->name, sizeof s->hdr->name, "%.63s", base ? base + 1 : s->path);
+    set_views(s);
+    for (uint32_t i = 0; i < g->slabs; i++) {
+        atomic_store_explicit(&s->slabs[i].word, shm_word(SLAB_FREE, SHM_NONE, 0), RLX);
+        atomic_store_explicit(&s->slabs[i].job, UINT32_MAX, RLX);
+    }
+    for (uint32_t i = 0; i < SHM_MAX_PROCS; i++) atomic_store_explicit(&s->procs[i].cur_slab, SHM_NONE, RLX);
+    atomic_store_explicit(&s->hdr->next_order, 1, RLX);
+    atomic_thread_fence(memory_order_release);
+    s->hdr->magic = SHM_MAGIC; /* last; link() below publishes the finished segment */
+    if (link(tmp, s->path) < 0) {
+        r = -errno;
+        (void)unlink(tmp);
+        munmap(s->base, s->size);
+        s->base = NULL;
+        close(fd);
+        return r; /* -EEXIST: someone else won; caller attaches */
+    }
+    (void)unlink(tmp);
+    s->created = true;
+    return 0;
+fail:
+    (void)unlink(tmp);
+    close(fd);
+    return r;
+}
+
+int shm_open_segment(shm_t *s, const char *path, const shm_geometry_t *g, bool do_create, char *err, size_t errlen) {
+    memset(s, 0, sizeof *s);
+    s->fd = -1;
+    s->self = -1;
+    if (strlen(path) >= sizeof s->path - 32) return seterr(err, errlen, "%s: path too long", path), -ENAMETOOLONG;
+    strcpy(s->path, path);
+    for (int tries = 0; tries < 4; tries++) {
+        int r = attach(s, g, err, errlen);
+        if (r != -ENOENT || !do_create) return r;
+        r = create(s, g, err, errlen);
+        if (r != -EEXIST) return r;
+    }
+    seterr(err, errlen, "%s: segment keeps appearing and disappearing", path);
+    return -EAGAIN;
+}
+
+void shm_close(shm_t *s) {
+    if (s->self >= 0) shm_unregister(s);
+    if (s->base) munmap(s->base, s->size);
+    if (s->fd >= 0) close(s->fd);
+    s->base = NULL;
+    s->fd = -1;
+}
+
+int shm_unlink_segment(const char *path) { return unlink(path) < 0 ? -errno : 0; }
+
+/* ---- processes ---- */
+
+int shm_proc_starttime(int pid, uint64_t *ret) {
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return -EIO;
+    buf[n] = 0;
+    char *p = strrchr(buf, ')'); /* comm may contain spaces and parentheses */
+    if (!p) return -EIO;
+    if (p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X')) return -ESRCH; /* a zombie owns nothing any more */
+    /* after ") " comes field 3 (state); starttime is field 22 */
+    int field = 2;
+    for (p++; *p && field < 22; p++)
+        if (*p == ' ') field++;
+    if (field != 22) return -EIO;
+    *ret = strtoull(p, NULL, 10);
+    return 0;
+}
+
+bool shm_owner_alive(shm_t *s, uint64_t word) {
+    uint32_t slot = shm_word_slot(word), inc = shm_word_inc(word);
+    if (slot >= SHM_MAX_PROCS) return false;
+    shm_proc_t *p = &s->procs[slot];
+    uint64_t claim = atomic_load_explicit(&p->claim, ACQ);
+    if ((uint32_t)(claim >> 32) != inc) return false; /* the slot has a newer incarnation */
+    int pid = (int)(claim & 0xffffffffu);
+    if (pid == 0) return false;
+    if (kill(pid, 0) < 0 && errno == ESRCH) return false;
+    if (atomic_load_explicit(&p->ready_inc, ACQ) == inc) {
+        uint64_t st;
+        int r = shm_proc_starttime(pid, &st);
+        if (r == -ENOENT || r == -ESRCH || (r == 0 && st != atomic_load_explicit(&p->starttime, RLX))) return false; /* pid reused */
+    }
+    return true;
+}
+
+static bool proc_slot_dead(shm_t *s, uint32_t slot, uint64_t claim) {
+    if ((claim & 0xffffffffu) == 0) return true;
+    return !shm_owner_alive(s, shm_word(0, slot, (uint32_t)(claim >> 32)));
+}
+
+int shm_register(shm_t *s, uint32_t role, uint32_t instance) {
+    uint64_t st;
+    int r = shm_proc_starttime(getpid(), &st);
+    if (r < 0) return r;
+    for (uint32_t i = 0; i < SHM_MAX_PROCS; i++) {
+        shm_proc_t *p = &s->procs[i];
+        uint64_t claim = atomic_load_explicit(&p->claim, ACQ);
+        if (!proc_slot_dead(s, i, claim)) continue;
+        uint32_t inc = (uint32_t)(claim >> 32) + 1;
+        if (inc == 0) inc = 1;
+        uint64_t mine = (uint64_t)inc << 32 | (uint32_t)getpid();
+        if (!atomic_compare_exchange_strong_explicit(&p->claim, &claim, mine, ACQREL, ACQ)) continue;
+        atomic_store_explicit(&p->starttime, st, RLX);
+        atomic_store_explicit(&p->role, role, RLX);
+        atomic_store_explicit(&p->instance, instance, RLX);
+        atomic_store_explicit(&p->cur_slab, SHM_NONE, RLX);
+        atomic_store_explicit(&p->started_ns, shm_now_ns(), RLX);
+        atomic_store_explicit(&p->heartbeat_ns, shm_now_ns(), RLX);
+        atomic_store_explicit(&p->busy_ns, 0, RLX);
+        atomic_store_explicit(&p->steps, 0, RLX);
+        atomic_store_explicit(&p->ready_inc, inc, REL);
+        s->self = (int)i;
+        s->self_inc = inc;
+        s->self_role = role;
+        return (int)i;
+    }
+    return -ENOSPC;
+}
+
+void shm_unregister(shm_t *s) {
+    if (s->self < 0) return;
+    shm_proc_t *p = &s->procs[s->self];
+    uint64_t mine = (uint64_t)s->self_inc << 32 | (uint32_t)getpid();
+    /* keep the incarnation, clear the pid: words tagged with us now read as dead */
+    (void)atomic_compare_exchange_strong_explicit(&p->claim, &mine, (uint64_t)s->self_inc << 32, ACQREL, RLX);
+    s->self = -1;
+}
+
+uint64_t shm_tag(const shm_t *s, uint32_t state) { return shm_word(state, (uint32_t)s->self, s->self_inc); }
+
+void shm_heartbeat(shm_t *s, uint32_t cur_slab) {
+    if (s->self < 0) return;
+    atomic_store_explicit(&s->procs[s->self].heartbeat_ns, shm_now_ns(), RLX);
+    atomic_store_explicit(&s->procs[s->self].cur_slab, cur_slab, RLX);
+}
+
+/* ---- futex ---- */
+
+int shm_wait(_Atomic uint32_t *word, uint32_t seen, int timeout_ms) {
+    if (atomic_load_explicit(word, ACQ) != seen) return 0;
+    struct timespec ts = {.tv_sec = timeout_ms / 1000, .tv_nsec = (long)(timeout_ms % 1000) * 1000000L};
+    long r = syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, seen, timeout_ms < 0 ? NULL : &ts, NULL, 0);
+    if (r == 0 || errno == EAGAIN) return 0;
+    return -errno;
+}
+
+void shm_bump(_Atomic uint32_t *word) {
+    atomic_fetch_add_explicit(word, 1, ACQREL);
+    (void)syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+}
+
+/* ---- slabs ---- */
+
+uint32_t shm_slab_state(shm_t *s, uint32_t i) { return shm_word_state(atomic_load_explicit(&s->slabs[i].word, ACQ)); }
+
+void shm_slab_counts(shm_t *s, uint32_t counts[SLAB_NSTATES]) {
+    memset(counts, 0, sizeof(uint32_t) * SLAB_NSTATES);
+    for (uint32_t i = 0; i < s->hdr->n_slabs; i++) {
+        uint32_t st = shm_slab_state(s, i);
+        if (st < SLAB_NSTATES) counts[st]++;
+    }
+}
+
+static bool owned_state(uint32_t st) { return st == SLAB_FILLING || st == SLAB_PROVING || st == SLAB_FINALIZING; }
+
+int shm_slab_take_free(shm_t *s, uint32_t reserve, bool critical_ok, uint32_t *ret_idx, bool *ret_reserved) {
+    uint32_t n = s->hdr->n_slabs;
+    for (int attempt = 0; attempt < 8; attempt++) {
+        uint32_t free_n = 0;
+        int first = -1;
+        for (uint32_t i = 0; i < n; i++)
+            if (shm_slab_state(s, i) == SLAB_FREE) {
+                if (first < 0) first = (int)i;
+                free_n++;
+            }
+        if (first < 0) return -EAGAIN;
+        bool reserved = free_n <= reserve;
+        if (reserved && !critical_ok) return -EAGAIN;
+        for (uint32_t i = (uint32_t)first; i < n; i++) {
+            uint64_t w = atomic_load_explicit(&s->slabs[i].word, ACQ);
+            if (shm_word_state(w) != SLAB_FREE) continue;
+            if (atomic_compare_exchange_strong_explicit(&s->slabs[i].word, &w, shm_tag(s, SLAB_FILLING), ACQREL, ACQ)) {
+                atomic_fetch_add_explicit(&s->slabs[i].fills, 1, RLX);
+                shm_bump(&s->hdr->slab_seq);
+                *ret_idx = i;
+                if (ret_reserved) *ret_reserved = reserved;
+                return 0;
+            }
+        }
+    }
+    return -EAGAIN;
+}
+
+static bool key_less(uint32_t p1, uint64_t o1, uint32_t q1, uint32_t p2, uint64_t o2, uint32_t q2) {
+    if (p1 != p2) return p1 < p2;
+    if (o1 != o2) return o1 < o2;
+    return q1 < q2;
+}
+
+int shm_slab_pick(shm_t *s, uint32_t from, uint32_t to, uint32_t *ret_idx) {
+    uint32_t n = s->hdr->n_slabs;
+    for (int attempt = 0; attempt < 16; attempt++) {
+        int best = -1;
+        uint64_t best_w = 0, bo = 0;
+        uint32_t bp = 0, bq = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t w = atomic_load_explicit(&s->slabs[i].word, ACQ);
+            if (shm_word_state(w) != from) continue;
+            uint32_t p = atomic_load_explicit(&s->slabs[i].prio, RLX), q = atomic_load_explicit(&s->slabs[i].part, RLX);
+            uint64_t o = atomic_load_explicit(&s->slabs[i].order, RLX);
+            if (best < 0 || key_less(p, o, q, bp, bo, bq)) best = (int)i, best_w = w, bp = p, bo = o, bq = q;
+        }
+        if (best < 0) return -EAGAIN;
+        uint64_t next = owned_state(to) ? shm_tag(s, to) : shm_word(to, SHM_NONE, 0);
+        if (atomic_compare_exchange_strong_explicit(&s->slabs[best].word, &best_w, next, ACQREL, ACQ)) {
+            shm_bump(&s->hdr->slab_seq);
+            *ret_idx = (uint32_t)best;
+            return 0;
+        }
+    }
+    return -EAGAIN;
+}
+
+int shm_slab_move(shm_t *s, uint32_t idx, uint32_t from, uint32_t to) {
+    uint64_t expect = owned_state(from) ? shm_tag(s, from) : shm_word(from, SHM_NONE, 0);
+    uint64_t next = owned_state(to) ? shm_tag(s, to) : shm_word(to, SHM_NONE, 0);
+    if (!atomic_compare_exchange_strong_explicit(&s->slabs[idx].word, &expect, next, ACQREL, ACQ)) return -ESTALE;
+    shm_bump(&s->hdr->slab_seq);
+    return 0;
+}
+
+/* ---- registration lock ---- */
+
+int shm_lock(shm_t *s) {
+    uint64_t mine = shm_tag(s, 1);
+    for (;;) {
+        uint64_t cur = 0;
+        if (atomic_compare_exchange_strong_explicit(&s->hdr->reg_lock, &cur, mine, ACQREL, ACQ)) break;
+        if (!shm_owner_alive(s, cur)) {
+            if (atomic_compare_exchange_strong_explicit(&s->hdr->reg_lock, &cur, mine, ACQREL, ACQ)) break;
+            continue;
+        }
+        /* Held briefly by a live process (a job registration); the GPU path never takes it. */
+        struct timespec ts = {0, 200000};
+        nanosleep(&ts, NULL);
+    }
+    /* A LOADING slot can only be left by a lock holder that died. */
+    for (uint32_t i = 0; i < s->hdr->n_jobs; i++)
+        if (atomic_load_explicit(&s->jobs[i].state, ACQ) == JOB_LOADING)
+            atomic_store_explicit(&s->jobs[i].state, JOB_FREE, REL);
+    return 0;
+}
+
+void shm_unlock(shm_t *s) {
+    uint64_t mine = shm_tag(s, 1);
+    (void)atomic_compare_exchange_strong_explicit(&s->hdr->reg_lock, &mine, 0, ACQREL, RLX);
+}
+
+/* ---- jobs ---- */
+
+bool shm_job_live(uint32_t st) { return st == JOB_ACTIVE || st == JOB_FAILING || st == JOB_CANCELLING; }
+
+int shm_job_find(shm_t *s, const char *id) {
+    int best = -ENOENT;
+    uint64_t best_order = 0;
+    for (uint32_t i = 0; i < s->hdr->n_jobs; i++) {
+        shm_job_t *j = &s->jobs[i];
+        uint32_t st = atomic_load_explicit(&j->state, ACQ);
+        if (st == JOB_FREE || st == JOB_LOADING) continue;
+        if (strncmp(j->id, id, SHM_ID_MAX)) continue;
+        if (best < 0 || j->order > best_order) best = (int)i, best_order = j->order;
+    }
+    return best;
+}
+
+int shm_job_register(shm_t *s, const char *id, const char *circuit, uint32_t prio, uint32_t n_parts,
+                     uint64_t submit_ns, const bool *done_mask) {
+    if (n_parts == 0 || n_parts > SHM_MAX_PARTS || strlen(id) >= SHM_ID_MAX || strlen(circuit) >= SHM_CIRCUIT_MAX)
+        return -EINVAL;
+    int ex = shm_job_find(s, id);
+    if (ex >= 0 && shm_job_live(atomic_load_explicit(&s->jobs[ex].state, ACQ))) return ex;
+    /* a free slot, else the terminal record that finished first */
+    int slot = -1;
+    uint64_t oldest = UINT64_MAX;
+    for (uint32_t i = 0; i < s->hdr->n_jobs; i++) {
+        uint32_t st = atomic_load_explicit(&s->jobs[i].state, ACQ);
+        if (st == JOB_FREE) {
+            slot = (int)i;
+            break;
+        }
+        if (st >= JOB_DONE) {
+            uint64_t d = atomic_load_explicit(&s->jobs[i].done_ns, RLX);
+            if (d < oldest) oldest = d, slot = (int)i;
+        }
+    }
+    if (slot < 0) return -ENOSPC;
+    shm_job_t *j = &s->jobs[slot];
+    atomic_store_explicit(&j->state, JOB_LOADING, REL);
+    atomic_fetch_add_explicit(&j->gen, 1, ACQREL);
+    snprintf(j->id, sizeof j->id, "%s", id);
+    snprintf(j->circuit, sizeof j->circuit, "%s", circuit);
+    memset(j->error, 0, sizeof j->error);
+    atomic_store_explicit(&j->err_set, 0, RLX);
+    j->prio = prio;
+    j->n_parts = n_parts;
+    j->order = atomic_fetch_add_explicit(&s->hdr->next_order, 1, RLX);
+    j->submit_ns = submit_ns;
+    j->registered_ns = shm_now_ns();
+    atomic_store_explicit(&j->done_ns, 0, RLX);
+    for (uint32_t k = 0; k < SHM_MAX_PARTS; k++) {
+        shm_part_t *p = &j->parts[k];
+        atomic_store_explicit(&p->word, (uint64_t)(done_mask && k < n_parts && done_mask[k] ? PART_DONE : PART_PENDING), RLX);
+        atomic_store_explicit(&p->synth_count, 0, RLX);
+        atomic_store_explicit(&p->prove_count, 0, RLX);
+        atomic_store_explicit(&p->t_claim_ns, 0, RLX);
+        atomic_store_explicit(&p->t_ready_ns, 0, RLX);
+        atomic_store_explicit(&p->t_prove_start_ns, 0, RLX);
+        atomic_store_explicit(&p->t_proved_ns, 0, RLX);
+        atomic_store_explicit(&p->t_fin_start_ns, 0, RLX);
+        atomic_store_explicit(&p->t_done_ns, 0, RLX);
+        atomic_store_explicit(&p->synth_ns, 0, RLX);
+        atomic_store_explicit(&p->gpu_ns, 0, RLX);
+        atomic_store_explicit(&p->fin_ns, 0, RLX);
+    }
+    atomic_store_explicit(&j->state, JOB_ACTIVE, REL);
+    shm_bump(&s->hdr->job_seq);
+    return slot;
+}
+
+void shm_job_fail(shm_t *s, uint32_t slot, const char *reason) {
+    shm_job_t *j = &s->jobs[slot];
+    uint32_t zero = 0;
+    if (atomic_compare_exchange_strong_explicit(&j->err_set, &zero, 1, ACQREL, RLX)) {
+        snprintf(j->error, sizeof j->error, "%s", reason);
+        atomic_store_explicit(&j->err_set, 2, REL);
+    }
+    uint32_t st = JOB_ACTIVE;
+    (void)atomic_compare_exchange_strong_explicit(&j->state, &st, JOB_FAILING, ACQREL, RLX);
+    shm_job_drop_pending(s, slot);
+    shm_bump(&s->hdr->job_seq);
+}
+
+int shm_job_cancel(shm_t *s, uint32_t slot) {
+    shm_job_t *j = &s->jobs[slot];
+    uint32_t st = JOB_ACTIVE;
+    if (!atomic_compare_exchange_strong_explicit(&j->state, &st, JOB_CANCELLING, ACQREL, ACQ))
+        return st == JOB_CANCELLING ? 0 : -EALREADY;
+    shm_job_drop_pending(s, slot);
+    shm_bump(&s->hdr->job_seq);
+    shm_bump(&s->hdr->slab_seq); /* gpud and finalizerd drop its slabs at their next step */
+    return 0;
+}
+
+void shm_job_drop_pending(shm_t *s, uint32_t slot) {
+    shm_job_t *j = &s->jobs[slot];
+    for (uint32_t k = 0; k < j->n_parts; k++) {
+        uint64_t w = PART_PENDING;
+        (void)atomic_compare_exchange_strong_explicit(&j->parts[k].word, &w, PART_DROPPED, ACQREL, RLX);
+    }
+}
+
+uint32_t shm_job_outstanding(shm_t *s, uint32_t slot) {
+    shm_job_t *j = &s->jobs[slot];
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < j->n_parts; k++) {
+        uint32_t st = atomic_load_explicit(&j->parts[k].word, ACQ) & 0xff;
+        if (st == PART_PENDING || st == PART_INFLIGHT) n++;
+    }
+    return n;
+}
+
+bool shm_critical_pending(shm_t *s) {
+    for (uint32_t i = 0; i < s->hdr->n_jobs; i++) {
+        shm_job_t *j = &s->jobs[i];
+        if (atomic_load_explicit(&j->state, ACQ) != JOB_ACTIVE || j->prio != 0) continue;
+        for (uint32_t k = 0; k < j->n_parts; k++)
+            if ((atomic_load_explicit(&j->parts[k].word, ACQ) & 0xff) == PART_PENDING) return true;
+    }
+    return false;
+}
+
+int shm_part_claim(shm_t *s, uint32_t slab, bool critical_only, uint32_t *ret_job, uint32_t *ret_part) {
+    for (int attempt = 0; attempt < 64; attempt++) {
+        int bj = -1;
+        uint32_t bk = 0;
+        for (uint32_t i = 0; i < s->hdr->n_jobs; i++) {
+            shm_job_t *j = &s->jobs[i];
+            if (atomic_load_explicit(&j->state, ACQ) != JOB_ACTIVE) continue;
+            if (critical_only && j->prio != 0) continue;
+            if (bj >= 0 && !key_less(j->prio, j->order, 0, s->jobs[bj].prio, s->jobs[bj].order, 0)) continue;
+            for (uint32_t k = 0; k < j->n_parts; k++)
+                if ((atomic_load_explicit(&j->parts[k].word, ACQ) & 0xff) == PART_PENDING) {
+                    bj = (int)i, bk = k;
+                    break;
+                }
+        }
+        if (bj < 0) return -EAGAIN;
+        shm_job_t *j = &s->jobs[bj];
+        shm_slab_t *d = &s->slabs[slab];
+        /* descriptor first: a reclaimer of this slab finds the partition through it */
+        atomic_store_explicit(&d->job, (uint32_t)bj, RLX);
+        atomic_store_explicit(&d->job_gen, atomic_load_explicit(&j->gen, ACQ), RLX);
+        atomic_store_explicit(&d->part, bk, RLX);
+        atomic_store_explicit(&d->prio, j->prio, RLX);
+        atomic_store_explicit(&d->order, j->order, RLX);
+        atomic_thread_fence(memory_order_seq_cst);
+        uint64_t w = PART_PENDING;
+        if (atomic_compare_exchange_strong_explicit(&j->parts[bk].word, &w, (uint64_t)PART_INFLIGHT | (uint64_t)slab << 8,
+                                                    ACQREL, ACQ)) {
+            atomic_store_explicit(&j->parts[bk].t_claim_ns, shm_now_ns(), RLX);
+            atomic_fetch_add_explicit(&j->parts[bk].synth_count, 1, RLX);
+            *ret_job = (uint32_t)bj;
+            *ret_part = bk;
+            return 0;
+        }
+    }
+    return -EAGAIN;
+}
+
+/* ---- reclaim ---- */
+
+int shm_reclaim(shm_t *s) {
+    int n = 0;
+    for (uint32_t i = 0; i < s->hdr->n_slabs; i++) {
+        shm_slab_t *d = &s->slabs[i];
+        uint64_t w = atomic_load_explicit(&d->word, ACQ);
+        uint32_t st = shm_word_state(w);
+        if (!owned_state(st) || shm_owner_alive(s, w)) continue;
+        uint32_t to = st == SLAB_FILLING ? SLAB_FREE : st == SLAB_PROVING ? SLAB_READY : SLAB_PROVED;
+        if (st == SLAB_FILLING) {
+            /* the partition first, then the slab (see the invariants at the top of shm.h) */
+            uint32_t jb = atomic_load_explicit(&d->job, RLX), k = atomic_load_explicit(&d->part, RLX);
+            if (jb < s->hdr->n_jobs && k < SHM_MAX_PARTS &&
+                atomic_load_explicit(&s->jobs[jb].gen, ACQ) == atomic_load_explicit(&d->job_gen, RLX)) {
+                uint64_t pw = (uint64_t)PART_INFLIGHT | (uint64_t)i << 8;
+                uint32_t js = atomic_load_explicit(&s->jobs[jb].state, ACQ);
+                uint64_t back = js == JOB_ACTIVE ? PART_PENDING : PART_DROPPED;
+                if (atomic_compare_exchange_strong_explicit(&s->jobs[jb].parts[k].word, &pw, back, ACQREL, RLX))
+                    shm_bump(&s->hdr->job_seq);
+            }
+        }
+        if (atomic_compare_exchange_strong_explicit(&d->word, &w, shm_word(to, SHM_NONE, 0), ACQREL, RLX)) {
+            n++;
+            shm_count(s, CNT_RECLAIMED, 1);
+            shm_event(s, EV_RECLAIM, atomic_load_explicit(&d->job, RLX), atomic_load_explicit(&d->part, RLX), i,
+                      shm_now_ns(), 0, st);
+            shm_bump(&s->hdr->slab_seq);
+        }
+    }
+    uint64_t lk = atomic_load_explicit(&s->hdr->reg_lock, ACQ);
+    if (lk && !shm_owner_alive(s, lk)) {
+        shm_lock(s); /* forces it open and clears LOADING slots */
+        shm_unlock(s);
+    }
+    return n;
+}
+
+/* ---- events ---- */
+
+void shm_event(shm_t *s, uint32_t type, uint32_t job_slot, uint32_t part, uint32_t slab, uint64_t t_ns,
+               uint64_t dur_ns, uint64_t value) {
+    uint64_t h = atomic_fetch_add_explicit(&s->hdr->ev_head, 1, RLX);
+    shm_event_t *e = &s->events[h % s->hdr->n_events];
+    atomic_store_explicit(&e->seq, 0, RLX);
+    atomic_thread_fence(memory_order_release);
+    e->t_ns = t_ns;
+    e->dur_ns = dur_ns;
+    e->value = value;
+    e->pid = (uint32_t)getpid();
+    e->role = s->self_role;
+    e->type = type;
+    e->slab = slab;
+    e->part = part;
+    e->job_slot = job_slot;
+    if (job_slot < s->hdr->n_jobs) snprintf(e->job, sizeof e->job, "%.31s", s->jobs[job_slot].id);
+    else e->job[0] = 0;
+    atomic_store_explicit(&e->seq, h + 1, REL);
+}
+
+/* ---- names ---- */
+
+const char *shm_slab_state_name(uint32_t st) {
+    static const char *n[] = {"FREE", "FILLING", "READY", "PROVING", "PROVED", "FINALIZING"};
+    return st < SLAB_NSTATES ? n[st] : "?";
+}
+const char *shm_job_state_name(uint32_t st) {
+    static const char *n[] = {"free", "loading", "active", "failing", "cancelling", "done", "failed", "cancelled"};
+    return st < 8 ? n[st] : "?";
+}
+const char *shm_part_state_name(uint32_t st) {
+    static const char *n[] = {"pending", "inflight", "done", "failed", "dropped"};
+    return st < 5 ? n[st] : "?";
+}
+const char *shm_role_name(uint32_t role) {
+    static const char *n[] = {"none", "synthd", "gpud", "finalizerd", "cli"};
+    return role < 5 ? n[role] : "?";
+}
+const char *shm_event_name(uint32_t type) {
+    static const char *n[EV_MAX] = {
+        [EV_SYNTH_READ] = "synth.read", [EV_SYNTH_CHECK] = "synth.check", [EV_SYNTH_EVAL] = "synth.eval",
+        [EV_SYNTH_TRIM] = "synth.trim", [EV_SYNTH_WAIT_SLAB] = "synth.wait_slab", [EV_GPU_WAIT] = "gpu.idle",
+        [EV_GPU_HANDOFF] = "gpu.handoff", [EV_GPU_PROVE] = "gpu.prove", [EV_GPU_H2D] = "gpu.h2d",
+        [EV_GPU_NTT] = "gpu.ntt", [EV_GPU_MSM_A] = "gpu.msm_a", [EV_GPU_MSM_B1] = "gpu.msm_b1",
+        [EV_GPU_MSM_B2] = "gpu.msm_b2", [EV_GPU_MSM_C] = "gpu.msm_c", [EV_GPU_MSM_H] = "gpu.msm_h",
+        [EV_GPU_LOAD_KEY] = "gpu.load_key", [EV_FIN_RANDOMIZE] = "finalize.randomize",
+        [EV_FIN_VERIFY] = "finalize.verify", [EV_FIN_WRITE] = "finalize.write", [EV_JOB_DONE] = "job.done",
+        [EV_RECLAIM] = "reclaim"};
+    return type < EV_MAX && n[type] ? n[type] : "?";
+}

@@ -1,0 +1,257 @@
+/* The shared segment of one pipeline (docs/shm.md): header, process table, slab table, job table,
+ * event ring, counters, slab data. Offsets, never pointers.
+ *
+ * Invariants (who may write what):
+ * - The header's geometry is written once by the creator, before the segment is linked under its
+ *   final name; attachers only ever see a fully initialised segment.
+ * - A slab's state word changes only by CAS. FILLING, PROVING and FINALIZING carry the owner
+ *   (process slot, incarnation); only that owner moves the slab on, except that anyone may reclaim a
+ *   slab whose owner is dead (FILLING -> FREE after resetting its partition to PENDING, PROVING ->
+ *   READY, FINALIZING -> PROVED). READY and PROVED have no owner.
+ * - A slab's descriptor fields (job, partition, key) and its data are written only by the FILLING
+ *   owner, before the release-CAS to READY; the raw result only by the PROVING owner before PROVED.
+ * - A partition word moves PENDING -> INFLIGHT(slab) by the synthd that owns that slab (FILLING),
+ *   INFLIGHT -> DONE by the finalizer owning the slab, INFLIGHT -> PENDING by a reclaimer of a dead
+ *   FILLING owner, PENDING/INFLIGHT -> FAILED/DROPPED by whoever fails or drops it. All by CAS.
+ * - Job records are created and retired only under the registration lock (an owner-tagged word,
+ *   forced open when its owner is dead). The job state moves ACTIVE -> CANCELLING/FAILING by CAS
+ *   from anyone; terminal states are set under the lock by the finalizer.
+ * - Every change of slab state bumps slab_seq; every change of jobs bumps job_seq. Waiters futex on
+ *   those words (shared futexes: no FUTEX_PRIVATE_FLAG), always with a timeout, and re-check.
+ */
+#pragma once
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zk/groth16.h"
+
+#define SHM_MAGIC 0x3168736570697a6bull /* "kzipesh1" */
+#define SHM_LAYOUT_VERSION 1u
+#define SHM_MAX_PROCS 128u
+#define SHM_MAX_PARTS 256u
+#define SHM_ID_MAX 48
+#define SHM_CIRCUIT_MAX 64
+#define SHM_ERROR_MAX 320
+#define SHM_NONE 0xffffu
+
+/* Slab states. */
+enum { SLAB_FREE = 0, SLAB_FILLING = 1, SLAB_READY = 2, SLAB_PROVING = 3, SLAB_PROVED = 4, SLAB_FINALIZING = 5,
+       SLAB_NSTATES = 6 };
+/* Partition states. */
+enum { PART_PENDING = 0, PART_INFLIGHT = 1, PART_DONE = 2, PART_FAILED = 3, PART_DROPPED = 4 };
+/* Job states. FREE slots are unused; DONE/FAILED/CANCELLED records stay for `status` until reused. */
+enum { JOB_FREE = 0, JOB_LOADING = 1, JOB_ACTIVE = 2, JOB_FAILING = 3, JOB_CANCELLING = 4, JOB_DONE = 5,
+       JOB_FAILED = 6, JOB_CANCELLED = 7 };
+/* Process roles. */
+enum { ROLE_NONE = 0, ROLE_SYNTHD = 1, ROLE_GPUD = 2, ROLE_FINALIZERD = 3, ROLE_CLI = 4 };
+
+/* Event types of the ring (one slice of a partition's timeline each; value is type-specific). */
+enum {
+    EV_SYNTH_READ = 1, EV_SYNTH_CHECK, EV_SYNTH_EVAL, EV_SYNTH_TRIM, EV_SYNTH_WAIT_SLAB,
+    EV_GPU_WAIT, EV_GPU_HANDOFF, EV_GPU_PROVE, EV_GPU_H2D, EV_GPU_NTT, EV_GPU_MSM_A, EV_GPU_MSM_B1, EV_GPU_MSM_B2,
+    EV_GPU_MSM_C, EV_GPU_MSM_H, EV_GPU_LOAD_KEY,
+    EV_FIN_RANDOMIZE, EV_FIN_VERIFY, EV_FIN_WRITE, EV_JOB_DONE, EV_RECLAIM, EV_MAX
+};
+
+/* Counters (header.counters[]). */
+enum {
+    CNT_SYNTHESIZED = 0, CNT_PROVED, CNT_FINALIZED, CNT_PART_FAILED, CNT_JOBS_DONE, CNT_JOBS_FAILED, CNT_RECLAIMED,
+    CNT_TRIMS, CNT_BYTES_COPIED, CNT_GPU_BUSY_NS, CNT_SYNTH_BUSY_NS, CNT_FIN_BUSY_NS, CNT_VERIFY_FAILED, CNT_MAX
+};
+
+typedef struct shm_header {
+    uint64_t magic;
+    uint32_t version, header_size;
+    uint32_t n_slabs, n_jobs, n_events, n_procs;
+    uint64_t slab_size, total_size;
+    uint64_t procs_off, slabs_off, jobs_off, events_off, data_off;
+    uint64_t generation;  /* random at creation: tells clients the segment was re-created */
+    uint64_t created_ns;  /* CLOCK_REALTIME */
+    char name[64];
+    alignas(64) _Atomic uint32_t slab_seq;
+    alignas(64) _Atomic uint32_t job_seq;
+    alignas(64) _Atomic uint64_t next_order;
+    _Atomic uint64_t reg_lock; /* owner tag (shm_tag) or 0 */
+    alignas(64) _Atomic uint64_t ev_head;
+    alignas(64) _Atomic uint64_t counters[CNT_MAX];
+} shm_header_t;
+
+typedef struct shm_proc {
+    alignas(64) _Atomic uint64_t claim; /* incarnation << 32 | pid; pid 0 = free */
+    _Atomic uint64_t starttime;         /* /proc/<pid>/stat field 22 of the owner */
+    _Atomic uint32_t ready_inc;         /* == claim's incarnation once starttime is valid */
+    _Atomic uint32_t role, instance;
+    _Atomic uint32_t cur_slab;          /* slab being worked on, SHM_NONE if idle */
+    _Atomic uint64_t heartbeat_ns;      /* CLOCK_MONOTONIC of the last loop step */
+    _Atomic uint64_t started_ns;
+    _Atomic uint64_t busy_ns;
+    _Atomic uint64_t steps;
+} shm_proc_t;
+
+typedef struct shm_slab {
+    alignas(64) _Atomic uint64_t word; /* state | slot << 8 | incarnation << 24 */
+    /* Written by the FILLING owner, read after READY (acquire). */
+    _Atomic uint32_t job, job_gen, part, prio;
+    _Atomic uint64_t order;
+    _Atomic uint64_t t_ready_ns;   /* CLOCK_MONOTONIC when published READY */
+    _Atomic uint64_t t_proved_ns;
+    _Atomic uint32_t fills;        /* times this slab was filled (diagnostics) */
+} shm_slab_t;
+
+typedef struct shm_part {
+    _Atomic uint64_t word; /* state | slab << 8 */
+    _Atomic uint32_t synth_count, prove_count;
+    _Atomic uint64_t t_claim_ns, t_ready_ns, t_prove_start_ns, t_proved_ns, t_fin_start_ns, t_done_ns; /* MONOTONIC */
+    _Atomic uint64_t synth_ns, gpu_ns, fin_ns; /* busy time of each stage */
+} shm_part_t;
+
+typedef struct shm_job {
+    alignas(64) _Atomic uint32_t state;
+    _Atomic uint32_t gen;        /* bumped each time the slot is (re)used */
+    char id[SHM_ID_MAX];
+    char circuit[SHM_CIRCUIT_MAX];
+    char error[SHM_ERROR_MAX];   /* first failure reason, set once (err_set) */
+    _Atomic uint32_t err_set;
+    uint32_t prio, n_parts;
+    uint64_t order;
+    uint64_t submit_ns;          /* CLOCK_REALTIME from job.ini */
+    uint64_t registered_ns;      /* CLOCK_MONOTONIC */
+    _Atomic uint64_t done_ns;    /* CLOCK_MONOTONIC when it became terminal */
+    shm_part_t parts[SHM_MAX_PARTS];
+} shm_job_t;
+
+typedef struct shm_event {
+    _Atomic uint64_t seq;  /* head+1 once written; readers skip records that change under them */
+    uint64_t t_ns;         /* start, CLOCK_MONOTONIC */
+    uint64_t dur_ns;
+    uint64_t value;
+    uint32_t pid, role, type, slab, part, job_slot;
+    char job[SHM_ID_MAX - 16];
+} shm_event_t;
+
+/* Header page at the start of each slab's data; written by the owner of the current state. */
+typedef struct shm_slab_hdr {
+    uint32_t job, job_gen, part, curve_id;
+    char job_id[SHM_ID_MAX];
+    char circuit[SHM_CIRCUIT_MAX];
+    uint32_t n_vars, n_pub, domain_size, pad0;
+    uint64_t wtns_off, wtns_len;    /* the witness file image, relative to the slab */
+    uint64_t values_off;            /* witness values (n_vars x 32, standard form) */
+    uint64_t a_off, b_off, c_off;   /* a, b, c (domain_size x 32 each, Montgomery) */
+    uint64_t t_read_ns, t_check_ns, t_eval_ns; /* synthesis step durations */
+    zk_raw_t raw;                   /* written by gpud */
+    zk_core_times_t core;           /* gpud step durations */
+    uint64_t t_gpu_ns;
+} shm_slab_hdr_t;
+
+typedef struct shm_geometry {
+    uint32_t slabs, jobs, events;
+    uint64_t slab_size; /* multiple of 2 MiB */
+} shm_geometry_t;
+
+typedef struct shm {
+    int fd;
+    uint8_t *base;
+    size_t size;
+    shm_header_t *hdr;
+    shm_proc_t *procs;
+    shm_slab_t *slabs;
+    shm_job_t *jobs;
+    shm_event_t *events;
+    uint8_t *data;
+    int self;          /* own process slot, -1 if not registered */
+    uint32_t self_inc;
+    uint32_t self_role;
+    bool created;
+    char path[1024];
+} shm_t;
+
+/* Segment lifecycle. With create, a missing segment is created (initialised under a temporary name,
+ * then linked into place, so attachers never see it half-built). Without, -ENOENT when missing.
+ * A segment whose geometry differs from g is refused (-EEXIST... -> -ESTALE) with err naming the
+ * differences; g may be NULL to attach to any geometry (CLI). */
+int shm_open_segment(shm_t *s, const char *path, const shm_geometry_t *g, bool create, char *err, size_t errlen);
+void shm_close(shm_t *s);
+int shm_unlink_segment(const char *path);
+
+/* Process table. */
+int shm_register(shm_t *s, uint32_t role, uint32_t instance);
+void shm_unregister(shm_t *s);
+uint64_t shm_tag(const shm_t *s, uint32_t state);          /* own state word with owner */
+static inline uint32_t shm_word_state(uint64_t w) { return (uint32_t)(w & 0xff); }
+static inline uint32_t shm_word_slot(uint64_t w) { return (uint32_t)((w >> 8) & 0xffff); }
+static inline uint32_t shm_word_inc(uint64_t w) { return (uint32_t)(w >> 24); }
+static inline uint64_t shm_word(uint32_t state, uint32_t slot, uint32_t inc) {
+    return (uint64_t)state | (uint64_t)(slot & 0xffff) << 8 | (uint64_t)inc << 24;
+}
+bool shm_owner_alive(shm_t *s, uint64_t word);
+int shm_proc_starttime(int pid, uint64_t *ret);
+void shm_heartbeat(shm_t *s, uint32_t cur_slab);
+
+/* Reclaims slabs of dead owners, LOADING job slots and a dead registration lock. Returns how many
+ * slabs were reclaimed. */
+int shm_reclaim(shm_t *s);
+
+/* Slabs. */
+static inline uint8_t *shm_slab_data(shm_t *s, uint32_t i) { return s->data + (uint64_t)i * s->hdr->slab_size; }
+static inline shm_slab_hdr_t *shm_slab_header(shm_t *s, uint32_t i) { return (shm_slab_hdr_t *)shm_slab_data(s, i); }
+uint32_t shm_slab_state(shm_t *s, uint32_t i);
+/* FREE -> FILLING(self). Counts FREE slabs first: takes one only when more than `reserve` are FREE,
+ * or when critical_ok. *ret_reserved says the slab came out of the reserve. -EAGAIN when none. */
+int shm_slab_take_free(shm_t *s, uint32_t reserve, bool critical_ok, uint32_t *ret_idx, bool *ret_reserved);
+/* Picks the slab in state `from` with the smallest (prio, order, part) and CASes it to `to` owned by
+ * self. -EAGAIN when none. */
+int shm_slab_pick(shm_t *s, uint32_t from, uint32_t to, uint32_t *ret_idx);
+/* Own slab: CAS from self-owned `from` to `to` (owned by self when to is FILLING/PROVING/FINALIZING,
+ * unowned otherwise). Bumps slab_seq and wakes waiters. -ESTALE when the slab is no longer ours. */
+int shm_slab_move(shm_t *s, uint32_t idx, uint32_t from, uint32_t to);
+void shm_slab_counts(shm_t *s, uint32_t counts[SLAB_NSTATES]);
+
+/* Futex wait on a sequence word until it differs from seen, or timeout_ms passes (-ETIMEDOUT), or a
+ * signal arrives (-EINTR). */
+int shm_wait(_Atomic uint32_t *word, uint32_t seen, int timeout_ms);
+void shm_bump(_Atomic uint32_t *word);
+
+/* Registration lock (job table structure). Waits for a live owner; forces a dead one open. */
+int shm_lock(shm_t *s);
+void shm_unlock(shm_t *s);
+
+/* Jobs. */
+int shm_job_find(shm_t *s, const char *id); /* slot or -ENOENT (any state, newest gen) */
+/* Under the lock: registers a job (idempotent: returns the existing live slot). done_mask marks
+ * partitions already finished (their proofs exist); may be NULL. -ENOSPC when the table is full
+ * of live jobs. */
+int shm_job_register(shm_t *s, const char *id, const char *circuit, uint32_t prio, uint32_t n_parts,
+                     uint64_t submit_ns, const bool *done_mask);
+bool shm_job_live(uint32_t state);          /* ACTIVE, FAILING or CANCELLING */
+/* Sets the job's error once and moves ACTIVE -> FAILING. */
+void shm_job_fail(shm_t *s, uint32_t slot, const char *reason);
+int shm_job_cancel(shm_t *s, uint32_t slot); /* ACTIVE -> CANCELLING */
+/* Claims the pending partition with the smallest (prio, order, part) into slab idx (owned, FILLING):
+ * writes the slab descriptor, then CASes the partition to INFLIGHT. critical_only restricts it to
+ * CRITICAL jobs. -EAGAIN when there is none. */
+int shm_part_claim(shm_t *s, uint32_t slab, bool critical_only, uint32_t *ret_job, uint32_t *ret_part);
+/* Number of partitions of a live job still pending or in flight. */
+uint32_t shm_job_outstanding(shm_t *s, uint32_t slot);
+/* Pending partitions of a live CRITICAL job exist. */
+bool shm_critical_pending(shm_t *s);
+/* Drops every PENDING partition of a job (cancel / failure). */
+void shm_job_drop_pending(shm_t *s, uint32_t slot);
+
+/* Event ring (lossy). */
+void shm_event(shm_t *s, uint32_t type, uint32_t job_slot, uint32_t part, uint32_t slab, uint64_t t_ns,
+               uint64_t dur_ns, uint64_t value);
+static inline void shm_count(shm_t *s, int c, uint64_t v) {
+    atomic_fetch_add_explicit(&s->hdr->counters[c], v, memory_order_relaxed);
+}
+
+uint64_t shm_now_ns(void);      /* CLOCK_MONOTONIC */
+uint64_t shm_realtime_ns(void); /* CLOCK_REALTIME */
+const char *shm_slab_state_name(uint32_t st);
+const char *shm_job_state_name(uint32_t st);
+const char *shm_part_state_name(uint32_t st);
+const char *shm_role_name(uint32_t role);
+const char *shm_event_name(uint32_t type);
