@@ -1,0 +1,50 @@
+#!/bin/bash
+# Oracle test: for every fixture circuit and witness, `zkpipe prove` (with the r1cs check), then
+# `snarkjs groth16 verify` (0.7.6, from npm ci) must accept the proof, public.json must be
+# byte-identical to snarkjs's, and a tampered public.json must be rejected.
+set -u
+root=${ZKPIPE_SOURCE_ROOT:?}
+build=${ZKPIPE_BUILD_ROOT:?}
+zkpipe=$build/cli/zkpipe
+snarkjs=$root/node_modules/.bin/snarkjs
+data=$root/tests/data
+if [ ! -x "$snarkjs" ]; then
+    echo "SKIP: snarkjs not installed (run npm ci in $root)"
+    exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+n=0
+check() { # dir stem witness public
+    local dir=$data/$1 stem=$2 wit=$3 pub=$4
+    n=$((n + 1))
+    if ! "$zkpipe" prove --r1cs "$dir/$stem.r1cs" "$dir/$stem.zkey" "$dir/$wit" "$tmp/proof.json" "$tmp/public.json"; then
+        echo "FAIL $1/$wit: zkpipe prove failed"; fail=1; return
+    fi
+    if ! cmp -s "$tmp/public.json" "$dir/$pub"; then
+        echo "FAIL $1/$wit: public.json differs from snarkjs's"; fail=1
+    fi
+    if ! "$snarkjs" groth16 verify "$dir/vk.json" "$tmp/public.json" "$tmp/proof.json" | grep -q "OK"; then
+        echo "FAIL $1/$wit: snarkjs rejects zkpipe's proof"; fail=1; return
+    fi
+    # tamper: add one to the last public signal's last digit (mod 10)
+    python3 - "$tmp/public.json" "$tmp/tampered.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+v = int(p[-1]); p[-1] = str(v + 1 if v % 10 != 9 else v - 1)
+open(sys.argv[2], "w").write(json.dumps(p, indent=1))
+PY
+    if "$snarkjs" groth16 verify "$dir/vk.json" "$tmp/tampered.json" "$tmp/proof.json" | grep -q "OK"; then
+        echo "FAIL $1/$wit: snarkjs accepts a tampered public.json"; fail=1; return
+    fi
+    echo "ok   $1/$wit"
+}
+check bn128/mulchain mulchain witness-1.wtns public-1.json
+check bn128/mulchain mulchain witness-2.wtns public-2.json
+for k in 1 2 3 4; do check bn128/poseidon poseidon witness-$k.wtns public-$k.json; done
+check bls12381/mulchain mulchain witness-1.wtns public-1.json
+check bls12381/mulchain mulchain witness-2.wtns public-2.json
+check bn128/medium medium witness.wtns public.json
+echo "$n proofs checked"
+exit $fail
