@@ -646,11 +646,13 @@ static uint8_t *synth_r1cs(uint32_t m, size_t *ret_len, uint8_t **ret_w) {
     return img;
 }
 
-static double now_ms(void) {
+static double clock_ms(clockid_t id) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
+static double now_ms(void) { return clock_ms(CLOCK_MONOTONIC); }
+static double cpu_ms(void) { return clock_ms(CLOCK_THREAD_CPUTIME_ID); }
 
 TEST(r1cs_check_2p16_fast_and_first_failure) {
     const uint32_t m = 1u << 16;
@@ -663,15 +665,17 @@ TEST(r1cs_check_2p16_fast_and_first_failure) {
     CHECK_MSG(zk_r1cs_parse(&r, "synth.r1cs", img, len, &err) == 0, "%s", err.msg);
     CHECK_EQ_INT(r.n_constraints, m);
     int64_t failed = 0;
-    double best = 1e9;
-    for (int rep = 0; rep < 3; rep++) {
-        double t0 = now_ms();
+    /* CPU time of this thread, so that other work on the machine does not count; best of 5 */
+    double best = 1e9, best_wall = 1e9;
+    for (int rep = 0; rep < 5; rep++) {
+        double t0 = cpu_ms(), w0 = now_ms();
         int rc = zk_r1cs_check(&r, "synth.r1cs", w, m + 2, &failed, &err);
-        double dt = now_ms() - t0;
+        double dt = cpu_ms() - t0, dw = now_ms() - w0;
         CHECK_MSG(rc == 0, "%s", err.msg);
         if (dt < best) best = dt;
+        if (dw < best_wall) best_wall = dw;
     }
-    fprintf(stderr, "  r1cs check of 2^16 constraints (4 terms each): %.2f ms\n", best);
+    fprintf(stderr, "  r1cs check of 2^16 constraints (4 terms each): %.2f ms CPU, %.2f ms wall\n", best, best_wall);
 #ifndef ZK_SANITIZED
     CHECK_MSG(best < 100, "%.2f ms", best);
 #endif
@@ -688,6 +692,9 @@ TEST(r1cs_check_2p16_fast_and_first_failure) {
         CHECK_STR_CONTAINS(err.msg, want);
     }
     CHECK(zk_r1cs_check(&r, "synth.r1cs", w, m + 2, &failed, &err) == 0);
+    w[32 * 9 + 31] = 0xff;
+    CHECK(zk_r1cs_check(&r, "synth.r1cs", w, m + 2, &failed, &err) == -EINVAL);
+    CHECK_STR_CONTAINS(err.msg, "witness value 9 is not < r");
     zk_r1cs_close(&r); /* leaves the caller's image alone */
     free(img);
     free(w);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -116,42 +117,59 @@ void zk_r1cs_close(zk_r1cs_t *r) {
     memset(r, 0, sizeof(*r));
 }
 
-/* Σ coef·w over one LC with Montgomery products of standard-form operands: the sum is <L,w>·R^-1.
- * Returns the position after the LC and whether it had terms. */
+/* The check works on standard-form sums: with wm = w·R (Montgomery copy of the witness),
+ * mont(coef, wm) = coef·w. Coefficients 1 and r-1 (most of what circom writes) need no product at
+ * all: w is added or subtracted as it stands. Per constraint, mont(mont(a, b), R^2) = a·b. */
 #define DEFINE_CHECK(F)                                                                                              \
-    static inline const uint8_t *F##_lc(const uint8_t *p, const uint8_t *w, F##_t *acc, bool *nonempty) {           \
+    static inline const uint8_t *F##_lc(const uint8_t *p, const uint8_t *w, const F##_t *wm, F##_t *acc,          \
+                                        bool *nonempty) {                                                            \
+        static const F##_t minus_one = {{F##_P.l[0] - 1, F##_P.l[1], F##_P.l[2], F##_P.l[3]}};                      \
         uint32_t nt = zk_le32(p);                                                                                    \
         p += 4;                                                                                                      \
         F##_zero(acc);                                                                                               \
         *nonempty = nt != 0;                                                                                         \
         for (uint32_t k = 0; k < nt; k++, p += 36) {                                                                 \
-            F##_t coef, x, t;                                                                                        \
+            F##_t coef, t;                                                                                           \
+            const uint32_t id = zk_le32(p);                                                                          \
             memcpy(coef.l, p + 4, 32);                                                                               \
-            memcpy(x.l, w + (size_t)zk_le32(p) * 32, 32);                                                            \
-            F##_mul(&t, &coef, &x);                                                                                  \
-            F##_add(acc, acc, &t);                                                                                   \
+            if ((coef.l[0] == 1) & ((coef.l[1] | coef.l[2] | coef.l[3]) == 0)) {                                     \
+                memcpy(t.l, w + (size_t)id * 32, 32);                                                                \
+                F##_add(acc, acc, &t);                                                                               \
+            } else if (F##_eq(&coef, &minus_one)) {                                                                  \
+                memcpy(t.l, w + (size_t)id * 32, 32);                                                                \
+                F##_sub(acc, acc, &t);                                                                               \
+            } else {                                                                                                 \
+                F##_mul(&t, &coef, &wm[id]);                                                                         \
+                F##_add(acc, acc, &t);                                                                               \
+            }                                                                                                        \
         }                                                                                                            \
         return p;                                                                                                    \
     }                                                                                                                \
-    /* a' = aR^-1, b' = bR^-1, c' = cR^-1: mont(a', b') = abR^-3, and one more product with R^3 gives      \
-     * abR^-1, comparable with c'. Index of the first failing constraint, or -1. */                                  \
-    static int64_t F##_check(const uint8_t *p, uint32_t m, const uint8_t *w) {                                      \
+    /* Index of the first failing constraint, or -1. */                                                              \
+    static int64_t F##_check(const uint8_t *p, uint32_t m, const uint8_t *w, const F##_t *wm) {                     \
         for (uint32_t i = 0; i < m; i++) {                                                                           \
             F##_t a, b, c, ab;                                                                                       \
             bool ha, hb, hc;                                                                                         \
-            p = F##_lc(p, w, &a, &ha);                                                                               \
-            p = F##_lc(p, w, &b, &hb);                                                                               \
-            p = F##_lc(p, w, &c, &hc);                                                                               \
+            p = F##_lc(p, w, wm, &a, &ha);                                                                           \
+            p = F##_lc(p, w, wm, &b, &hb);                                                                           \
+            p = F##_lc(p, w, wm, &c, &hc);                                                                           \
             (void)hc;                                                                                                \
             if (ha && hb) {                                                                                          \
                 F##_mul(&ab, &a, &b);                                                                                \
-                F##_mul(&ab, &ab, &F##_R3);                                                                          \
+                F##_mul(&ab, &ab, &F##_R2);                                                                          \
             } else {                                                                                                 \
                 F##_zero(&ab);                                                                                       \
             }                                                                                                        \
             if (!F##_eq(&ab, &c)) return i;                                                                          \
         }                                                                                                            \
         return -1;                                                                                                   \
+    }                                                                                                                \
+    static void F##_to_mont_all(F##_t *wm, const uint8_t *w, uint32_t n) {                                          \
+        for (uint32_t i = 0; i < n; i++) {                                                                           \
+            F##_t t;                                                                                                 \
+            memcpy(t.l, w + (size_t)i * 32, 32);                                                                     \
+            F##_to_mont(&wm[i], &t);                                                                                 \
+        }                                                                                                            \
     }
 
 DEFINE_CHECK(bn_fr)
@@ -163,8 +181,22 @@ int zk_r1cs_check(const zk_r1cs_t *r, const char *r1cs_name, const uint8_t *w, u
     if (!r->curve || !r->constraints) return zk_fail(err, EINVAL, "%s: r1cs is not open", r1cs_name);
     if (n != r->n_wires)
         return zk_fail(err, EINVAL, "%s: witness has %u values, the r1cs has %u wires", r1cs_name, n, r->n_wires);
-    int64_t bad = r->curve->id == ZK_CURVE_BN128 ? bn_fr_check(r->constraints, r->n_constraints, w)
-                                                 : bls_fr_check(r->constraints, r->n_constraints, w);
+    /* Values >= r would make the ±1 shortcuts and the products disagree; the readers refuse them. */
+    for (uint32_t i = 0; i < n; i++)
+        if (!zk_le_lt(w + (size_t)i * 32, r->curve->r, 32))
+            return zk_fail(err, EINVAL, "witness value %u is not < r (checking against %s)", i, r1cs_name);
+    _Static_assert(sizeof(bn_fr_t) == 32 && sizeof(bls_fr_t) == 32, "4-limb scalar fields");
+    void *wm = malloc((size_t)n * 32);
+    if (!wm) return zk_fail(err, ENOMEM, "%s: out of memory for %u witness values", r1cs_name, n);
+    int64_t bad;
+    if (r->curve->id == ZK_CURVE_BN128) {
+        bn_fr_to_mont_all(wm, w, n);
+        bad = bn_fr_check(r->constraints, r->n_constraints, w, wm);
+    } else {
+        bls_fr_to_mont_all(wm, w, n);
+        bad = bls_fr_check(r->constraints, r->n_constraints, w, wm);
+    }
+    free(wm);
     if (bad < 0) return 0;
     if (ret_failed) *ret_failed = bad;
     return zk_fail(err, EINVAL, "witness does not satisfy constraint %" PRId64 " of %s", bad, r1cs_name);
