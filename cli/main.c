@@ -12,6 +12,7 @@ struct command {
 
 static const struct command commands[] = {
     {"prove", zkpipe_cmd_prove, "prove <circuit.zkey> <witness.wtns> <proof.json> <public.json>: one-shot proof"},
+    {"verify", zkpipe_cmd_verify, "verify <vk.json|circuit.zkey> <public.json> <proof.json>: check a Groth16 proof"},
     /* further subcommands are added here, one line each */
 };
 
