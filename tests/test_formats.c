@@ -493,6 +493,8 @@ TEST(zkey_hand_corruptions) {
     CHECK(zkey_with_u32(img, len, s10, 9, &err) < 0); /* section 10 relabelled 9 */
     CHECK_STR_CONTAINS(err.msg, "section 9 appears twice");
     CHECK(zkey_with_u32(img, len, s10, 77, &err) == 0); /* unknown ids are skipped */
+    CHECK(zkey_with_u32(img, len, 12, 11, &err) < 0); /* section 1 relabelled 11 */
+    CHECK_STR_CONTAINS(err.msg, "section 1 (header) is missing");
     CHECK(zkey_with_u32(img, len, 28, 11, &err) < 0);   /* section 2 relabelled 11 */
     CHECK_STR_CONTAINS(err.msg, "section 2 (groth16 header) is missing");
     CHECK(zkey_with_u32(img, len, 8, 11, &err) < 0);

@@ -22,7 +22,9 @@ int zk_r1cs_open(zk_r1cs_t *r, const char *path, zk_err_t *err);
 int zk_r1cs_parse(zk_r1cs_t *r, const char *name, const uint8_t *data, size_t size, zk_err_t *err);
 void zk_r1cs_close(zk_r1cs_t *r);
 
-/* Checks every constraint on the standard-form witness w[0..n) (n must equal n_wires).
+/* Checks every constraint on the standard-form witness w[0..n) (n must equal n_wires, every value
+ * must be < r: "witness value K is not < r"). Allocates a Montgomery copy of w (n x 32 bytes)
+ * for the duration of the call; -ENOMEM if that fails.
  * Returns 0 if all hold; -EINVAL with *ret_failed = index of the first failing constraint and a
  * message "witness does not satisfy constraint K of FILE" otherwise. */
 int zk_r1cs_check(const zk_r1cs_t *r, const char *r1cs_name, const uint8_t *w, uint32_t n, int64_t *ret_failed,

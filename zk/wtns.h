@@ -27,7 +27,8 @@ int zk_wtns_load(zk_wtns_t *w, const char *path, zk_err_t *err);
 int zk_wtns_parse(zk_wtns_t *w, const char *name, const uint8_t *data, size_t len, zk_err_t *err);
 void zk_wtns_free(zk_wtns_t *w);
 
-/* The witness fits the key: same curve ("witness is for another curve: bls12381, zkey is bn128")
- * and nWitness == nVars ("witness is for another circuit: it has 557 values, the zkey needs 1003"). */
+/* The witness fits the key: same curve ("W: witness is for another curve (bls12381), the zkey Z is
+ * for bn128") and nWitness == nVars ("W: witness is for another circuit: it has 557 values, the
+ * zkey Z needs 1003"). */
 int zk_wtns_check_zkey(const zk_wtns_t *w, const char *wtns_name, const zk_zkey_t *z, const char *zkey_name,
                        zk_err_t *err);

@@ -59,17 +59,17 @@ int zk_zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_t si
     int rc = zk_bin_parse(&b, name, data, size, "zkey", 1, 2, "section", err);
     if (rc < 0) return rc;
 
-    for (uint32_t id = 1; id <= 9; id++)
-        if (!b.sec[id].present)
-            return zk_fail(err, EINVAL, "%s: section %u (%s) is missing", name, id, section_names[id]);
-
-    /* Section 1: protocol. */
+    /* Section 1 first: a PLONK or FFLONK key is named as such, whatever else it holds. */
+    if (!b.sec[1].present) return zk_fail(err, EINVAL, "%s: section 1 (header) is missing", name);
     if (b.sec[1].size != 4)
         return zk_fail(err, EINVAL, "%s: section 1 (header) size %" PRIu64 ", expected 4", name, b.sec[1].size);
     uint32_t protocol = zk_le32(zk_bin_payload(&b, 1));
     if (protocol != 1)
         return zk_fail(err, EINVAL, "%s: zkey protocol is %s (%u), only groth16 (1) is supported", name,
                        protocol_name(protocol), protocol);
+    for (uint32_t id = 2; id <= 9; id++)
+        if (!b.sec[id].present)
+            return zk_fail(err, EINVAL, "%s: section %u (%s) is missing", name, id, section_names[id]);
 
     /* Section 2: groth16 header. Fields are read only once the size has been checked for them. */
     const uint8_t *h = zk_bin_payload(&b, 2);
