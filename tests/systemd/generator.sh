@@ -30,7 +30,9 @@ exp="zkpipe-finalizerd@1.service zkpipe-finalizerd@2.service zkpipe-gpud@0.servi
 [ "$got" = "$exp" ] || fail "wants: got '$got', expected '$exp'"
 l=$(readlink "$T/out/zkpipe.target.wants/zkpipe-synthd@3.service")
 case "$l" in /*/zkpipe-synthd@.service) ;; *) fail "link target '$l'";; esac
-for u in zkpipe-synthd@ zkpipe-gpud@ zkpipe-finalizerd@ zkpipe-segment; do
+grep -qx 'ReadWritePaths=-/srv/zkpipe/spool' "$T/out/zkpipe-segment.service.d/50-zkpipe-generator.conf" \
+  || fail "segment drop-in must tolerate a missing spool (it creates it)"
+for u in zkpipe-synthd@ zkpipe-gpud@ zkpipe-finalizerd@; do
   f=$T/out/$u.service.d/50-zkpipe-generator.conf
   [ -f "$f" ] || fail "no drop-in $f"
   grep -qx 'ReadWritePaths=/srv/zkpipe/spool' "$f" || fail "$f lacks ReadWritePaths for the spool: $(cat "$f")"
