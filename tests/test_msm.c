@@ -104,3 +104,47 @@ TEST(signed_digits_reconstruct) {
     }
     return 0;
 }
+
+/* Large sizes, where batches fill and buckets collide: bases i·G (i = 1..n), so that
+ * Σ k_i·(i·G) = (Σ k_i·i mod r)·G is checked with one scalar multiplication. A third of the scalars
+ * are 1 (all in one bucket), some are 0, some bases are infinity. */
+#define MSM_LARGE_TEST(G, FR, CURVE)                                                                                 \
+    TEST(G##_msm_large) {                                                                                            \
+        const size_t n = 5000;                                                                                       \
+        G##_aff_t *bases = calloc(n, sizeof(*bases));                                                                \
+        uint8_t *sc = calloc(n, 32);                                                                                 \
+        G##_xyzz_t p, g, t;                                                                                          \
+        G##_xyzz_from_aff(&g, &G##_gen);                                                                             \
+        p = g;                                                                                                       \
+        FR##_t sum, term, idx, k;                                                                                    \
+        FR##_zero(&sum);                                                                                             \
+        for (size_t i = 0; i < n; i++) {                                                                             \
+            G##_xyzz_to_aff(&bases[i], &p); /* (i+1)·G */                                                            \
+            G##_xyzz_add(&p, &p, &g);                                                                                \
+            rnd_scalar(sc + 32 * i, CURVE.r);                                                                        \
+            if (i % 3 == 0) { memset(sc + 32 * i, 0, 32); sc[32 * i] = 1; }                                          \
+            if (i % 17 == 5) memset(sc + 32 * i, 0, 32);                                                             \
+            if (i % 29 == 7) { memset(&bases[i], 0, sizeof(bases[i])); continue; }                                  \
+            memcpy(k.l, sc + 32 * i, 32);                                                                            \
+            FR##_to_mont(&k, &k);                                                                                    \
+            FR##_set_u64(&idx, i + 1);                                                                               \
+            FR##_mul(&term, &k, &idx);                                                                               \
+            FR##_add(&sum, &sum, &term);                                                                             \
+        }                                                                                                            \
+        FR##_from_mont(&sum, &sum);                                                                                  \
+        G##_xyzz_t want, got;                                                                                        \
+        G##_xyzz_mul(&want, &g, sum.l, 4);                                                                           \
+        for (int threads = 1; threads <= 2; threads++) {                                                             \
+            G##_msm(&got, bases, sc, n, threads);                                                                    \
+            CHECK_MSG(G##_xyzz_eq(&got, &want), #G " large msm, %d threads", threads);                                \
+        }                                                                                                            \
+        (void)t;                                                                                                     \
+        free(bases);                                                                                                 \
+        free(sc);                                                                                                    \
+        return 0;                                                                                                    \
+    }
+
+MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128)
+MSM_LARGE_TEST(bn_g2, bn_fr, zk_curve_bn128)
+MSM_LARGE_TEST(bls_g1, bls_fr, zk_curve_bls12381)
+MSM_LARGE_TEST(bls_g2, bls_fr, zk_curve_bls12381)
