@@ -39,6 +39,17 @@ wait_for() {
   die "timed out after ${secs}s waiting for: $what"
 }
 
+host_pid() {   # host PID of the container process with container PID $1
+  local want=$1 p ns
+  ns=$(readlink "/proc/$L/ns/pid")
+  for p in /proc/[0-9]*; do
+    [ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$ns" ] || continue
+    awk -v w="$want" '/^NSpid:/ { if ($NF == w) f = 1 } END { exit !f }' "$p/status" 2>/dev/null \
+      && { echo "${p#/proc/}"; return 0; }
+  done
+  return 1
+}
+
 dump_diag() {
   [ -n "$L" ] && [ -d "/proc/$L/root/run/systemd" ] || return 0
   set +e
@@ -219,18 +230,8 @@ JOB=$(echo "$JOB" | tail -1 | awk '{print $NF}')
 log "submitted job $JOB: $BATCH partitions"
 
 # ------------------------------------------------------------------ kill -9 gpud mid-batch
-gpu_host_pid() {   # host PID of the container process with container PID $1
-  local want=$1 p ns
-  ns=$(readlink "/proc/$L/ns/pid")
-  for p in /proc/[0-9]*; do
-    [ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$ns" ] || continue
-    awk -v w="$want" '/^NSpid:/ { if ($NF == w) f = 1 } END { exit !f }' "$p/status" 2>/dev/null \
-      && { echo "${p#/proc/}"; return 0; }
-  done
-  return 1
-}
 GP=${PID0[zkpipe-gpud@0]}
-HP=$(gpu_host_pid "$GP") || die "no host pid for gpud ($GP)"
+HP=$(host_pid "$GP") || die "no host pid for gpud ($GP)"
 stopped() { grep -q '^State:[[:space:]]*T' "/proc/$HP/status" 2>/dev/null; }
 wait_for 60 "gpud to stop itself at gpu_prove of partition $KILL_PART" stopped
 # The pause is for this incarnation only: drop it before the restart.
@@ -278,7 +279,7 @@ log "journal: $jf entries with ZKPIPE_JOB=$JOB; ZKPIPE_STAGE values: $stages"
 
 # ------------------------------------------------------------------ watchdog: SIGSTOP gpud
 GP=$(prop zkpipe-gpud@0 MainPID)
-HP=$(gpu_host_pid "$GP") || die "no host pid for gpud ($GP)"
+HP=$(host_pid "$GP") || die "no host pid for gpud ($GP)"
 kill -STOP "$HP"; T_STOP=$(date +%s.%N)
 restarted2() { [ "$(prop zkpipe-gpud@0 NRestarts)" = 2 ] && active zkpipe-gpud@0; }
 wait_for 30 "the watchdog to restart a stopped gpud@0" restarted2
