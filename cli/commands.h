@@ -3,6 +3,9 @@
 
 int zkpipe_cmd_prove(int argc, char **argv);
 int zkpipe_cmd_verify(int argc, char **argv);
+/* dev-only key generation from an r1cs with random toxic waste (cli/keygen.c) */
+int zkpipe_cmd_keygen(int argc, char **argv);
+/* pipeline: create or validate the shared segment from the ini (used by systemd's set-up unit) */
 int zkpipe_cmd_setup(int argc, char **argv);
 /* pipeline client commands (cli/pipeline.c) */
 int zkpipe_cmd_submit(int argc, char **argv);
