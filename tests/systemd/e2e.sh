@@ -18,6 +18,7 @@ NAME=zkpipe-e2e-$$
 WORK=$BASE/$NAME
 CG=zkpipe-e2e-$$
 DATA=$S/tests/data/bn128/mulchain
+SNARKJS=$S/node_modules/.bin/snarkjs   # also checks every proof when `npm ci` has run
 BATCH=6       # partitions in the batch
 KILL_PART=2   # gpud stops itself at this partition; killed there
 T_START=$(date +%s.%N)
@@ -184,7 +185,7 @@ RestartSec=300ms
 EOF
 cat > "$CR/etc/systemd/system/zkpipe-gpud@.service.d/91-e2e-pause.conf" <<EOF
 [Service]
-Environment=ZKPIPE_TEST_PAUSE=gpu_prove:$KILL_PART
+Environment=ZKPIPE_TEST_PAUSE=gpu.mid_prove:$KILL_PART
 EOF
 C systemctl daemon-reload
 log "installed: units in $ZKPIPE_UNITDIR, generator, user zkpipe ($(C id -u zkpipe)), ini with 2 synthd"
@@ -233,7 +234,7 @@ log "submitted job $JOB: $BATCH partitions"
 GP=${PID0[zkpipe-gpud@0]}
 HP=$(host_pid "$GP") || die "no host pid for gpud ($GP)"
 stopped() { grep -q '^State:[[:space:]]*T' "/proc/$HP/status" 2>/dev/null; }
-wait_for 60 "gpud to stop itself at gpu_prove of partition $KILL_PART" stopped
+wait_for 60 "gpud to stop itself at gpu.mid_prove of partition $KILL_PART" stopped
 # The pause is for this incarnation only: drop it before the restart.
 rm "$CR/etc/systemd/system/zkpipe-gpud@.service.d/91-e2e-pause.conf"
 C systemctl daemon-reload
@@ -259,15 +260,17 @@ DONE=$CR$SPOOL/done/$JOB
 [ -d "$DONE" ] || die "no $SPOOL/done/$JOB"
 n=0
 for i in $(seq 0 $((BATCH - 1))); do
-  pj=$(ls "$DONE"/proof-$i.json "$DONE"/$i/proof.json "$DONE"/proof_$i.json 2>/dev/null | head -1 || true)
-  [ -n "$pj" ] || die "no proof for partition $i in $DONE: $(ls "$DONE")"
-  pub=${pj/proof/public}
+  pj=$DONE/proof-$i.json; pub=$DONE/public-$i.json
+  [ -f "$pj" ] && [ -f "$pub" ] || die "no proof-$i.json/public-$i.json in $SPOOL/done/$JOB: $(ls "$DONE")"
   w=$(( i % 2 + 1 ))
-  "$B/cli/zkpipe" verify "$DATA/vk.json" "$pub" "$pj" > /dev/null 2>&1 || die "proof $i does not verify"
+  "$B/cli/zkpipe" verify "$DATA/vk.json" "$pub" "$pj" > /dev/null 2>&1 || die "proof $i does not verify (zkpipe verify)"
+  if [ -x "$SNARKJS" ]; then
+    "$SNARKJS" groth16 verify "$DATA/vk.json" "$pub" "$pj" 2>&1 | grep -q 'OK!' || die "proof $i does not verify (snarkjs)"
+  fi
   cmp -s <(tr -d ' \n' < "$pub") <(tr -d ' \n' < "$DATA/public-$w.json") || die "public $i differs from public-$w.json"
   n=$((n + 1))
 done
-log "job $JOB done in $(el "$T_KILL") s after the crash: $n/$BATCH proofs verify"
+log "job $JOB done in $(el "$T_KILL") s after the crash: $n/$BATCH proofs verify (zkpipe verify$([ -x "$SNARKJS" ] && echo ' and snarkjs'))"
 recl=$(journalctl --root="$CR" --no-pager -o cat -u zkpipe-gpud@0 2>/dev/null | grep -ci 'reclaim' || true)
 log "  gpud journal lines about reclaim: $recl"
 
