@@ -14,6 +14,13 @@ static const struct command commands[] = {
     {"prove", zkpipe_cmd_prove, "prove <circuit.zkey> <witness.wtns> <proof.json> <public.json>: one-shot proof"},
     {"verify", zkpipe_cmd_verify, "verify <vk.json|circuit.zkey> <public.json> <proof.json>: check a Groth16 proof"},
     /* further subcommands are added here, one line each */
+#ifdef ZKPIPE_PIPELINE
+    {"submit", zkpipe_cmd_submit, "submit --circuit NAME [--priority P] W1.wtns ...: queue a job, print its id"},
+    {"wait", zkpipe_cmd_wait, "wait JOB: block until the job ends; exit 0 done, 1 failed, 2 bad usage"},
+    {"status", zkpipe_cmd_status, "status [JOB]: slabs, stages, counters and jobs of the pipeline"},
+    {"cancel", zkpipe_cmd_cancel, "cancel JOB: drop the job's partitions at their next step"},
+    {"trace", zkpipe_cmd_trace, "trace --out FILE: the event ring as a Chrome/Perfetto trace"},
+#endif
 };
 
 static void usage(FILE *f) {

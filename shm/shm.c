@@ -538,6 +538,7 @@ void shm_job_fail(shm_t *s, uint32_t slot, const char *reason) {
     (void)atomic_compare_exchange_strong_explicit(&j->state, &st, JOB_FAILING, ACQREL, RLX);
     shm_job_drop_pending(s, slot);
     shm_bump(&s->hdr->job_seq);
+    shm_bump(&s->hdr->slab_seq); /* the finalizer completes failed jobs; it waits on slab_seq */
 }
 
 int shm_job_cancel(shm_t *s, uint32_t slot) {

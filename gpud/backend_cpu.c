@@ -1,0 +1,89 @@
+/* The CPU backend of gpud: the proving core of the zk library on private scratch memory. Slab
+ * memory needs no registration; keys are used where zk_zkey_open mapped them. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend.h"
+
+typedef struct cpu_ctx {
+    int threads;
+    void *scratch;
+    size_t scratch_size;
+} cpu_ctx_t;
+
+static int cpu_init(void **ret_ctx, int device, int threads, zk_err_t *err) {
+    (void)device;
+    cpu_ctx_t *c = calloc(1, sizeof *c);
+    if (!c) return zk_fail(err, ENOMEM, "cpu backend: out of memory");
+    c->threads = threads;
+    *ret_ctx = c;
+    return 0;
+}
+
+static int cpu_register_memory(void *ctx, void *base, size_t len, zk_err_t *err) {
+    (void)ctx, (void)base, (void)len, (void)err;
+    return 0;
+}
+
+static int ensure_scratch(cpu_ctx_t *c, size_t need, zk_err_t *err) {
+    if (need <= c->scratch_size) return 0;
+    void *p = NULL;
+    if (posix_memalign(&p, 64, need)) return zk_fail(err, ENOMEM, "cpu backend: cannot allocate %zu bytes of scratch", need);
+    free(c->scratch);
+    c->scratch = p;
+    c->scratch_size = need;
+    return 0;
+}
+
+static int cpu_load_key(void *ctx, const zk_zkey_t *z, zk_err_t *err) {
+    /* Scratch is sized here, once per circuit, so proving never allocates. */
+    zk_zkey_prefault(z);
+    return ensure_scratch(ctx, zk_core_scratch_size(z), err);
+}
+
+static int cpu_prove(void *ctx, const zk_zkey_t *z, const uint8_t *witness, const void *a, const void *b, const void *c,
+                     zk_raw_t *out, zk_core_times_t *times, zk_err_t *err) {
+    cpu_ctx_t *x = ctx;
+    int r = ensure_scratch(x, zk_core_scratch_size(z), err);
+    if (r < 0) return r;
+    r = zk_prove_core(z, witness, a, b, c, x->scratch, out, times, x->threads);
+    if (r < 0) return zk_fail(err, -r, "cpu backend: proving core failed: %s", strerror(-r));
+    return 0;
+}
+
+static void cpu_destroy(void *ctx) {
+    cpu_ctx_t *c = ctx;
+    if (!c) return;
+    free(c->scratch);
+    free(c);
+}
+
+const zk_backend_ops_t zk_backend_cpu = {
+    .name = "cpu",
+    .init = cpu_init,
+    .register_memory = cpu_register_memory,
+    .load_key = cpu_load_key,
+    .prove = cpu_prove,
+    .destroy = cpu_destroy,
+};
+
+#ifdef HAVE_CUDA
+extern const zk_backend_ops_t zk_backend_cuda;
+#endif
+
+const zk_backend_ops_t *zk_backend_by_name(const char *name) {
+    if (!name || !strcmp(name, "auto")) {
+#ifdef HAVE_CUDA
+        return &zk_backend_cuda;
+#else
+        return &zk_backend_cpu;
+#endif
+    }
+    if (!strcmp(name, "cpu")) return &zk_backend_cpu;
+#ifdef HAVE_CUDA
+    if (!strcmp(name, "cuda")) return &zk_backend_cuda;
+#endif
+    return NULL;
+}

@@ -1,0 +1,234 @@
+/* zkpipe-gpud: one per device. Registers the whole slab area with the backend once, loads each
+ * circuit's key once, then repeatedly takes the READY slab with the smallest (priority, job order,
+ * partition) key, proves it in place (the backend reads a, b, c and the witness where synthd wrote
+ * them) and publishes the five raw points in the slab as PROVED. Nothing here takes a lock another
+ * stage can hold. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/daemon.h"
+#include "common/log.h"
+#include "config/config.h"
+#include "gpud/backend.h"
+#include "shm/shm.h"
+#include "zk/zkey.h"
+
+struct key {
+    bool opened, loaded;
+    zk_zkey_t z;
+};
+
+static cfg_t cfg;
+static shm_t S;
+static const zk_backend_ops_t *B;
+static void *bctx;
+static struct key keys[CFG_MAX_CIRCUITS];
+static uint64_t proved, busy_ns, t_first_ready;
+
+static int key_get(const char *circuit, zk_zkey_t **ret, char *why, size_t whylen) {
+    int i = cfg_circuit_index(&cfg, circuit);
+    if (i < 0) return snprintf(why, whylen, "circuit %s is not configured in %s", circuit, cfg.path), -ENOENT;
+    struct key *k = &keys[i];
+    zk_err_t e = {{0}};
+    if (!k->opened) {
+        int r = zk_zkey_open(&k->z, cfg.circuits[i].zkey, &e);
+        if (r < 0) return snprintf(why, whylen, "%s", e.msg), r;
+        k->opened = true;
+    }
+    if (!k->loaded) {
+        uint64_t t0 = daemon_now_ns();
+        int r = B->load_key(bctx, &k->z, &e);
+        if (r < 0) return snprintf(why, whylen, "%s", e.msg), r;
+        k->loaded = true;
+        shm_event(&S, EV_GPU_LOAD_KEY, UINT32_MAX, (uint32_t)i, SHM_NONE, t0, daemon_now_ns() - t0, 0);
+        log_info("Loaded the key of circuit %s (%u wires, domain %u) in %.1f ms", circuit, k->z.n_vars,
+                 k->z.domain_size, (daemon_now_ns() - t0) / 1e6);
+    }
+    *ret = &k->z;
+    return 0;
+}
+
+/* Gives a PROVING slab up: its partition is dropped (cancel) or failed (reason). */
+static void drop(uint32_t slab, uint32_t job, uint32_t part, const char *reason) {
+    shm_job_t *J = &S.jobs[job];
+    uint64_t w = (uint64_t)PART_INFLIGHT | (uint64_t)slab << 8;
+    if (reason) {
+        atomic_compare_exchange_strong(&J->parts[part].word, &w, PART_FAILED);
+        shm_count(&S, CNT_PART_FAILED, 1);
+        shm_job_fail(&S, job, reason);
+        log_msg(LOG_ERR, &(log_ctx_t){.job = J->id, .part = (int)part, .slab = (int)slab}, NULL,
+                "Partition %u of job %s failed: %s", part, J->id, reason);
+    } else {
+        atomic_compare_exchange_strong(&J->parts[part].word, &w, PART_DROPPED);
+    }
+    (void)shm_slab_move(&S, slab, SLAB_PROVING, SLAB_FREE);
+    shm_bump(&S.hdr->job_seq);
+}
+
+static void prove(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
+    shm_slab_t *d = &S.slabs[slab];
+    shm_slab_hdr_t *h = shm_slab_header(&S, slab);
+    uint32_t job = atomic_load(&d->job), part = atomic_load(&d->part);
+    shm_job_t *J = &S.jobs[job];
+    uint64_t t_ready = atomic_load(&d->t_ready_ns);
+    if (!t_first_ready || t_ready < t_first_ready) t_first_ready = t_ready;
+    /* idle gap since the previous partition; value 1 = a READY slab was waiting during the gap */
+    if (last_done)
+        shm_event(&S, EV_GPU_WAIT, job, part, slab, last_done, t_pick - last_done, t_ready <= last_done);
+    shm_event(&S, EV_GPU_HANDOFF, job, part, slab, t_ready, t_pick > t_ready ? t_pick - t_ready : 0,
+              last_done <= t_ready);
+    if (atomic_load(&J->gen) != atomic_load(&d->job_gen) || atomic_load(&J->state) != JOB_ACTIVE) {
+        drop(slab, job, part, NULL);
+        return;
+    }
+    shm_heartbeat(&S, slab);
+    log_ctx_t lc = {.job = h->job_id, .part = (int)part, .slab = (int)slab};
+    char why[700];
+    zk_zkey_t *z;
+    if (key_get(J->circuit, &z, why, sizeof why) < 0) {
+        drop(slab, job, part, why);
+        return;
+    }
+    if (z->n_vars != h->n_vars || z->domain_size != h->domain_size) {
+        snprintf(why, sizeof why, "slab %u was filled for %u wires / domain %u, the key has %u / %u", slab, h->n_vars,
+                 h->domain_size, z->n_vars, z->domain_size);
+        drop(slab, job, part, why);
+        return;
+    }
+    shm_part_t *P = &J->parts[part];
+    atomic_fetch_add(&P->prove_count, 1);
+    atomic_store(&P->t_prove_start_ns, t_pick);
+    daemon_test_point("gpu.mid_prove", (int)part);
+    uint8_t *base = shm_slab_data(&S, slab);
+    zk_core_times_t tm = {0};
+    zk_err_t e = {{0}};
+    uint64_t t0 = daemon_now_ns();
+    int r = B->prove(bctx, z, base + h->values_off, base + h->a_off, base + h->b_off, base + h->c_off, &h->raw, &tm, &e);
+    daemon_test_point("gpu.after_prove", (int)part);
+    uint64_t t1 = daemon_now_ns();
+    if (r < 0) {
+        drop(slab, job, part, e.msg);
+        return;
+    }
+    h->core = tm;
+    h->t_gpu_ns = t1 - t0;
+    atomic_store(&P->gpu_ns, t1 - t0);
+    atomic_store(&P->t_proved_ns, t1);
+    atomic_store(&d->t_proved_ns, t1);
+    if (shm_slab_move(&S, slab, SLAB_PROVING, SLAB_PROVED) < 0) {
+        log_msg(LOG_ERR, &lc, NULL, "Slab %u was taken from us while proving", slab);
+        return;
+    }
+    proved++;
+    busy_ns += t1 - t_pick;
+    shm_count(&S, CNT_PROVED, 1);
+    shm_count(&S, CNT_GPU_BUSY_NS, t1 - t_pick);
+    atomic_fetch_add(&S.procs[S.self].busy_ns, t1 - t_pick);
+    shm_event(&S, EV_GPU_PROVE, job, part, slab, t0, t1 - t0, 0);
+    /* the backend's steps, laid end to end inside the prove slice */
+    uint64_t at = t0;
+    const uint64_t steps[] = {tm.h2d_ns, tm.ntt_ns, tm.msm_a_ns, tm.msm_b1_ns, tm.msm_b2_ns, tm.msm_c_ns, tm.msm_h_ns};
+    const uint32_t types[] = {EV_GPU_H2D, EV_GPU_NTT, EV_GPU_MSM_A, EV_GPU_MSM_B1, EV_GPU_MSM_B2, EV_GPU_MSM_C, EV_GPU_MSM_H};
+    for (int i = 0; i < 7; i++) {
+        if (!steps[i]) continue;
+        shm_event(&S, types[i], job, part, slab, at, steps[i], 0);
+        at += steps[i];
+    }
+    char f[4][64];
+    snprintf(f[0], 64, "ZKPIPE_PROVE_NS=%llu", (unsigned long long)(t1 - t0));
+    snprintf(f[1], 64, "ZKPIPE_NTT_NS=%llu", (unsigned long long)tm.ntt_ns);
+    snprintf(f[2], 64, "ZKPIPE_MSM_NS=%llu",
+             (unsigned long long)(tm.msm_a_ns + tm.msm_b1_ns + tm.msm_b2_ns + tm.msm_c_ns + tm.msm_h_ns));
+    snprintf(f[3], 64, "ZKPIPE_WAIT_NS=%llu", (unsigned long long)(last_done ? t_pick - last_done : 0));
+    const char *fields[] = {f[0], f[1], f[2], f[3], NULL};
+    log_msg(LOG_DEBUG, &lc, fields, "Proved partition %u of job %s in %.1f ms", part, h->job_id, (t1 - t0) / 1e6);
+    shm_heartbeat(&S, SHM_NONE);
+}
+
+int main(int argc, char **argv) {
+    daemon_args_t args;
+    int ex;
+    if (!daemon_parse_args(argc, argv, "zkpipe-gpud", true, &args, &ex)) return ex;
+    char ident[64], err[1200];
+    snprintf(ident, sizeof ident, "zkpipe-gpud@%d", args.instance);
+    log_init(ident);
+    daemon_signals_init();
+    if (cfg_load(&cfg, args.config, err, sizeof err) < 0 || cfg_resolve_slab_size(&cfg, err, sizeof err) < 0) {
+        log_err("Failed to load the configuration: %s", err);
+        return 1;
+    }
+    const char *bname = args.backend ? args.backend
+                        : cfg.backend == CFG_BACKEND_CPU  ? "cpu"
+                        : cfg.backend == CFG_BACKEND_CUDA ? "cuda"
+                                                          : "auto";
+    B = zk_backend_by_name(bname);
+    if (!B) {
+        log_err("Failed to select backend %s: not built into this gpud (cpu%s)", bname,
+                zk_backend_by_name("cuda") ? ", cuda" : "");
+        return 1;
+    }
+    zk_err_t e = {{0}};
+    int threads = cfg.gpu_threads ? (int)cfg.gpu_threads : 0;
+    int r = B->init(&bctx, args.device, threads, &e);
+    if (r < 0 && !strcmp(bname, "auto") && B != &zk_backend_cpu) {
+        log_warn("Backend %s unavailable (%s); using the CPU backend", B->name, e.msg);
+        B = &zk_backend_cpu;
+        r = B->init(&bctx, args.device, threads, &e);
+    }
+    if (r < 0) {
+        log_err("Failed to initialise backend %s: %s", B->name, e.msg);
+        return 1;
+    }
+    shm_geometry_t g = {.slabs = cfg.slabs, .jobs = cfg.jobs, .events = cfg.events, .slab_size = cfg.slab_size};
+    if (shm_open_segment(&S, cfg.segment, &g, true, err, sizeof err) < 0) {
+        log_err("Failed to attach the segment: %s", err);
+        return 1;
+    }
+    if (shm_register(&S, ROLE_GPUD, (uint32_t)args.instance) < 0) {
+        log_err("Failed to register in %s: process table full", cfg.segment);
+        return 1;
+    }
+    r = B->register_memory(bctx, S.data, (size_t)S.hdr->n_slabs * S.hdr->slab_size, &e);
+    if (r < 0) {
+        log_err("Failed to register the slab memory with backend %s: %s", B->name, e.msg);
+        return 1;
+    }
+    for (uint32_t i = 0; i < cfg.n_circuits; i++) {
+        if (!cfg.circuits[i].preload) continue;
+        zk_zkey_t *z;
+        if (key_get(cfg.circuits[i].name, &z, err, sizeof err) < 0)
+            log_err("Failed to preload circuit %s: %s", cfg.circuits[i].name, err); /* jobs for it will fail */
+    }
+    int reclaimed = shm_reclaim(&S);
+    int wait_ms = daemon_wait_ms(1000);
+    daemon_notify_ready("attached; keys loaded; waiting for READY slabs");
+    log_info("Attached to %s with backend %s (device %d); reclaimed %d slabs", cfg.segment, B->name, args.device,
+             reclaimed);
+    uint64_t last_done = 0, last_status = 0;
+    while (!daemon_stop) {
+        shm_heartbeat(&S, SHM_NONE);
+        daemon_notify_watchdog();
+        uint32_t seq = atomic_load_explicit(&S.hdr->slab_seq, memory_order_acquire);
+        uint32_t slab;
+        if (shm_slab_pick(&S, SLAB_READY, SLAB_PROVING, &slab) == 0) {
+            uint64_t t_pick = daemon_now_ns();
+            prove(slab, t_pick, last_done);
+            last_done = daemon_now_ns();
+            continue;
+        }
+        uint64_t now = daemon_now_ns();
+        if (now - last_status > 2000000000ull) {
+            last_status = now;
+            daemon_notify_status("%llu partitions proved on %s", (unsigned long long)proved, B->name);
+        }
+        if (shm_wait(&S.hdr->slab_seq, seq, wait_ms) == -ETIMEDOUT) shm_reclaim(&S);
+    }
+    daemon_notify_stopping();
+    log_info("Stopping after %llu partitions (%.1f s busy)", (unsigned long long)proved, busy_ns / 1e9);
+    B->destroy(bctx);
+    shm_close(&S);
+    return 0;
+}
