@@ -502,3 +502,41 @@ int zkpipe_cmd_trace(int argc, char **argv) {
     shm_close(&s);
     return 0;
 }
+
+/* Creates the segment and the spool from the ini, or checks that the live segment has the ini's
+ * geometry (systemd's zkpipe-segment.service runs this before any stage). */
+int zkpipe_cmd_setup(int argc, char **argv) {
+    static const struct option opts[] = {{"config", required_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {0}};
+    const char *config = CFG_DEFAULT_PATH;
+    int o;
+    optind = 1;
+    while ((o = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+        switch (o) {
+        case 'c': config = optarg; break;
+        case 'h': printf("Usage: zkpipe setup [--config FILE]\n"); return 0;
+        default: return 2;
+        }
+    }
+    if (optind != argc) {
+        fprintf(stderr, "Usage: zkpipe setup [--config FILE]\n");
+        return 2;
+    }
+    cfg_t c;
+    char err[1200];
+    if (load_config(config, &c) < 0) return 1;
+    if (cfg_resolve_slab_size(&c, err, sizeof err) < 0 || spool_init(c.spool, err, sizeof err) < 0) {
+        fprintf(stderr, "zkpipe: %s\n", err);
+        return 1;
+    }
+    shm_geometry_t g = {.slabs = c.slabs, .jobs = c.jobs, .events = c.events, .slab_size = c.slab_size};
+    shm_t s;
+    if (shm_open_segment(&s, c.segment, &g, true, err, sizeof err) < 0) {
+        fprintf(stderr, "zkpipe: %s\n", err);
+        return 1;
+    }
+    printf("segment %s %s: %u slabs of %llu MiB (%llu MiB in all); spool %s\n", c.segment,
+           s.created ? "created" : "present with the same geometry", s.hdr->n_slabs,
+           (unsigned long long)(s.hdr->slab_size >> 20), (unsigned long long)(s.hdr->total_size >> 20), c.spool);
+    shm_close(&s);
+    return 0;
+}
