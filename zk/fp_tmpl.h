@@ -3,6 +3,11 @@
  * prefix in zk/constants.h, e.g. BN_FQ). Every modulus has a spare top bit (p < 2^(64N-1)),
  * which the add/mul paths rely on. Values are kept fully reduced (< p). */
 
+#if defined(ZK_ASM) && defined(__x86_64__) && (FP_N == 4 || FP_N == 6)
+#include "fp_x86_64.h"
+#define FP_USE_X86_ASM 1
+#endif
+
 #define FP_CAT2(a, b) a##_##b
 #define FP_CAT(a, b) FP_CAT2(a, b)
 #define FPF(name) FP_CAT(FP, name)
@@ -101,8 +106,8 @@ static inline void FPF(neg)(FP_T *r, const FP_T *a) {
     }
 }
 
-/* Montgomery product a*b*2^(-64N) mod p (CIOS). */
-static inline void FPF(mul)(FP_T *r, const FP_T *a, const FP_T *b) {
+/* Montgomery product a*b*2^(-64N) mod p (CIOS), portable C; the reference for the asm path. */
+static inline void FPF(mul_portable)(FP_T *r, const FP_T *a, const FP_T *b) {
     uint64_t t[FP_N + 1];
     for (int i = 0; i < FP_N + 1; i++) t[i] = 0;
     for (int i = 0; i < FP_N; i++) {
@@ -127,6 +132,17 @@ static inline void FPF(mul)(FP_T *r, const FP_T *a, const FP_T *b) {
         t[FP_N] = (uint64_t)(c >> 64);
     }
     FPF(reduce_once)(r, t);
+}
+
+/* Montgomery product; MULX/ADX kernels of zk/fp_x86_64.h when built with ZK_ASM on x86-64. */
+static inline void FPF(mul)(FP_T *r, const FP_T *a, const FP_T *b) {
+#if defined(FP_USE_X86_ASM) && FP_N == 4
+    zk_x86_mont_mul4(r->l, a->l, b->l, FPF(P).l, FPC(FP_CONST, INV));
+#elif defined(FP_USE_X86_ASM) && FP_N == 6
+    zk_x86_mont_mul6(r->l, a->l, b->l, FPF(P).l, FPC(FP_CONST, INV));
+#else
+    FPF(mul_portable)(r, a, b);
+#endif
 }
 
 static inline void FPF(sqr)(FP_T *r, const FP_T *a) { FPF(mul)(r, a, a); }
@@ -182,6 +198,7 @@ static inline void FPF(batch_inv)(FP_T *a, FP_T *tmp, size_t n) {
     }
 }
 
+#undef FP_USE_X86_ASM
 #undef FP_T
 #undef FPF
 #undef FPC

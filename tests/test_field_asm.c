@@ -1,0 +1,143 @@
+/* The MULX/ADCX/ADOX Montgomery kernels (zk/fp_x86_64.h, behind FPF(mul)/FPF(sqr) when built with
+ * ZK_ASM) against the portable CIOS FPF(mul_portable), per field: every pair of edge values,
+ * edge x random, and 1e5+ random pairs (uniform below p, and carry-heavy limb patterns), each
+ * also with the output aliasing an input; every result must be fully reduced (< p).
+ * Every modulus is below 2^(64N-1), so the largest legal inputs, the top of the range the
+ * kernels accept, are p-1, p-2, ... and values whose low limbs are all ones under p's top limb. */
+#include "test.h"
+#include "zk/field.h"
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+static uint64_t rng(void) { /* splitmix64: deterministic, so a failure reproduces */
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+#define N_RANDOM 150000
+#define N_EDGE_MAX 64
+
+#define ASM_TESTS(F, NL)                                                                                             \
+    /* x < p as a big integer (also what "fully reduced" means). */                                                  \
+    static bool F##_below_p(const F##_t *x) { return !F##_geq_p(x->l); }                                             \
+                                                                                                                     \
+    /* Uniform below p by rejection: the top limb is masked to p's bit length. */                                   \
+    static void F##_rand(F##_t *x) {                                                                                 \
+        uint64_t top = F##_P.l[NL - 1], mask = ~0ULL >> __builtin_clzll(top);                                        \
+        do {                                                                                                         \
+            for (int i = 0; i < NL; i++) x->l[i] = rng();                                                            \
+            x->l[NL - 1] &= mask;                                                                                    \
+        } while (!F##_below_p(x));                                                                                   \
+    }                                                                                                                \
+                                                                                                                     \
+    /* Carry-heavy patterns: each limb 0, 1, all ones, p's limb, p's limb - 1 or random; reduced mod p                \
+     * by subtracting p while >= p (the top limb is capped at p's top limb first). */                                \
+    static void F##_rand_pattern(F##_t *x) {                                                                         \
+        for (int i = 0; i < NL; i++) {                                                                               \
+            switch (rng() % 6) {                                                                                     \
+            case 0: x->l[i] = 0; break;                                                                              \
+            case 1: x->l[i] = 1; break;                                                                              \
+            case 2: x->l[i] = ~0ULL; break;                                                                          \
+            case 3: x->l[i] = F##_P.l[i]; break;                                                                     \
+            case 4: x->l[i] = F##_P.l[i] - 1; break;                                                                 \
+            default: x->l[i] = rng(); break;                                                                         \
+            }                                                                                                        \
+        }                                                                                                            \
+        if (x->l[NL - 1] > F##_P.l[NL - 1]) x->l[NL - 1] = F##_P.l[NL - 1];                                          \
+        while (!F##_below_p(x)) {                                                                                    \
+            unsigned __int128 bw = 0;                                                                                \
+            for (int i = 0; i < NL; i++) {                                                                           \
+                unsigned __int128 d = (unsigned __int128)x->l[i] - F##_P.l[i] - (uint64_t)bw;                       \
+                x->l[i] = (uint64_t)d;                                                                               \
+                bw = (d >> 64) & 1;                                                                                  \
+            }                                                                                                        \
+        }                                                                                                            \
+    }                                                                                                                \
+                                                                                                                     \
+    static int F##_edges(F##_t *e) {                                                                                 \
+        int n = 0;                                                                                                   \
+        for (uint64_t k = 0; k < 4; k++) { /* 0, 1, 2, 3 and p-1, p-2, p-3, p-4 */                                   \
+            F##_zero(&e[n]); e[n++].l[0] = k;                                                                        \
+            e[n] = F##_P; e[n++].l[0] -= k + 1; /* p[0] is odd and > 4: no borrow */                                 \
+        }                                                                                                            \
+        e[n++] = F##_ONE;                        /* R mod p */                                                      \
+        F##_neg(&e[n], &F##_ONE); n++;           /* -R mod p */                                                     \
+        e[n++] = F##_R2;                                                                                             \
+        for (int i = 0; i < NL; i++) { /* 2^(64i), 2^(64i) - 1 */                                                    \
+            F##_zero(&e[n]); e[n++].l[i] = 1;                                                                        \
+            F##_zero(&e[n]);                                                                                         \
+            for (int j = 0; j < i; j++) e[n].l[j] = ~0ULL;                                                           \
+            n++;                                                                                                     \
+        }                                                                                                            \
+        /* Just under p's top limb with every lower limb all ones; and 2^(bits(p)-1), the top bit of p. */           \
+        F##_zero(&e[n]);                                                                                             \
+        for (int j = 0; j < NL - 1; j++) e[n].l[j] = ~0ULL;                                                          \
+        e[n++].l[NL - 1] = F##_P.l[NL - 1] - 1;                                                                      \
+        F##_zero(&e[n]);                                                                                             \
+        e[n++].l[NL - 1] = 1ULL << (63 - __builtin_clzll(F##_P.l[NL - 1]));                                          \
+        /* p - 2^(64i) for i > 0 (a borrow run through the limbs) */                                                 \
+        for (int i = 1; i < NL; i++) {                                                                               \
+            e[n] = F##_P;                                                                                            \
+            for (int j = i; j < NL; j++) {                                                                           \
+                if (e[n].l[j]--) break;                                                                              \
+            }                                                                                                        \
+            n++;                                                                                                     \
+        }                                                                                                            \
+        return n;                                                                                                    \
+    }                                                                                                                \
+                                                                                                                     \
+    /* Compares mul/sqr with the portable reference on (a, b), also with r aliasing a, b or both. */                \
+    static int F##_check_pair(const F##_t *a, const F##_t *b) {                                                      \
+        F##_t want, got, x;                                                                                          \
+        F##_mul_portable(&want, a, b);                                                                               \
+        F##_mul(&got, a, b);                                                                                         \
+        CHECK_MSG(F##_eq(&got, &want) && F##_below_p(&got), "%s mul a[0]=%016" PRIx64 " b[0]=%016" PRIx64,           \
+                  #F, a->l[0], b->l[0]);                                                                             \
+        x = *a; F##_mul(&x, &x, b); CHECK(F##_eq(&x, &want));                                                        \
+        x = *b; F##_mul(&x, a, &x); CHECK(F##_eq(&x, &want));                                                        \
+        F##_mul_portable(&want, a, a);                                                                               \
+        F##_sqr(&got, a);                                                                                            \
+        CHECK_MSG(F##_eq(&got, &want) && F##_below_p(&got), "%s sqr a[0]=%016" PRIx64, #F, a->l[0]);                 \
+        x = *a; F##_mul(&x, &x, &x); CHECK(F##_eq(&x, &want));                                                       \
+        x = *a; F##_sqr(&x, &x); CHECK(F##_eq(&x, &want));                                                           \
+        return 0;                                                                                                    \
+    }                                                                                                                \
+                                                                                                                     \
+    TEST(F##_asm_vs_portable) {                                                                                      \
+        if (!zk_field_asm) return TEST_SKIP;                                                                         \
+        F##_t e[N_EDGE_MAX];                                                                                         \
+        int ne = F##_edges(e);                                                                                       \
+        CHECK(ne <= N_EDGE_MAX);                                                                                     \
+        for (int i = 0; i < ne; i++) CHECK_MSG(F##_below_p(&e[i]), "%s edge %d not < p", #F, i);                    \
+        for (int i = 0; i < ne; i++)                                                                                 \
+            for (int j = 0; j < ne; j++)                                                                             \
+                if (F##_check_pair(&e[i], &e[j])) return 1;                                                          \
+        for (int it = 0; it < N_RANDOM; it++) {                                                                      \
+            F##_t a, b;                                                                                              \
+            if (it % 3 == 2) F##_rand_pattern(&a), F##_rand_pattern(&b);                                             \
+            else F##_rand(&a), F##_rand(&b);                                                                         \
+            if (it % 16 == 0) a = e[it / 16 % ne];                                                                   \
+            if (F##_check_pair(&a, &b)) return 1;                                                                    \
+        }                                                                                                            \
+        /* A long dependent chain (x <- x*y, y <- y^2) stays equal to the reference all along. */                   \
+        F##_t x = e[ne - 1], y = e[3], xr = x, yr = y;                                                               \
+        for (int it = 0; it < 20000; it++) {                                                                         \
+            F##_mul(&x, &x, &y); F##_sqr(&y, &y);                                                                    \
+            F##_mul_portable(&xr, &xr, &yr); F##_mul_portable(&yr, &yr, &yr);                                        \
+            if (F##_is_zero(&y)) y = F##_R2, yr = F##_R2;                                                            \
+        }                                                                                                            \
+        CHECK(F##_eq(&x, &xr) && F##_eq(&y, &yr) && F##_below_p(&x));                                                \
+        return 0;                                                                                                    \
+    }
+
+#if defined(ZK_ASM) && defined(__x86_64__)
+static const bool zk_field_asm = true;
+#else
+static const bool zk_field_asm = false; /* built without ZK_ASM: mul is the portable one, nothing to compare */
+#endif
+
+ASM_TESTS(bn_fq, 4)
+ASM_TESTS(bn_fr, 4)
+ASM_TESTS(bls_fq, 6)
+ASM_TESTS(bls_fr, 4)
