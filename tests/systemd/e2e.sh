@@ -238,7 +238,9 @@ wait_for 60 "gpud to stop itself at gpu.mid_prove of partition $KILL_PART" stopp
 # The pause is for this incarnation only: drop it before the restart.
 rm "$CR/etc/systemd/system/zkpipe-gpud@.service.d/91-e2e-pause.conf"
 C systemctl daemon-reload
-done_before=$(CZ "$ZKPIPE_BINDIR/zkpipe" status --config /etc/zkpipe/zkpipe.ini --job "$JOB" 2>&1 || true)
+[ ! -e "$CR$SPOOL/done/$JOB" ] || die "job $JOB already done before the kill: not mid-batch"
+C "$ZKPIPE_BINDIR/zkpipe" status --config /etc/zkpipe/zkpipe.ini > "$WORK/logs/status-before-kill.txt" 2>&1 || true
+log "  before the kill: $(grep '^slabs:' "$WORK/logs/status-before-kill.txt" || true)"
 log "gpud stopped itself mid-batch; kill -9 (container pid $GP, host pid $HP)"
 kill -9 "$HP"; T_KILL=$(date +%s.%N)
 restarted() { [ "$(prop zkpipe-gpud@0 NRestarts)" = 1 ] && active zkpipe-gpud@0; }
@@ -271,8 +273,13 @@ for i in $(seq 0 $((BATCH - 1))); do
   n=$((n + 1))
 done
 log "job $JOB done in $(el "$T_KILL") s after the crash: $n/$BATCH proofs verify (zkpipe verify$([ -x "$SNARKJS" ] && echo ' and snarkjs'))"
-recl=$(journalctl --root="$CR" --no-pager -o cat -u zkpipe-gpud@0 2>/dev/null | grep -ci 'reclaim' || true)
-log "  gpud journal lines about reclaim: $recl"
+# The partition gpud held when it died was reclaimed (PROVING -> READY), not synthesized again.
+C "$ZKPIPE_BINDIR/zkpipe" status --config /etc/zkpipe/zkpipe.ini > "$WORK/logs/status-after-job.txt" 2>&1 \
+  || die "zkpipe status: $(cat "$WORK/logs/status-after-job.txt")"
+cnt() { awk -v k="$1" '/^counters:/ { for (i = 2; i < NF; i++) if ($i == k) print $(i + 1) }' "$WORK/logs/status-after-job.txt"; }
+[ "$(cnt synthesized)" = "$BATCH" ] || die "synthesized $(cnt synthesized) partitions for a batch of $BATCH (the crash cost a re-synthesis)"
+[ "$(cnt reclaimed)" -ge 1 ] || die "no slab reclaimed after the gpud crash: $(grep '^counters:' "$WORK/logs/status-after-job.txt")"
+log "  counters: synthesized $(cnt synthesized) (= batch), reclaimed $(cnt reclaimed), proved $(cnt proved)"
 
 # structured journal fields
 jf=$(journalctl --root="$CR" --no-pager -o json ZKPIPE_JOB="$JOB" 2>/dev/null | wc -l)
@@ -326,9 +333,13 @@ C journalctl --no-pager -o cat --since "$SINCE" -u 'zkpipe-synthd@*' -u 'zkpipe-
   && die "a stage had to be SIGKILLed at stop"
 st=$(C "$ZKPIPE_BINDIR/zkpipe" status --config /etc/zkpipe/zkpipe.ini 2>&1) || die "zkpipe status after stop: $st"
 echo "$st" > "$WORK/logs/status-after-stop.txt"
-echo "$st" | grep -qiE 'FILLING|PROVING|FINALIZING' && die "a slab is still owned after stop:
-$st"
-log "stop zkpipe.target in $(el "$T_STOPT") s: every stage inactive (Result=success), no slab owned"
+slabs=$(echo "$st" | grep '^slabs:') || die "zkpipe status printed no slab line: $st"
+for state in filling proving finalizing; do
+  n=$(echo "$slabs" | tr 'A-Z' 'a-z' | awk -v s=$state '{ for (i = 2; i < NF; i++) if ($i == s) print $(i + 1) }')
+  [ "$n" = 0 ] || die "after stop, $n slab(s) $state (owned): $st"
+done
+echo "$st" | grep -q '^process .* alive' && die "a stage is still registered alive after stop: $st"
+log "stop zkpipe.target in $(el "$T_STOPT") s: every stage inactive (Result=success); $slabs"
 
 # ------------------------------------------------------------------ bad ini: generator logs, generates nothing
 printf '[pipeline]\nname = e2e\n[synth]\ninstances = 3\nthreds = 4\n' > "$CR/etc/zkpipe/zkpipe.ini"
