@@ -2,6 +2,7 @@
  * (verify = yes), writes public-<k>.json then proof-<k>.json atomically (the proof file is the
  * partition's commit point), marks the partition done and frees the slab; when a job has no
  * partition left it writes result.json and moves the job directory to done/ or failed/. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -117,6 +118,14 @@ static void complete_job(uint32_t slot) {
     snprintf(src, sizeof src, "%s/active/%s", cfg.spool, J->id);
     snprintf(dst, sizeof dst, "%s/%s/%s", cfg.spool, final == JOB_DONE ? "done" : "failed", J->id);
     if (spool_exists(src)) {
+        /* temporary files of finalizers that died before their rename */
+        DIR *dd = opendir(src);
+        if (dd) {
+            struct dirent *de;
+            while ((de = readdir(dd)))
+                if (de->d_name[0] == '.' && strstr(de->d_name, ".tmp.")) (void)unlinkat(dirfd(dd), de->d_name, 0);
+            closedir(dd);
+        }
         size_t cap = 4096 + (size_t)J->n_parts * 512, n = 0;
         char *buf = malloc(cap);
         if (!buf) {
