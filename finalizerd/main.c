@@ -218,7 +218,7 @@ static void finalize(uint32_t slab) {
     log_ctx_t lc = {.job = h->job_id, .part = (int)part, .slab = (int)slab};
     shm_part_t *P = &J->parts[part];
     atomic_store(&P->t_fin_start_ns, t0);
-    char dir[1400], pname[64], why[800];
+    char dir[1400], pname[1500], why[800];
     snprintf(dir, sizeof dir, "%s/active/%s", cfg.spool, J->id);
     snprintf(pname, sizeof pname, "%s/proof-%u.json", dir, part);
     uint64_t t_rand = t0, t_ver = t0, t_write = t0;
