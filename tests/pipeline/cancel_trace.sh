@@ -1,0 +1,55 @@
+#!/bin/bash
+# zkpipe cancel (a running job's partitions are dropped at their next step, its slabs return to FREE,
+# wait exits 1; a job not yet started is moved to failed/) and zkpipe trace (valid Chrome trace JSON,
+# one track per process, one slice per step of each partition).
+. "$(dirname "$0")/lib.sh"
+M=$DATA/bn128/mulchain
+write_config 4 0
+start synthd1
+start gpud ZKPIPE_TEST_DELAY=gpu.mid_prove:300
+start finalizerd
+J=$(submit mulchain NORMAL $M/witness-1.wtns $M/witness-2.wtns $M/witness-1.wtns $M/witness-2.wtns $M/witness-1.wtns \
+    $M/witness-2.wtns $M/witness-1.wtns $M/witness-2.wtns)
+one_done() { [ "$(job_field "$J" done)" -ge 1 ] 2>/dev/null; }
+wait_for 60 "one partition" one_done
+"$ZKPIPE" cancel --config "$CONF" "$J" >/dev/null || fail "cancel failed"
+rc=0
+wait_job "$J" 60 || rc=$?
+[ $rc = 1 ] || fail "wait after cancel: exit $rc, expected 1"
+grep -q cancelled "$T/wait-$J.err" || fail "wait does not say cancelled: $(cat $T/wait-$J.err)"
+[ "$(json_get "$SPOOL/failed/$J/result.json" 'r["status"]')" = cancelled ] || fail "result.json status"
+wait_for 10 "every slab FREE after cancel" all_slabs_free
+ndone=$(json_get "$SPOOL/failed/$J/result.json" 'sum(1 for p in r["partitions"] if p["status"] == "done")')
+[ "$ndone" -lt 8 ] || fail "nothing was dropped"
+"$ZKPIPE" cancel --config "$CONF" "$J" >/dev/null 2>&1 && fail "cancel of a finished job succeeded"
+"$ZKPIPE" wait --config "$CONF" "not/a-job" >/dev/null 2>&1; [ $? = 2 ] || fail "wait with a bad id: exit code not 2"
+
+# a job cancelled before any synthd saw it
+stop synthd1
+J2=$(submit mulchain NORMAL $M/witness-1.wtns)
+"$ZKPIPE" cancel --config "$CONF" "$J2" >/dev/null || fail "cancel of a queued job failed"
+[ -f "$SPOOL/failed/$J2/result.json" ] || fail "queued job not moved to failed/"
+start synthd1
+
+# trace of a normal job
+J3=$(submit mulchain NORMAL $M/witness-1.wtns $M/witness-2.wtns)
+wait_job "$J3" 60 || fail "job failed: $(cat $T/wait-$J3.err)"
+"$ZKPIPE" trace --config "$CONF" --out "$T/trace.json" >/dev/null || fail "trace failed"
+python3 - "$T/trace.json" "$J3" <<'PY' || fail "trace check failed"
+import json, sys
+t = json.load(open(sys.argv[1]))
+ev = t["traceEvents"]
+job = sys.argv[2][:31]
+names = {}
+for e in ev:
+    if e.get("ph") == "X" and e["args"]["job"] == job:
+        names.setdefault(e["name"], set()).add(e["args"]["partition"])
+for step in ["synth.read", "synth.check", "synth.eval", "gpu.prove", "gpu.msm_a", "finalize.randomize", "finalize.verify", "finalize.write"]:
+    assert names.get(step) == {0, 1}, (step, names.get(step))
+procs = {e["pid"] for e in ev if e.get("ph") == "M"}
+slices = {e["pid"] for e in ev if e.get("ph") == "X"}
+assert slices <= procs and len(procs) >= 3, (procs, slices)
+print("trace ok:", len(ev), "events,", len(procs), "process tracks")
+PY
+stop_all
+log "PASS"
