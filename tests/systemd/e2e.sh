@@ -214,6 +214,12 @@ for u in "${STAGES[@]}"; do
 done
 log "zkpipe.target active in $(el "$T0") s: $(for u in "${STAGES[@]}"; do printf '%s=%s ' "$u" "${PID0[$u]}"; done)"
 log "  gpud STATUS: $(prop zkpipe-gpud@0 StatusText)"
+# The segment came from the set-up unit (zkpipe setup, as user zkpipe), not from a stage.
+active zkpipe-segment.service || die "zkpipe-segment.service is not active"
+seg=$(C journalctl --no-pager -o cat -u zkpipe-segment.service | grep '^segment /dev/shm/zkpipe-e2e created') \
+  || die "zkpipe-segment.service did not create the segment: $(C journalctl --no-pager -o cat -u zkpipe-segment.service | tail -5)"
+[ "$(C stat -c %U /dev/shm/zkpipe-e2e)" = zkpipe ] || die "segment not owned by zkpipe"
+log "  $seg"
 
 # ------------------------------------------------------------------ submit a batch
 SPOOL=/var/spool/zkpipe/e2e
@@ -285,6 +291,13 @@ log "  counters: synthesized $(cnt synthesized) (= batch), reclaimed $(cnt recla
 jf=$(journalctl --root="$CR" --no-pager -o json ZKPIPE_JOB="$JOB" 2>/dev/null | wc -l)
 [ "$jf" -gt 0 ] || die "no journal entries with ZKPIPE_JOB=$JOB"
 stages=$(journalctl --root="$CR" --no-pager -F ZKPIPE_STAGE 2>/dev/null | sort | tr '\n' ' ')
+journalctl --root="$CR" --no-pager -o json ZKPIPE_JOB="$JOB" > "$WORK/logs/job-journal.json" 2>/dev/null
+for f in ZKPIPE_PARTITION ZKPIPE_SLAB ZKPIPE_READ_NS ZKPIPE_EVAL_NS ZKPIPE_PROVE_NS ZKPIPE_VERIFY_NS ZKPIPE_WRITE_NS; do
+  grep -q "\"$f\"" "$WORK/logs/job-journal.json" || die "no journal entry of job $JOB carries $f"
+done
+for u in zkpipe-synthd@1 zkpipe-gpud@0 zkpipe-finalizerd@1; do
+  grep -q "\"_SYSTEMD_UNIT\":\"$u.service\"" "$WORK/logs/job-journal.json" || die "no ZKPIPE_JOB entry from $u"
+done
 log "journal: $jf entries with ZKPIPE_JOB=$JOB; ZKPIPE_STAGE values: $stages"
 
 # ------------------------------------------------------------------ watchdog: SIGSTOP gpud
