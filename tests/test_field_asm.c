@@ -1,5 +1,6 @@
-/* The MULX/ADCX/ADOX Montgomery kernels (zk/fp_x86_64.h, behind FPF(mul)/FPF(sqr) when built with
- * ZK_ASM) against the portable CIOS FPF(mul_portable), per field: every pair of edge values,
+/* The x86-64 kernels (zk/fp_x86_64.h: MULX/ADCX/ADOX Montgomery mul behind FPF(mul)/FPF(sqr), ADC/SBB
+ * add/sub behind FPF(add)/FPF(sub)/FPF(dbl), when built with ZK_ASM) against the portable
+ * FPF(mul_portable), FPF(add_portable), FPF(sub_portable), per field: every pair of edge values,
  * edge x random, and 1e5+ random pairs (uniform below p, and carry-heavy limb patterns), each
  * also with the output aliasing an input; every result must be fully reduced (< p).
  * Every modulus is below 2^(64N-1), so the largest legal inputs, the top of the range the
@@ -101,6 +102,21 @@ static uint64_t rng(void) { /* splitmix64: deterministic, so a failure reproduce
         CHECK_MSG(F##_eq(&got, &want) && F##_below_p(&got), "%s sqr a[0]=%016" PRIx64, #F, a->l[0]);                 \
         x = *a; F##_mul(&x, &x, &x); CHECK(F##_eq(&x, &want));                                                       \
         x = *a; F##_sqr(&x, &x); CHECK(F##_eq(&x, &want));                                                           \
+        F##_add_portable(&want, a, b);                                                                               \
+        F##_add(&got, a, b);                                                                                         \
+        CHECK_MSG(F##_eq(&got, &want) && F##_below_p(&got), "%s add a[0]=%016" PRIx64 " b[0]=%016" PRIx64,           \
+                  #F, a->l[0], b->l[0]);                                                                             \
+        x = *a; F##_add(&x, &x, b); CHECK(F##_eq(&x, &want));                                                        \
+        x = *b; F##_add(&x, a, &x); CHECK(F##_eq(&x, &want));                                                        \
+        F##_sub_portable(&want, a, b);                                                                               \
+        F##_sub(&got, a, b);                                                                                         \
+        CHECK_MSG(F##_eq(&got, &want) && F##_below_p(&got), "%s sub a[0]=%016" PRIx64 " b[0]=%016" PRIx64,           \
+                  #F, a->l[0], b->l[0]);                                                                             \
+        x = *a; F##_sub(&x, &x, b); CHECK(F##_eq(&x, &want));                                                        \
+        x = *b; F##_sub(&x, a, &x); CHECK(F##_eq(&x, &want));                                                        \
+        F##_add_portable(&want, a, a);                                                                               \
+        x = *a; F##_dbl(&x, &x); CHECK(F##_eq(&x, &want));                                                           \
+        x = *a; F##_sub(&x, &x, &x); CHECK(F##_is_zero(&x));                                                         \
         return 0;                                                                                                    \
     }                                                                                                                \
                                                                                                                      \

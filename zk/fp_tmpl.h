@@ -63,7 +63,7 @@ static inline void FPF(reduce_once)(FP_T *r, const uint64_t *t) {
     for (int i = 0; i < FP_N; i++) r->l[i] = (t[i] & mask) | (s[i] & ~mask);
 }
 
-static inline void FPF(add)(FP_T *r, const FP_T *a, const FP_T *b) {
+static inline void FPF(add_portable)(FP_T *r, const FP_T *a, const FP_T *b) {
     uint64_t t[FP_N];
     unsigned __int128 c = 0;
     for (int i = 0; i < FP_N; i++) {
@@ -74,9 +74,7 @@ static inline void FPF(add)(FP_T *r, const FP_T *a, const FP_T *b) {
     FPF(reduce_once)(r, t);
 }
 
-static inline void FPF(dbl)(FP_T *r, const FP_T *a) { FPF(add)(r, a, a); }
-
-static inline void FPF(sub)(FP_T *r, const FP_T *a, const FP_T *b) {
+static inline void FPF(sub_portable)(FP_T *r, const FP_T *a, const FP_T *b) {
     uint64_t t[FP_N];
     unsigned __int128 borrow = 0;
     for (int i = 0; i < FP_N; i++) {
@@ -92,6 +90,29 @@ static inline void FPF(sub)(FP_T *r, const FP_T *a, const FP_T *b) {
         c >>= 64;
     }
 }
+
+/* r = a + b, r = a - b (mod p); ADC/SBB + CMOV kernels of zk/fp_x86_64.h when built with ZK_ASM. */
+static inline void FPF(add)(FP_T *r, const FP_T *a, const FP_T *b) {
+#if defined(FP_USE_X86_ASM) && FP_N == 4
+    zk_x86_mod_add4(r->l, a->l, b->l, FPF(P).l);
+#elif defined(FP_USE_X86_ASM) && FP_N == 6
+    zk_x86_mod_add6(r->l, a->l, b->l, FPF(P).l);
+#else
+    FPF(add_portable)(r, a, b);
+#endif
+}
+
+static inline void FPF(sub)(FP_T *r, const FP_T *a, const FP_T *b) {
+#if defined(FP_USE_X86_ASM) && FP_N == 4
+    zk_x86_mod_sub4(r->l, a->l, b->l, FPF(P).l);
+#elif defined(FP_USE_X86_ASM) && FP_N == 6
+    zk_x86_mod_sub6(r->l, a->l, b->l, FPF(P).l);
+#else
+    FPF(sub_portable)(r, a, b);
+#endif
+}
+
+static inline void FPF(dbl)(FP_T *r, const FP_T *a) { FPF(add)(r, a, a); }
 
 static inline void FPF(neg)(FP_T *r, const FP_T *a) {
     if (FPF(is_zero)(a)) {

@@ -476,3 +476,155 @@ ZK_X86_ALWAYS_INLINE void zk_x86_mont_mul6(uint64_t r[6], const uint64_t a[6], c
     (void)A, (void)lo, (void)hi, (void)rdx, (void)ap, (void)bp;
     r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3, r[4] = t4, r[5] = t5;
 }
+
+/* r = a + b mod p and r = a - b mod p, for a, b < p < 2^(64N-1): one ADD/ADC (SUB/SBB) chain, then
+ * a conditional subtraction (addition) of p selected with CMOVNC (a borrow mask), branch-free.
+ * The spare top bit of p means a + b never carries out of the top limb. */
+ZK_X86_ALWAYS_INLINE void zk_x86_mod_add4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4],
+                                          const uint64_t p[4]) {
+    uint64_t t0, t1, t2, t3, s0, s1;
+    const uint64_t *ap = a, *bp = b;
+    __asm__(
+        "movq 0(%[a]), %[t0]\n\t"
+        "movq 8(%[a]), %[t1]\n\t"
+        "movq 16(%[a]), %[t2]\n\t"
+        "movq 24(%[a]), %[t3]\n\t"
+        "addq 0(%[b]), %[t0]\n\t"
+        "adcq 8(%[b]), %[t1]\n\t"
+        "adcq 16(%[b]), %[t2]\n\t"
+        "adcq 24(%[b]), %[t3]\n\t"
+        "movq %[t0], %[s0]\n\t"
+        "subq %[p0], %[s0]\n\t"
+        "movq %[t1], %[s1]\n\t"
+        "sbbq %[p1], %[s1]\n\t"
+        "movq %[t2], %[a]\n\t"
+        "sbbq %[p2], %[a]\n\t"
+        "movq %[t3], %[b]\n\t"
+        "sbbq %[p3], %[b]\n\t"
+        "cmovncq %[s0], %[t0]\n\t"
+        "cmovncq %[s1], %[t1]\n\t"
+        "cmovncq %[a], %[t2]\n\t"
+        "cmovncq %[b], %[t3]\n\t"
+        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [s0] "=&r"(s0), [s1] "=&r"(s1), [a] "+r"(ap), [b] "+r"(bp)
+        : [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3]), "m"(*(const uint64_t(*)[4])a), "m"(*(const uint64_t(*)[4])b)
+        : "cc");
+    (void)s0, (void)s1, (void)ap, (void)bp;
+    r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3;
+}
+
+ZK_X86_ALWAYS_INLINE void zk_x86_mod_sub4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4],
+                                          const uint64_t p[4]) {
+    uint64_t t0, t1, t2, t3, s0, s1;
+    const uint64_t *ap = a, *bp = b;
+    __asm__(
+        "movq 0(%[a]), %[t0]\n\t"
+        "movq 8(%[a]), %[t1]\n\t"
+        "movq 16(%[a]), %[t2]\n\t"
+        "movq 24(%[a]), %[t3]\n\t"
+        "subq 0(%[b]), %[t0]\n\t"
+        "sbbq 8(%[b]), %[t1]\n\t"
+        "sbbq 16(%[b]), %[t2]\n\t"
+        "sbbq 24(%[b]), %[t3]\n\t"
+        "sbbq %[b], %[b]\n\t"
+        "movq %[b], %[s0]\n\t"
+        "andq %[p0], %[s0]\n\t"
+        "movq %[b], %[s1]\n\t"
+        "andq %[p1], %[s1]\n\t"
+        "movq %[b], %[a]\n\t"
+        "andq %[p2], %[a]\n\t"
+        "andq %[p3], %[b]\n\t"
+        "addq %[s0], %[t0]\n\t"
+        "adcq %[s1], %[t1]\n\t"
+        "adcq %[a], %[t2]\n\t"
+        "adcq %[b], %[t3]\n\t"
+        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [s0] "=&r"(s0), [s1] "=&r"(s1), [a] "+r"(ap), [b] "+r"(bp)
+        : [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3]), "m"(*(const uint64_t(*)[4])a), "m"(*(const uint64_t(*)[4])b)
+        : "cc");
+    (void)s0, (void)s1, (void)ap, (void)bp;
+    r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3;
+}
+
+ZK_X86_ALWAYS_INLINE void zk_x86_mod_add6(uint64_t r[6], const uint64_t a[6], const uint64_t b[6],
+                                          const uint64_t p[6]) {
+    uint64_t t0, t1, t2, t3, t4, t5, s0, s1, s2, s3;
+    const uint64_t *ap = a, *bp = b;
+    __asm__(
+        "movq 0(%[a]), %[t0]\n\t"
+        "movq 8(%[a]), %[t1]\n\t"
+        "movq 16(%[a]), %[t2]\n\t"
+        "movq 24(%[a]), %[t3]\n\t"
+        "movq 32(%[a]), %[t4]\n\t"
+        "movq 40(%[a]), %[t5]\n\t"
+        "addq 0(%[b]), %[t0]\n\t"
+        "adcq 8(%[b]), %[t1]\n\t"
+        "adcq 16(%[b]), %[t2]\n\t"
+        "adcq 24(%[b]), %[t3]\n\t"
+        "adcq 32(%[b]), %[t4]\n\t"
+        "adcq 40(%[b]), %[t5]\n\t"
+        "movq %[t0], %[s0]\n\t"
+        "subq %[p0], %[s0]\n\t"
+        "movq %[t1], %[s1]\n\t"
+        "sbbq %[p1], %[s1]\n\t"
+        "movq %[t2], %[s2]\n\t"
+        "sbbq %[p2], %[s2]\n\t"
+        "movq %[t3], %[s3]\n\t"
+        "sbbq %[p3], %[s3]\n\t"
+        "movq %[t4], %[a]\n\t"
+        "sbbq %[p4], %[a]\n\t"
+        "movq %[t5], %[b]\n\t"
+        "sbbq %[p5], %[b]\n\t"
+        "cmovncq %[s0], %[t0]\n\t"
+        "cmovncq %[s1], %[t1]\n\t"
+        "cmovncq %[s2], %[t2]\n\t"
+        "cmovncq %[s3], %[t3]\n\t"
+        "cmovncq %[a], %[t4]\n\t"
+        "cmovncq %[b], %[t5]\n\t"
+        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5), [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [a] "+r"(ap), [b] "+r"(bp)
+        : [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3]), [p4] "m"(p[4]), [p5] "m"(p[5]), "m"(*(const uint64_t(*)[6])a), "m"(*(const uint64_t(*)[6])b)
+        : "cc");
+    (void)s0, (void)s1, (void)s2, (void)s3, (void)ap, (void)bp;
+    r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3, r[4] = t4, r[5] = t5;
+}
+
+ZK_X86_ALWAYS_INLINE void zk_x86_mod_sub6(uint64_t r[6], const uint64_t a[6], const uint64_t b[6],
+                                          const uint64_t p[6]) {
+    uint64_t t0, t1, t2, t3, t4, t5, s0, s1, s2, s3;
+    const uint64_t *ap = a, *bp = b;
+    __asm__(
+        "movq 0(%[a]), %[t0]\n\t"
+        "movq 8(%[a]), %[t1]\n\t"
+        "movq 16(%[a]), %[t2]\n\t"
+        "movq 24(%[a]), %[t3]\n\t"
+        "movq 32(%[a]), %[t4]\n\t"
+        "movq 40(%[a]), %[t5]\n\t"
+        "subq 0(%[b]), %[t0]\n\t"
+        "sbbq 8(%[b]), %[t1]\n\t"
+        "sbbq 16(%[b]), %[t2]\n\t"
+        "sbbq 24(%[b]), %[t3]\n\t"
+        "sbbq 32(%[b]), %[t4]\n\t"
+        "sbbq 40(%[b]), %[t5]\n\t"
+        "sbbq %[b], %[b]\n\t"
+        "movq %[b], %[s0]\n\t"
+        "andq %[p0], %[s0]\n\t"
+        "movq %[b], %[s1]\n\t"
+        "andq %[p1], %[s1]\n\t"
+        "movq %[b], %[s2]\n\t"
+        "andq %[p2], %[s2]\n\t"
+        "movq %[b], %[s3]\n\t"
+        "andq %[p3], %[s3]\n\t"
+        "movq %[b], %[a]\n\t"
+        "andq %[p4], %[a]\n\t"
+        "andq %[p5], %[b]\n\t"
+        "addq %[s0], %[t0]\n\t"
+        "adcq %[s1], %[t1]\n\t"
+        "adcq %[s2], %[t2]\n\t"
+        "adcq %[s3], %[t3]\n\t"
+        "adcq %[a], %[t4]\n\t"
+        "adcq %[b], %[t5]\n\t"
+        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5), [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [a] "+r"(ap), [b] "+r"(bp)
+        : [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3]), [p4] "m"(p[4]), [p5] "m"(p[5]), "m"(*(const uint64_t(*)[6])a), "m"(*(const uint64_t(*)[6])b)
+        : "cc");
+    (void)s0, (void)s1, (void)s2, (void)s3, (void)ap, (void)bp;
+    r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3, r[4] = t4, r[5] = t5;
+}
+
