@@ -1,0 +1,153 @@
+#!/bin/bash
+# zkpipe demo: runs the whole pipeline as plain processes on a temporary segment and spool, proves the
+# bundled fixture witnesses (bn128 and bls12381), shows progress, verifies every proof, prints a
+# summary and stops everything cleanly.
+#   scripts/run-demo.sh [--build DIR] [--synthd N] [--snarkjs] [--keep]
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${ZKPIPE_BUILD_ROOT:-$ROOT/build}
+NSYNTH=2
+SNARKJS_CHECK=0
+KEEP=0
+while [ $# -gt 0 ]; do
+    case $1 in
+    --build) BUILD=$2; shift ;;
+    --synthd) NSYNTH=$2; shift ;;
+    --snarkjs) SNARKJS_CHECK=1 ;;
+    --keep) KEEP=1 ;;
+    -h | --help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "run-demo.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+if [ ! -x "$BUILD/cli/zkpipe" ] || [ ! -x "$BUILD/gpud/zkpipe-gpud" ]; then
+    echo "== building zkpipe in $BUILD"
+    [ -f "$BUILD/build.ninja" ] || meson setup "$BUILD" "$ROOT" >/dev/null
+    ninja -C "$BUILD" >/dev/null
+fi
+ZKPIPE=$BUILD/cli/zkpipe
+DATA=$ROOT/tests/data
+T=$(mktemp -d /tmp/zkpipe-demo.XXXXXX)
+NAME=demo-$$
+CONF=$T/zkpipe.ini
+SPOOL=$T/spool
+PIDS=()
+cleanup() {
+    for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+    for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+    rm -f "/dev/shm/zkpipe-$NAME"
+    if [ $KEEP = 1 ]; then echo "kept $T (logs, spool, config)"; else rm -rf "$T"; fi
+}
+trap cleanup EXIT
+cat >"$CONF" <<INI
+[pipeline]
+name = $NAME
+spool = $SPOOL
+slabs = 6
+reserve_critical = 1
+[synth]
+instances = $NSYNTH
+[gpu]
+backend = cpu
+[circuit mulchain]
+zkey = $DATA/bn128/mulchain/mulchain.zkey
+r1cs = $DATA/bn128/mulchain/mulchain.r1cs
+[circuit poseidon]
+zkey = $DATA/bn128/poseidon/poseidon.zkey
+r1cs = $DATA/bn128/poseidon/poseidon.r1cs
+[circuit medium]
+zkey = $DATA/bn128/medium/medium.zkey
+r1cs = $DATA/bn128/medium/medium.r1cs
+[circuit mulchain381]
+zkey = $DATA/bls12381/mulchain/mulchain.zkey
+r1cs = $DATA/bls12381/mulchain/mulchain.r1cs
+INI
+echo "== pipeline $NAME: segment /dev/shm/zkpipe-$NAME, spool $SPOOL"
+"$ZKPIPE" setup --config "$CONF"
+for i in $(seq 1 "$NSYNTH"); do
+    "$BUILD/synthd/zkpipe-synthd" --config "$CONF" --instance "$i" 2>"$T/synthd$i.log" &
+    PIDS+=($!)
+done
+"$BUILD/gpud/zkpipe-gpud" --config "$CONF" --backend cpu 2>"$T/gpud.log" &
+PIDS+=($!)
+"$BUILD/finalizerd/zkpipe-finalizerd" --config "$CONF" 2>"$T/finalizerd.log" &
+PIDS+=($!)
+echo "== started $NSYNTH synthd, 1 gpud (CPU backend), 1 finalizerd"
+
+declare -A CIRC=() VK=() NPART=()
+JOBS=()
+sub() { # circuit vk witnesses...
+    local c=$1 vk=$2
+    shift 2
+    local j
+    j=$("$ZKPIPE" submit --config "$CONF" --circuit "$c" "$@" | tail -n 1)
+    CIRC[$j]=$c
+    VK[$j]=$vk
+    NPART[$j]=$#
+    JOBS+=("$j")
+    printf '   %s  %-12s %d witness(es)\n' "$j" "$c" $#
+}
+t0=$(date +%s.%N)
+echo "== submitting the bundled witnesses"
+sub poseidon "$DATA/bn128/poseidon/vk.json" "$DATA"/bn128/poseidon/witness-{1,2,3,4}.wtns
+sub mulchain "$DATA/bn128/mulchain/vk.json" "$DATA"/bn128/mulchain/witness-{1,2}.wtns
+sub mulchain381 "$DATA/bls12381/mulchain/vk.json" "$DATA"/bls12381/mulchain/witness-{1,2}.wtns
+sub medium "$DATA/bn128/medium/vk.json" "$DATA/bn128/medium/witness.wtns"
+total=0
+for j in "${JOBS[@]}"; do total=$((total + NPART[$j])); done
+
+echo "== progress"
+while :; do
+    st=$("$ZKPIPE" status --config "$CONF")
+    fin=$(echo "$st" | awk '/^counters/{for (i = 1; i < NF; i++) if ($i == "finalized") print $(i + 1)}')
+    slabs=$(echo "$st" | grep '^slabs:' | sed 's/^slabs: //')
+    printf '   %5.1fs  proofs %2d/%d  slabs: %s\n' "$(echo "$(date +%s.%N) - $t0" | bc)" "${fin:-0}" "$total" "$slabs"
+    left=0
+    for j in "${JOBS[@]}"; do [ -e "$SPOOL/done/$j" ] || [ -e "$SPOOL/failed/$j" ] || left=1; done
+    [ $left = 0 ] && break
+    sleep 1
+done
+rc=0
+for j in "${JOBS[@]}"; do "$ZKPIPE" wait --config "$CONF" "$j" >/dev/null || rc=1; done
+t1=$(date +%s.%N)
+
+echo "== verifying every proof"
+nok=0
+for j in "${JOBS[@]}"; do
+    for ((k = 0; k < NPART[$j]; k++)); do
+        d=$SPOOL/done/$j
+        if "$ZKPIPE" verify "${VK[$j]}" "$d/public-$k.json" "$d/proof-$k.json" >/dev/null 2>&1; then
+            nok=$((nok + 1))
+        else
+            echo "   $j partition $k: DOES NOT VERIFY"
+            rc=1
+        fi
+        if [ $SNARKJS_CHECK = 1 ] && [ -x "$ROOT/node_modules/.bin/snarkjs" ]; then
+            "$ROOT/node_modules/.bin/snarkjs" groth16 verify "${VK[$j]}" "$d/public-$k.json" "$d/proof-$k.json" 2>&1 |
+                grep -q 'OK!' || { echo "   $j partition $k: snarkjs rejects it"; rc=1; }
+        fi
+    done
+done
+echo "   $nok/$total proofs verify (native verifier$([ $SNARKJS_CHECK = 1 ] && echo ' and snarkjs'))"
+
+echo "== summary"
+"$ZKPIPE" status --config "$CONF" | grep -E '^(stage times|counters)' | sed 's/^/   /'
+python3 - "$SPOOL" "${JOBS[@]}" <<'PY'
+import json, sys
+spool, jobs = sys.argv[1], sys.argv[2:]
+for j in jobs:
+    r = json.load(open(f"{spool}/done/{j}/result.json"))
+    p = r["partitions"]
+    avg = lambda k: sum(x[k] for x in p) / len(p)
+    print(f"   {r['circuit']:<12} {len(p)} proof(s): synth {avg('synth_ms'):7.1f} ms  gpu {avg('gpu_ms'):8.1f} ms  "
+          f"finalize {avg('finalize_ms'):6.1f} ms  (job total {r['total_ms']:.0f} ms)")
+PY
+wall=$(echo "$t1 - $t0" | bc)
+echo "   $total proofs in $(printf %.1f "$wall") s = $(echo "scale=1; $total * 60 / $wall" | bc) proofs/min"
+echo "== stopping"
+for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+for p in "${PIDS[@]}"; do wait "$p" || { echo "a daemon exited with an error"; rc=1; }; done
+PIDS=()
+"$ZKPIPE" status --config "$CONF" | grep '^slabs:' | sed 's/^/   /'
+echo "   stopped; removing the segment and the temporary spool"
+exit $rc
