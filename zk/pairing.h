@@ -7,42 +7,19 @@
 #include <stddef.h>
 
 #include "curve.h"
-
-static inline void bn_fq2_mul_xi(bn_fq2_t *r, const bn_fq2_t *a) {
-    /* (a0 + a1 u)(9 + u) = (9 a0 - a1) + (a0 + 9 a1) u */
-    bn_fq_t t0, t1;
-    bn_fq_dbl(&t0, &a->c0);
-    bn_fq_dbl(&t0, &t0);
-    bn_fq_dbl(&t0, &t0);
-    bn_fq_add(&t0, &t0, &a->c0);
-    bn_fq_dbl(&t1, &a->c1);
-    bn_fq_dbl(&t1, &t1);
-    bn_fq_dbl(&t1, &t1);
-    bn_fq_add(&t1, &t1, &a->c1);
-    bn_fq_sub(&t0, &t0, &a->c1);
-    bn_fq_add(&r->c1, &t1, &a->c0);
-    r->c0 = t0;
-}
-
-static inline void bls_fq2_mul_xi(bls_fq2_t *r, const bls_fq2_t *a) {
-    /* (a0 + a1 u)(1 + u) = (a0 - a1) + (a0 + a1) u */
-    bls_fq_t t0;
-    bls_fq_sub(&t0, &a->c0, &a->c1);
-    bls_fq_add(&r->c1, &a->c0, &a->c1);
-    r->c0 = t0;
-}
+#include "pairing_fp.h"
 
 #define TW bn
-#define F2 bn_fq2
-#define F bn_fq
+#define F2 bnx_fq2
+#define F bnx_fq
 #include "tower_tmpl.h"
 #undef TW
 #undef F2
 #undef F
 
 #define TW bls
-#define F2 bls_fq2
-#define F bls_fq
+#define F2 blsx_fq2
+#define F blsx_fq
 #include "tower_tmpl.h"
 #undef TW
 #undef F2
