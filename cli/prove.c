@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "zk/groth16.h"
 #include "zk/r1cs.h"
+#include "zk/verify.h"
 #include "zk/wtns.h"
 #include "zk/zkey.h"
 
@@ -25,6 +26,9 @@ static void prove_usage(FILE *f) {
             "  --r1cs FILE    check the witness against the circuit's constraints first and name the first\n"
             "                 constraint it fails\n"
             "  --timings      print per-stage times on stderr\n"
+            "  --no-verify    do not check the proof with the native verifier before writing it (by default\n"
+            "                 a proof that does not verify is never written: a witness that does not satisfy\n"
+            "                 the circuit is reported instead)\n"
             "  -h, --help     this text\n"
             "\n"
             "Exit status: 0 proof written, 1 bad input or failure (one line on stderr), 2 bad usage.\n");
@@ -46,10 +50,11 @@ int zkpipe_cmd_prove(int argc, char **argv) {
         {"threads", required_argument, NULL, 't'},
         {"r1cs", required_argument, NULL, 'r'},
         {"timings", no_argument, NULL, 'T'},
+        {"no-verify", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
-    int threads = 0, timings = 0, c;
+    int threads = 0, timings = 0, verify = 1, c;
     const char *r1cs_path = NULL;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -66,6 +71,7 @@ int zkpipe_cmd_prove(int argc, char **argv) {
         }
         case 'r': r1cs_path = optarg; break;
         case 'T': timings = 1; break;
+        case 'V': verify = 0; break;
         case 'h': prove_usage(stdout); return 0;
         default: prove_usage(stderr); return 2;
         }
@@ -155,6 +161,25 @@ int zkpipe_cmd_prove(int argc, char **argv) {
     }
     zk_proof_t proof;
     zk_finalize(&z, &raw, rr, ss, &proof);
+    double t_verify = 0;
+    if (verify) {
+        struct timespec tv;
+        clock_gettime(CLOCK_MONOTONIC, &tv);
+        zk_vk_t vk;
+        if (zk_vk_from_zkey(&vk, &z, &err) < 0) goto fail;
+        /* public signals are w[1..nPub] */
+        ret = zk_verify_proof(&vk, &proof, w.values + 32, z.n_pub, &err);
+        zk_vk_free(&vk);
+        if (ret == -EBADMSG) {
+            zk_fail(&err, EBADMSG,
+                    "%s: the proof does not verify: the witness does not satisfy the circuit (run with --r1cs to "
+                    "find the constraint)",
+                    wtns_path);
+            goto fail;
+        }
+        if (ret < 0) goto fail;
+        t_verify = ms_since(&tv);
+    }
     zk_proof_json(z.curve, &proof, &proof_json);
     zk_public_json(w.values, z.n_pub, &public_json);
     if (zk_write_file_atomic(proof_path, proof_json, strlen(proof_json), &err) < 0) goto fail;
@@ -170,7 +195,7 @@ int zkpipe_cmd_prove(int argc, char **argv) {
         fprintf(stderr, "core        %8.2f ms (ntt+H %.2f, msm A %.2f, B1 %.2f, B2 %.2f, C %.2f, H %.2f)\n", t_core,
                 ct.ntt_ns / 1e6, ct.msm_a_ns / 1e6, ct.msm_b1_ns / 1e6, ct.msm_b2_ns / 1e6, ct.msm_c_ns / 1e6,
                 ct.msm_h_ns / 1e6);
-        fprintf(stderr, "finalize    %8.2f ms\n", t_final);
+        fprintf(stderr, "finalize    %8.2f ms (verify %.2f)\n", t_final, t_verify);
         fprintf(stderr, "total       %8.2f ms\n", ms_since(&t0));
     }
     rc = 0;

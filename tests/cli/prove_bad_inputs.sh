@@ -39,6 +39,7 @@ expect "bls witness, bn zkey" "another curve" wtns_bls12381.wtns $mz $d/bad/wtns
 expect "bn witness, bls zkey" "another curve" witness-1.wtns $d/bls12381/mulchain/mulchain.zkey $mw
 expect "other circuit" "another circuit" wtns_other_circuit.wtns $mz $d/bad/wtns_other_circuit.wtns
 expect "unsatisfied (r1cs)" "constraint 500" mulchain.r1cs --r1cs $mr $mz $d/bad/wtns_unsatisfied.wtns
+expect "unsatisfied (verify)" "does not verify" wtns_unsatisfied.wtns $mz $d/bad/wtns_unsatisfied.wtns
 expect "not reduced" "not < r" wtns_not_reduced.wtns $mz $d/bad/wtns_not_reduced.wtns
 expect "zkey magic" "magic" wrong_magic.zkey $d/bad/wrong_magic.zkey $mw
 expect "wtns magic" "magic" wrong_magic.wtns $mz $d/bad/wrong_magic.wtns
