@@ -49,34 +49,73 @@ static void P_(powers)(FR_T *tw, const FR_T *root, size_t m, int threads) {
     }
 }
 
+/* One radix-2 stage on a[0..n): butterflies of half-length len over blocks of 2*len, for indices
+ * i in [lo, hi) of the n/2 butterflies. tw[j*stride] is the twiddle of butterfly j in a block. */
+static inline void P_(dif_stage)(FR_T *a, size_t len, size_t stride, const FR_T *tw, size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; i++) {
+        size_t blk = i / len, j = i % len;
+        FR_T *x = a + blk * 2 * len + j, *y = x + len;
+        FR_T u = *x, v = *y;
+        FR(add)(x, &u, &v);
+        FR(sub)(&u, &u, &v);
+        FR(mul)(y, &u, &tw[j * stride]);
+    }
+}
+
+static inline void P_(dit_stage)(FR_T *a, size_t len, size_t stride, const FR_T *tw, size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; i++) {
+        size_t blk = i / len, j = i % len;
+        FR_T *x = a + blk * 2 * len + j, *y = x + len;
+        FR_T u = *x, v;
+        FR(mul)(&v, y, &tw[j * stride]);
+        FR(add)(x, &u, &v);
+        FR(sub)(y, &u, &v);
+    }
+}
+
+/* Blocks of the lower stages that one thread finishes alone: enough of them to balance the
+ * threads, so that only the top few stages need a barrier each. */
+static inline size_t P_(ntt_split)(size_t n, int threads) {
+    size_t blocks = 1;
+    while (blocks < (size_t)threads * 4 && blocks < n / 2) blocks *= 2;
+    return threads > 1 ? blocks : 1;
+}
+
 /* Decimation in frequency: natural order in, bit-reversed out. tw[k] = w^k, k < n/2, for the
- * n-th root w. */
+ * n-th root w. The top stages run with all threads; then each block of n/blocks elements is
+ * finished by one thread (no barriers, and the block stays in cache). */
 void P_(ntt_dif)(FR_T *a, size_t n, const FR_T *tw, int threads) {
-    for (size_t len = n / 2, stride = 1; len >= 1; len /= 2, stride *= 2) {
-#pragma omp parallel for num_threads(threads) schedule(static) if (n >= 4096)
-        for (size_t i = 0; i < n / 2; i++) {
-            size_t blk = i / len, j = i % len;
-            FR_T *x = a + blk * 2 * len + j, *y = x + len;
-            FR_T u = *x, v = *y;
-            FR(add)(x, &u, &v);
-            FR(sub)(&u, &u, &v);
-            FR(mul)(y, &u, &tw[j * stride]);
-        }
+    if (n < 2) return;
+    size_t blocks = n >= 4096 ? P_(ntt_split)(n, threads) : 1;
+    size_t len = n / 2, stride = 1;
+    for (; 2 * len > n / blocks; len /= 2, stride *= 2) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (int t = 0; t < threads; t++)
+            P_(dif_stage)(a, len, stride, tw, n / 2 * (size_t)t / (size_t)threads,
+                          n / 2 * (size_t)(t + 1) / (size_t)threads);
+    }
+    size_t bs = n / blocks;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (blocks > 1)
+    for (size_t b = 0; b < blocks; b++) {
+        size_t l = len, st = stride;
+        for (; l >= 1; l /= 2, st *= 2) P_(dif_stage)(a + b * bs, l, st, tw, 0, bs / 2);
     }
 }
 
 /* Decimation in time: bit-reversed in, natural order out; same twiddles as ntt_dif. */
 void P_(ntt_dit)(FR_T *a, size_t n, const FR_T *tw, int threads) {
-    for (size_t len = 1, stride = n / 2; len < n; len *= 2, stride /= 2) {
-#pragma omp parallel for num_threads(threads) schedule(static) if (n >= 4096)
-        for (size_t i = 0; i < n / 2; i++) {
-            size_t blk = i / len, j = i % len;
-            FR_T *x = a + blk * 2 * len + j, *y = x + len;
-            FR_T u = *x, v;
-            FR(mul)(&v, y, &tw[j * stride]);
-            FR(add)(x, &u, &v);
-            FR(sub)(y, &u, &v);
-        }
+    if (n < 2) return;
+    size_t blocks = n >= 4096 ? P_(ntt_split)(n, threads) : 1;
+    size_t bs = n / blocks;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (blocks > 1)
+    for (size_t b = 0; b < blocks; b++) {
+        for (size_t l = 1, st = n / 2; l < bs; l *= 2, st /= 2) P_(dit_stage)(a + b * bs, l, st, tw, 0, bs / 2);
+    }
+    for (size_t len = bs, stride = n / (2 * bs); len < n; len *= 2, stride /= 2) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (int t = 0; t < threads; t++)
+            P_(dit_stage)(a, len, stride, tw, n / 2 * (size_t)t / (size_t)threads,
+                          n / 2 * (size_t)(t + 1) / (size_t)threads);
     }
 }
 
