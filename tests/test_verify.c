@@ -13,18 +13,18 @@
 #include "zk/verify.h"
 
 struct fixture {
-    const char *dir, *zkey, *proof, *pub;
+    const char *dir, *zkey, *proof, *pub, *wtns;
 };
 static const struct fixture fixtures[] = {
-    {"bn128/mulchain", "mulchain.zkey", "proof-1.json", "public-1.json"},
-    {"bn128/mulchain", "mulchain.zkey", "proof-2.json", "public-2.json"},
-    {"bn128/poseidon", "poseidon.zkey", "proof-1.json", "public-1.json"},
-    {"bn128/poseidon", "poseidon.zkey", "proof-2.json", "public-2.json"},
-    {"bn128/poseidon", "poseidon.zkey", "proof-3.json", "public-3.json"},
-    {"bn128/poseidon", "poseidon.zkey", "proof-4.json", "public-4.json"},
-    {"bn128/medium", "medium.zkey", "proof.json", "public.json"},
-    {"bls12381/mulchain", "mulchain.zkey", "proof-1.json", "public-1.json"},
-    {"bls12381/mulchain", "mulchain.zkey", "proof-2.json", "public-2.json"},
+    {"bn128/mulchain", "mulchain.zkey", "proof-1.json", "public-1.json", "witness-1.wtns"},
+    {"bn128/mulchain", "mulchain.zkey", "proof-2.json", "public-2.json", "witness-2.wtns"},
+    {"bn128/poseidon", "poseidon.zkey", "proof-1.json", "public-1.json", "witness-1.wtns"},
+    {"bn128/poseidon", "poseidon.zkey", "proof-2.json", "public-2.json", "witness-2.wtns"},
+    {"bn128/poseidon", "poseidon.zkey", "proof-3.json", "public-3.json", "witness-3.wtns"},
+    {"bn128/poseidon", "poseidon.zkey", "proof-4.json", "public-4.json", "witness-4.wtns"},
+    {"bn128/medium", "medium.zkey", "proof.json", "public.json", "witness.wtns"},
+    {"bls12381/mulchain", "mulchain.zkey", "proof-1.json", "public-1.json", "witness-1.wtns"},
+    {"bls12381/mulchain", "mulchain.zkey", "proof-2.json", "public-2.json", "witness-2.wtns"},
 };
 #define N_FIX (sizeof(fixtures) / sizeof(fixtures[0]))
 
@@ -54,6 +54,58 @@ static int load(struct loaded *l, const struct fixture *f, zk_err_t *err) {
 static void unload(struct loaded *l) {
     zk_vk_free(&l->vk);
     free(l->pub);
+}
+
+/* Known answer from an independent implementation: snarkjs writes e(alpha1, beta2) into vk.json as
+ * vk_alphabeta_12 (Fq12 = Fq6[w]/(w^2 - v), [2][3][2] decimals); our pairing gives the same value. */
+TEST(alphabeta_known_answer) {
+    static const char *dirs[4] = {"bn128/mulchain", "bn128/poseidon", "bn128/medium", "bls12381/mulchain"};
+    for (int d = 0; d < 4; d++) {
+        struct fixture f = {dirs[d], NULL, NULL, NULL, NULL};
+        zk_err_t err = {{0}};
+        zk_vk_t vk;
+        CHECK_MSG(zk_vk_from_json(&vk, fpath(&f, "vk.json"), &err) == 0, "%s", err.msg);
+        struct json_object *o = json_object_from_file(fpath(&f, "vk.json")), *ab = NULL;
+        CHECK(o && json_object_object_get_ex(o, "vk_alphabeta_12", &ab));
+        int n = (int)vk.curve->n8q / 8;
+        uint64_t v[12][6];
+        for (int i = 0; i < 12; i++) {
+            struct json_object *e = json_object_array_get_idx(
+                json_object_array_get_idx(json_object_array_get_idx(ab, (size_t)i / 6), (size_t)(i / 2) % 3), (size_t)i % 2);
+            CHECK(e && zk_bigint_from_dec(json_object_get_string(e), v[i], n) == 0);
+        }
+        /* element order of the struct: c0.c0.c0, c0.c0.c1, c0.c1.c0, ... = the JSON order */
+        if (vk.curve->id == ZK_CURVE_BN128) {
+            bn_fq12_t want, got;
+            bn_fq_t *fe = (bn_fq_t *)(void *)&want;
+            for (int i = 0; i < 12; i++) {
+                memcpy(fe[i].l, v[i], 32);
+                bn_fq_to_mont(&fe[i], &fe[i]);
+            }
+            bn_g1_aff_t a;
+            bn_g2_aff_t b;
+            memcpy(&a, vk.alpha1, sizeof(a));
+            memcpy(&b, vk.beta2, sizeof(b));
+            bn_pairing(&got, &a, &b);
+            CHECK_MSG(bn_fq12_eq(&got, &want), "%s", dirs[d]);
+        } else {
+            bls_fq12_t want, got;
+            bls_fq_t *fe = (bls_fq_t *)(void *)&want;
+            for (int i = 0; i < 12; i++) {
+                memcpy(fe[i].l, v[i], 48);
+                bls_fq_to_mont(&fe[i], &fe[i]);
+            }
+            bls_g1_aff_t a;
+            bls_g2_aff_t b;
+            memcpy(&a, vk.alpha1, sizeof(a));
+            memcpy(&b, vk.beta2, sizeof(b));
+            bls_pairing(&got, &a, &b);
+            CHECK_MSG(bls_fq12_eq(&got, &want), "%s", dirs[d]);
+        }
+        json_object_put(o);
+        zk_vk_free(&vk);
+    }
+    return 0;
 }
 
 TEST(fixtures_verify) {
@@ -448,5 +500,42 @@ TEST(cli_exit_codes) {
     /* a missing file and a usage error */
     CHECK_EQ_INT(run_cli(vk, pub, "/nonexistent/proof.json", out, el), 2);
     CHECK_STR_CONTAINS(el, "cannot open");
+    return 0;
+}
+
+/* Proofs made by `zkpipe prove` (fresh random r, s) verify, from the vk.json and from the zkey. */
+TEST(zkpipe_prove_proofs_verify) {
+    const char *root = getenv("ZKPIPE_BUILD_ROOT");
+    if (!root) return TEST_SKIP;
+    char exe[1024];
+    snprintf(exe, sizeof(exe), "%s/cli/zkpipe", root);
+    for (size_t i = 0; i < N_FIX; i++) {
+        const struct fixture *f = &fixtures[i];
+        const char *pf = tmp("proof.json"), *pu = tmp("public.json");
+        pid_t pid = fork();
+        if (pid == 0) {
+            if (!freopen("/dev/null", "w", stdout)) _exit(99);
+            execl(exe, exe, "prove", fpath(f, f->zkey), fpath(f, f->wtns), pf, pu, (char *)NULL);
+            _exit(98);
+        }
+        int st;
+        waitpid(pid, &st, 0);
+        CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "zkpipe prove %s %s failed", f->dir, f->wtns);
+        zk_err_t err = {{0}};
+        zk_vk_t vk;
+        CHECK_MSG(zk_vk_load(&vk, fpath(f, i % 2 ? "vk.json" : f->zkey), &err) == 0, "%s", err.msg);
+        zk_proof_t p;
+        uint8_t *pub = NULL;
+        uint32_t n = 0;
+        CHECK_MSG(zk_proof_from_json(&p, vk.curve, pf, &err) == 0, "%s", err.msg);
+        CHECK_MSG(zk_public_from_json(&pub, &n, vk.curve, pu, &err) == 0, "%s", err.msg);
+        int rc = zk_verify_proof(&vk, &p, pub, n, &err);
+        CHECK_MSG(rc == 0, "%s %s: %s", f->dir, f->wtns, err.msg);
+        /* and the proof is bound to its public signals */
+        pub[0] ^= 1;
+        CHECK_EQ_INT(zk_verify_proof(&vk, &p, pub, n, &err), -EBADMSG);
+        free(pub);
+        zk_vk_free(&vk);
+    }
     return 0;
 }
