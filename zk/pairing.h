@@ -59,8 +59,8 @@ void bls_g2_prepare(bls_g2_prep_t *r, const bls_g2_aff_t *q);
 void bn_miller_loop(bn_fq12_t *f, const bn_g1_aff_t *p, const bn_g2_prep_t *const *q, size_t n);
 void bls_miller_loop(bls_fq12_t *f, const bls_g1_aff_t *p, const bls_g2_prep_t *const *q, size_t n);
 
-/* r = f^((q^12-1)/r · c) for a fixed c coprime to r (the hard part is the usual x-addition chain,
- * which computes a power of the textbook exponent). Bilinear and non-degenerate all the same. */
+/* The final exponentiation: the easy part f^((q^6-1)(q^2+1)), then the published x-addition chain of
+ * the hard part. Gives the same GT values as snarkjs (tests/test_verify.c, vk_alphabeta_12). */
 void bn_final_exp(bn_fq12_t *r, const bn_fq12_t *f);
 void bls_final_exp(bls_fq12_t *r, const bls_fq12_t *f);
 
