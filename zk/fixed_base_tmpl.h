@@ -46,7 +46,7 @@ static void GF(fb_batch_to_aff)(AFF_T *out, const XYZZ_T *in, F_T *inv, F_T *tmp
 static unsigned GF(fb_window)(size_t n, size_t max_bytes) {
     unsigned best = 4;
     double best_cost = -1;
-    for (unsigned c = 4; c <= 16; c++) {
+    for (unsigned c = 4; c <= 15; c++) { /* digits are int16_t: |d| <= 2^(c-1) must fit */
         unsigned nwin = (256 + c - 1) / c;
         size_t entries = (size_t)nwin << (c - 1);
         if (c > 4 && entries * sizeof(AFF_T) > max_bytes) break;
@@ -64,7 +64,7 @@ static void GF(fb_free)(TAB_T *t) {
     t->pts = NULL;
 }
 
-/* Builds the table of gen for window width c (4..16). -ENOMEM on failure. */
+/* Builds the table of gen for window width c (4..15). -ENOMEM on failure. */
 static int GF(fb_build)(TAB_T *t, const AFF_T *gen, unsigned c, int threads) {
     t->c = c;
     t->nwin = (256 + c - 1) / c; /* scalars < 2^255: the top window never carries out */

@@ -183,3 +183,9 @@ int zk_keygen_insecure(const zk_r1cs_t *r, const char *r1cs_name, const char *zk
     if (r->curve->id == ZK_CURVE_BN128) return bn_keygen(r, r1cs_name, zkey_path, vk_path, threads, stats, err);
     return bls_keygen(r, r1cs_name, zkey_path, vk_path, threads, stats, err);
 }
+
+int zk_keygen_fixed_base_selftest(const zk_curve_t *curve, unsigned c, size_t n_random, zk_err_t *err) {
+    if (c < 4 || c > 15) return zk_fail(err, EINVAL, "window %u is not in 4..15", c);
+    if (curve->id == ZK_CURVE_BN128) return bn_fb_selftest(curve, c, n_random, err);
+    return bls_fb_selftest(curve, c, n_random, err);
+}

@@ -30,3 +30,7 @@ uint64_t zk_keygen_domain_size(const zk_r1cs_t *r);
  * a domain larger than the curve's two-adicity allows), -errno for I/O, with err->msg set. */
 int zk_keygen_insecure(const zk_r1cs_t *r, const char *r1cs_name, const char *zkey_path, const char *vk_path,
                        int threads, zk_keygen_stats_t *stats, zk_err_t *err);
+
+/* Test hook: fixed-base products k·G1 and k·G2 through a window-c table (4 <= c <= 15), for edge
+ * scalars and n_random random ones, compared with double-and-add. 0 if all agree. */
+int zk_keygen_fixed_base_selftest(const zk_curve_t *curve, unsigned c, size_t n_random, zk_err_t *err);

@@ -554,6 +554,62 @@ fail:
     return zk_fail(err, -rc, "%s: %s", zkey_path, strerror(-rc));
 }
 
+/* Fixed-base products with window c against double-and-add, in G1 and G2: scalars 0, 1, 2, 2^(c-1)
+ * (the largest positive digit), 2^(c-1)·Σ 2^(c·i), r−1, (r−1)/2 and n_random random ones. */
+static int P_(fb_selftest)(const zk_curve_t *curve, unsigned c, size_t n_random, zk_err_t *err) {
+    size_t n = 7 + n_random;
+    uint64_t(*k)[4] = calloc(n, 32);
+    G1A *o1 = malloc(n * sizeof(G1A));
+    G2A *o2 = malloc(n * sizeof(G2A));
+    G1TAB t1 = {0};
+    G2TAB t2 = {0};
+    int rc = -ENOMEM;
+    if (!k || !o1 || !o2) goto out;
+    k[1][0] = 1;
+    k[2][0] = 2;
+    k[3][(c - 1) / 64] = (uint64_t)1 << ((c - 1) % 64);
+    for (unsigned b = c - 1; b < 250; b += c) k[4][b / 64] |= (uint64_t)1 << (b % 64);
+    memcpy(k[5], FR(P).l, 32);
+    k[5][0] -= 1;
+    memcpy(k[6], k[5], 32);
+    for (int i = 0; i < 4; i++) k[6][i] = (k[6][i] >> 1) | (i < 3 ? k[6][i + 1] << 63 : 0);
+    for (size_t i = 7; i < n; i++) {
+        uint8_t a[32], b[32];
+        if ((rc = zk_random_rs(curve, a, b)) < 0) goto out;
+        memcpy(k[i], a, 32);
+    }
+    if ((rc = G1(fb_build)(&t1, &KG_CAT(PFX, g1_gen), c, 2)) < 0 || (rc = G2(fb_build)(&t2, &KG_CAT(PFX, g2_gen), c, 2)) < 0 ||
+        (rc = G1(fb_mul_many)(&t1, (const uint64_t(*)[4])k, n, o1, 2)) < 0 ||
+        (rc = G2(fb_mul_many)(&t2, (const uint64_t(*)[4])k, n, o2, 2)) < 0)
+        goto out;
+    KG_CAT(PFX, g1_xyzz_t) g1, x1;
+    KG_CAT(PFX, g2_xyzz_t) g2, x2;
+    G1(xyzz_from_aff)(&g1, &KG_CAT(PFX, g1_gen));
+    G2(xyzz_from_aff)(&g2, &KG_CAT(PFX, g2_gen));
+    for (size_t i = 0; i < n; i++) {
+        G1A a1;
+        G2A a2;
+        G1(xyzz_mul)(&x1, &g1, k[i], 4);
+        G2(xyzz_mul)(&x2, &g2, k[i], 4);
+        G1(xyzz_to_aff)(&a1, &x1);
+        G2(xyzz_to_aff)(&a2, &x2);
+        if (memcmp(&a1, &o1[i], sizeof(a1)) || memcmp(&a2, &o2[i], sizeof(a2))) {
+            rc = zk_fail(err, EPROTO, "%s fixed-base window %u: scalar %zu: %s differs from double-and-add",
+                         curve->name, c, i, memcmp(&a1, &o1[i], sizeof(a1)) ? "G1" : "G2");
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    if (rc == -ENOMEM) zk_fail(err, ENOMEM, "out of memory");
+    G1(fb_free)(&t1);
+    G2(fb_free)(&t2);
+    free(k);
+    free(o1);
+    free(o2);
+    return rc;
+}
+
 #undef KG_T
 #undef G2TAB
 #undef G1TAB
