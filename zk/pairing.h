@@ -25,6 +25,40 @@
 #undef F2
 #undef F
 
+/* G1 and G2 again over the fast fields (same byte layouts as zk/curve.h's types), for the subgroup
+ * checks and the verifier's vk_x. */
+#define G bnx_g1
+#define F bnx_fq
+#define G_B_VALUE {BN_G1_B}
+#include "ec_tmpl.h"
+#undef G
+#undef F
+#undef G_B_VALUE
+
+#define G bnx_g2
+#define F bnx_fq2
+#define G_B_VALUE {{BN_G2_B_C0}, {BN_G2_B_C1}}
+#include "ec_tmpl.h"
+#undef G
+#undef F
+#undef G_B_VALUE
+
+#define G blsx_g1
+#define F blsx_fq
+#define G_B_VALUE {BLS_G1_B}
+#include "ec_tmpl.h"
+#undef G
+#undef F
+#undef G_B_VALUE
+
+#define G blsx_g2
+#define F blsx_fq2
+#define G_B_VALUE {{BLS_G2_B_C0}, {BLS_G2_B_C1}}
+#include "ec_tmpl.h"
+#undef G
+#undef F
+#undef G_B_VALUE
+
 /* One line of the Miller loop, up to the factors P.x, P.y of the G1 point: three Fq2 values. */
 typedef struct {
     bn_fq2_t c0, c1, c2;

@@ -40,15 +40,15 @@ static void q_div(uint64_t e[6], int64_t add, unsigned div) {
     }
 }
 
-static void mul_x_abs(bls_g1_xyzz_t *r, const bls_g1_xyzz_t *p) {
+static void mul_x_abs(blsx_g1_xyzz_t *r, const blsx_g1_xyzz_t *p) {
     uint64_t x = BLS_X_ABS;
-    bls_g1_xyzz_mul(r, p, &x, 1);
+    blsx_g1_xyzz_mul(r, p, &x, 1);
 }
 
-static void phi_raw(bls_g1_xyzz_t *r, const bls_g1_xyzz_t *p) {
+static void phi_raw(blsx_g1_xyzz_t *r, const blsx_g1_xyzz_t *p) {
     /* x = X/ZZ, so scaling X scales x */
     *r = *p;
-    bls_fq_mul(&r->x, &p->x, &K.beta);
+    blsx_fq_mul(&r->x, &p->x, &K.beta);
 }
 
 static void init_consts(void) {
@@ -88,13 +88,15 @@ static void init_consts(void) {
     bls_fq_one(&one);
     bls_fq_sub(&s, &s, &one);
     bls_fq_mul(&K.beta, &s, &K.two_inv);
-    bls_g1_xyzz_t G, a, b;
-    bls_g1_xyzz_from_aff(&G, &bls_g1_gen);
+    blsx_g1_aff_t gen;
+    memcpy(&gen, &bls_g1_gen, sizeof(gen));
+    blsx_g1_xyzz_t G, a, b;
+    blsx_g1_xyzz_from_aff(&G, &gen);
     phi_raw(&a, &G);
     mul_x_abs(&b, &G);
     mul_x_abs(&b, &b);
-    bls_g1_xyzz_neg(&b, &b);
-    if (!bls_g1_xyzz_eq(&a, &b)) bls_fq_sqr(&K.beta, &K.beta);
+    blsx_g1_xyzz_neg(&b, &b);
+    if (!blsx_g1_xyzz_eq(&a, &b)) bls_fq_sqr(&K.beta, &K.beta);
 }
 
 static inline void consts(void) { (void)pthread_once(&K_once, init_consts); }
@@ -255,8 +257,7 @@ void bls_pairing(bls_fq12_t *r, const bls_g1_aff_t *p, const bls_g2_aff_t *q) {
     bls_final_exp(r, &f);
 }
 
-void bls_g2_psi(bls_g2_xyzz_t *r, const bls_g2_xyzz_t *p) {
-    consts();
+static void psi_x(blsx_g2_xyzz_t *r, const blsx_g2_xyzz_t *p) {
     blsx_fq2_conj(&r->x, &p->x);
     blsx_fq2_mul(&r->x, &r->x, &K.psi_x);
     blsx_fq2_conj(&r->y, &p->y);
@@ -265,33 +266,48 @@ void bls_g2_psi(bls_g2_xyzz_t *r, const bls_g2_xyzz_t *p) {
     blsx_fq2_conj(&r->zzz, &p->zzz);
 }
 
+void bls_g2_psi(bls_g2_xyzz_t *r, const bls_g2_xyzz_t *p) {
+    consts();
+    blsx_g2_xyzz_t a;
+    memcpy(&a, p, sizeof(a));
+    psi_x(&a, &a);
+    memcpy(r, &a, sizeof(a));
+}
+
 void bls_g1_phi(bls_g1_xyzz_t *r, const bls_g1_xyzz_t *p) {
     consts();
-    phi_raw(r, p);
+    blsx_g1_xyzz_t a;
+    memcpy(&a, p, sizeof(a));
+    phi_raw(&a, &a);
+    memcpy(r, &a, sizeof(a));
 }
 
 /* ePrint 2021/1130 §6 (proof corrected in 2022/352): P ∈ G1 iff φ(P) = −[x²]P. */
 bool bls_g1_in_subgroup(const bls_g1_aff_t *p) {
     consts();
     if (bls_g1_aff_is_inf(p)) return true;
-    bls_g1_xyzz_t P, a, b;
-    bls_g1_xyzz_from_aff(&P, p);
+    blsx_g1_aff_t pa;
+    memcpy(&pa, p, sizeof(pa));
+    blsx_g1_xyzz_t P, a, b;
+    blsx_g1_xyzz_from_aff(&P, &pa);
     phi_raw(&a, &P);
     mul_x_abs(&b, &P);
     mul_x_abs(&b, &b);
-    bls_g1_xyzz_neg(&b, &b);
-    return bls_g1_xyzz_eq(&a, &b);
+    blsx_g1_xyzz_neg(&b, &b);
+    return blsx_g1_xyzz_eq(&a, &b);
 }
 
 /* ePrint 2021/1130 §4 (proof corrected in 2022/352): Q ∈ G2 iff ψ(Q) = [x]Q. */
 bool bls_g2_in_subgroup(const bls_g2_aff_t *q) {
     consts();
     if (bls_g2_aff_is_inf(q)) return true;
-    bls_g2_xyzz_t Q, a, b;
-    bls_g2_xyzz_from_aff(&Q, q);
-    bls_g2_psi(&a, &Q);
+    blsx_g2_aff_t qa;
+    memcpy(&qa, q, sizeof(qa));
+    blsx_g2_xyzz_t Q, a, b;
+    blsx_g2_xyzz_from_aff(&Q, &qa);
+    psi_x(&a, &Q);
     uint64_t x = BLS_X_ABS;
-    bls_g2_xyzz_mul(&b, &Q, &x, 1);
-    bls_g2_xyzz_neg(&b, &b);
-    return bls_g2_xyzz_eq(&a, &b);
+    blsx_g2_xyzz_mul(&b, &Q, &x, 1);
+    blsx_g2_xyzz_neg(&b, &b);
+    return blsx_g2_xyzz_eq(&a, &b);
 }

@@ -177,14 +177,21 @@ static void psi_aff(bn_g2_aff_t *r, const bn_g2_aff_t *p) {
     bnx_fq2_mul(&r->y, &r->y, &K.psi_y);
 }
 
-void bn_g2_psi(bn_g2_xyzz_t *r, const bn_g2_xyzz_t *p) {
-    consts();
+static void psi_x(bnx_g2_xyzz_t *r, const bnx_g2_xyzz_t *p) {
     bnx_fq2_conj(&r->x, &p->x);
     bnx_fq2_mul(&r->x, &r->x, &K.psi_x);
     bnx_fq2_conj(&r->y, &p->y);
     bnx_fq2_mul(&r->y, &r->y, &K.psi_y);
     bnx_fq2_conj(&r->zz, &p->zz);
     bnx_fq2_conj(&r->zzz, &p->zzz);
+}
+
+void bn_g2_psi(bn_g2_xyzz_t *r, const bn_g2_xyzz_t *p) {
+    consts();
+    bnx_g2_xyzz_t a;
+    memcpy(&a, p, sizeof(a));
+    psi_x(&a, &a);
+    memcpy(r, &a, sizeof(a));
 }
 
 void bn_g2_prepare(bn_g2_prep_t *r, const bn_g2_aff_t *q) {
@@ -297,18 +304,20 @@ void bn_pairing(bn_fq12_t *r, const bn_g1_aff_t *p, const bn_g2_aff_t *q) {
 bool bn_g2_in_subgroup(const bn_g2_aff_t *q) {
     consts();
     if (bn_g2_aff_is_inf(q)) return true;
-    bn_g2_xyzz_t Q, xQ, t, lhs, rhs;
-    bn_g2_xyzz_from_aff(&Q, q);
+    bnx_g2_aff_t qa;
+    memcpy(&qa, q, sizeof(qa));
+    bnx_g2_xyzz_t Q, xQ, t, lhs, rhs;
+    bnx_g2_xyzz_from_aff(&Q, &qa);
     uint64_t x = BN_X;
-    bn_g2_xyzz_mul(&xQ, &Q, &x, 1);
-    bn_g2_xyzz_add(&lhs, &xQ, &Q);
-    bn_g2_psi(&t, &xQ);
-    bn_g2_xyzz_add(&lhs, &lhs, &t);
-    bn_g2_psi(&t, &t);
-    bn_g2_xyzz_add(&lhs, &lhs, &t);
-    bn_g2_xyzz_dbl(&rhs, &xQ);
-    bn_g2_psi(&rhs, &rhs);
-    bn_g2_psi(&rhs, &rhs);
-    bn_g2_psi(&rhs, &rhs);
-    return bn_g2_xyzz_eq(&lhs, &rhs);
+    bnx_g2_xyzz_mul(&xQ, &Q, &x, 1);
+    bnx_g2_xyzz_add(&lhs, &xQ, &Q);
+    psi_x(&t, &xQ);
+    bnx_g2_xyzz_add(&lhs, &lhs, &t);
+    psi_x(&t, &t);
+    bnx_g2_xyzz_add(&lhs, &lhs, &t);
+    bnx_g2_xyzz_dbl(&rhs, &xQ);
+    psi_x(&rhs, &rhs);
+    psi_x(&rhs, &rhs);
+    psi_x(&rhs, &rhs);
+    return bnx_g2_xyzz_eq(&lhs, &rhs);
 }
