@@ -166,7 +166,13 @@ static inline void FPF(mul)(FP_T *r, const FP_T *a, const FP_T *b) {
 #endif
 }
 
-static inline void FPF(sqr)(FP_T *r, const FP_T *a) { FPF(mul)(r, a, a); }
+static inline void FPF(sqr)(FP_T *r, const FP_T *a) {
+#if defined(FP_USE_X86_ASM) && FP_N == 4
+    zk_x86_mont_sqr4(r->l, a->l, FPF(P).l, FPC(FP_CONST, INV));
+#else
+    FPF(mul)(r, a, a);
+#endif
+}
 
 static inline void FPF(to_mont)(FP_T *r, const FP_T *a) { FPF(mul)(r, a, &FPF(R2)); }
 
