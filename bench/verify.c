@@ -75,7 +75,8 @@ int main(int argc, char **argv) {
     bool have_snarkjs = access(snarkjs, X_OK) == 0;
 
     static const char *curves[2] = {"bn128", "bls12381"};
-    printf("Groth16 verification, one core, %d iterations in-process; CLI times are the best of %d runs\n", iters, runs);
+    printf("Groth16 verification, one core, %d iterations in-process; CLI times are the best of %d runs\n", iters,
+           runs);
     printf("files: tests/data/<curve>/mulchain/{vk.json,public-1.json,proof-1.json} (2 public signals)\n\n");
     printf("%-9s %10s %12s %12s %12s %14s %9s %9s\n", "curve", "pairing", "verify", "zkpipe CLI", "snarkjs CLI",
            "snarkjs/verify", "CLI/CLI", "target");
@@ -138,9 +139,10 @@ int main(int argc, char **argv) {
         zk_vk_free(&vk);
     }
     if (!have_snarkjs) printf("\nsnarkjs not found at %s: no comparison\n", snarkjs);
-    printf("\npairing and verify: CPU time of this one thread (the machine may be shared); CLI: wall time.\n"
-           "pairing: e(G1, G2) with the final exponentiation; verify: zk_verify_proof (subgroup checks, vk_x,\n"
-           "three Miller loops, one final exponentiation; the vk prepared once); CLI: whole process, parsing\n"
-           "included (node start-up included for snarkjs). Ratios: snarkjs CLI time over verify, and over zkpipe CLI.\n");
+    printf(
+        "\npairing and verify: CPU time of this one thread (the machine may be shared); CLI: wall time.\n"
+        "pairing: e(G1, G2) with the final exponentiation; verify: zk_verify_proof (subgroup checks, vk_x,\n"
+        "three Miller loops, one final exponentiation; the vk prepared once); CLI: whole process, parsing\n"
+        "included (node start-up included for snarkjs). Ratios: snarkjs CLI time over verify, and over zkpipe CLI.\n");
     return 0;
 }

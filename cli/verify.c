@@ -9,19 +9,18 @@
 #include "zk/verify.h"
 
 static void verify_usage(FILE *f) {
-    fprintf(f,
-            "Usage: zkpipe verify <verification_key.json|circuit.zkey> <public.json> <proof.json>\n"
-            "\n"
-            "Checks a Groth16 proof (snarkjs conventions, bn128 or bls12381; the curve comes from the key):\n"
-            "  e(A, B) == e(alpha1, beta2) * e(vk_x, gamma2) * e(C, delta2),  vk_x = IC0 + sum pub_i IC_i.\n"
-            "The key is snarkjs's verification_key.json or a .zkey (its verifying part). Every point must be\n"
-            "on its curve and in the prime-order subgroup, every public signal below r, and their number\n"
-            "must match the key.\n"
-            "\n"
-            "Prints OK and exits 0 when the proof is valid; prints INVALID: <reason> and exits 1 when it\n"
-            "does not verify; exits 2 with a one-line error for unreadable or malformed input (bad JSON,\n"
-            "non-decimal numbers, values >= the modulus, wrong curve, wrong number of public signals,\n"
-            "points off the curve or outside the subgroup).\n");
+    fprintf(f, "Usage: zkpipe verify <verification_key.json|circuit.zkey> <public.json> <proof.json>\n"
+               "\n"
+               "Checks a Groth16 proof (snarkjs conventions, bn128 or bls12381; the curve comes from the key):\n"
+               "  e(A, B) == e(alpha1, beta2) * e(vk_x, gamma2) * e(C, delta2),  vk_x = IC0 + sum pub_i IC_i.\n"
+               "The key is snarkjs's verification_key.json or a .zkey (its verifying part). Every point must be\n"
+               "on its curve and in the prime-order subgroup, every public signal below r, and their number\n"
+               "must match the key.\n"
+               "\n"
+               "Prints OK and exits 0 when the proof is valid; prints INVALID: <reason> and exits 1 when it\n"
+               "does not verify; exits 2 with a one-line error for unreadable or malformed input (bad JSON,\n"
+               "non-decimal numbers, values >= the modulus, wrong curve, wrong number of public signals,\n"
+               "points off the curve or outside the subgroup).\n");
 }
 
 int zkpipe_cmd_verify(int argc, char **argv) {

@@ -71,7 +71,8 @@ TEST(alphabeta_known_answer) {
         uint64_t v[12][6];
         for (int i = 0; i < 12; i++) {
             struct json_object *e = json_object_array_get_idx(
-                json_object_array_get_idx(json_object_array_get_idx(ab, (size_t)i / 6), (size_t)(i / 2) % 3), (size_t)i % 2);
+                json_object_array_get_idx(json_object_array_get_idx(ab, (size_t)i / 6), (size_t)(i / 2) % 3),
+                (size_t)i % 2);
             CHECK(e && zk_bigint_from_dec(json_object_get_string(e), v[i], n) == 0);
         }
         /* element order of the struct: c0.c0.c0, c0.c0.c1, c0.c1.c0, ... = the JSON order */
@@ -207,7 +208,9 @@ TEST(tamper_points) {
                 bump(c, p.c, k - 6);
             int rc = zk_verify_proof(&l.vk, &p, l.pub, l.n_pub, &err);
             CHECK_MSG(rc == -EINVAL, "%s coordinate %u: rc %d", f->dir, k, rc);
-            CHECK_STR_CONTAINS(err.msg, k < 2 ? "pi_a is not on the" : k < 6 ? "pi_b is not on the" : "pi_c is not on the");
+            CHECK_STR_CONTAINS(err.msg, k < 2   ? "pi_a is not on the"
+                                        : k < 6 ? "pi_b is not on the"
+                                                : "pi_c is not on the");
         }
         /* points moved along the curve, and A and C swapped: well-formed, invalid */
         for (unsigned k = 0; k < 5; k++) {
@@ -358,15 +361,16 @@ static int run_cli(const char *vk, const char *pub, const char *proof, char *out
 }
 
 /* Decimal coordinates of points on the curves outside the subgroups (tests/test_pairing.c). */
-static const char *bn_g2_bad[4] = {
-    "5", "1", "1408319067812452414633879940013592055621582375252427422757364816067320890688",
-    "16043447076329872375887584556683436513165016484529127304231559706947902103147"};
-static const char *bls_g2_bad[4] = {
-    "5", "1",
-    "2557545240012361364181394415358041394315770726725079182644431181134329138535229804065688344929833524071666981886050",
-    "1191284053338279295472485777864375003371461652466905874686561372901259727300056415467168829210837294894227043444545"};
-static const char *bls_g1_bad[2] = {
-    "5", "2037214210573583170464691611659423517269065329685174421529737234252314188159418646987978679703439991468731867518477"};
+static const char *bn_g2_bad[4] = {"5", "1",
+                                   "1408319067812452414633879940013592055621582375252427422757364816067320890688",
+                                   "16043447076329872375887584556683436513165016484529127304231559706947902103147"};
+static const char *bls_g2_bad[4] = {"5", "1",
+                                    "2557545240012361364181394415358041394315770726725079182644431181134329138535229804"
+                                    "065688344929833524071666981886050",
+                                    "1191284053338279295472485777864375003371461652466905874686561372901259727300056415"
+                                    "467168829210837294894227043444545"};
+static const char *bls_g1_bad[2] = {"5", "20372142105735831704646916116594235172690653296851744215297372342523141881594"
+                                         "18646987978679703439991468731867518477"};
 
 static struct json_object *g2_json(const char *const v[4]) {
     struct json_object *a = json_object_new_array();
@@ -468,20 +472,62 @@ TEST(cli_exit_codes) {
         const char *expect = NULL;
         const char *raw_proof = NULL;
         switch (k) {
-        case 0: raw_proof = "{\"pi_a\": [\"1\", "; expect = "bad JSON"; break;
-        case 1: set_str(get(pj, "pi_a"), 0, "12a"); expect = "pi_a[0]: not a non-negative decimal"; break;
-        case 2: set_str(get(pj, "pi_a"), 1, "-5"); expect = "pi_a[1]: not a non-negative decimal"; break;
-        case 3: set_str(get(pj, "pi_c"), 0, q_bn); expect = "pi_c[0]: value is not below the field modulus q"; break;
-        case 4: json_object_object_del(pj, "pi_c"); expect = "missing key \"pi_c\""; break;
-        case 5: json_object_object_add(pj, "curve", json_object_new_string("bls12381")); expect = "curve"; break;
-        case 6: json_object_array_del_idx(uj, 0, 1); expect = "wrong number of public signals"; break;
-        case 7: set_str(uj, 0, r_bn); expect = "[0]: value is not below the field modulus r"; break;
-        case 8: set_str(get(pj, "pi_a"), 0, "2"); expect = "pi_a: point is not on the curve"; break;
-        case 9: set_str(json_object_array_get_idx(get(pj, "pi_b"), 1), 1, "7"); expect = "pi_b: point is not on the twist"; break;
-        case 10: json_object_array_del_idx(get(vj, "IC"), 0, 1); expect = "IC: expected 3 elements"; break;
-        case 11: json_object_object_add(vj, "curve", json_object_new_string("bn999")); expect = "unknown curve"; break;
-        case 12: json_object_array_put_idx(get(pj, "pi_a"), 0, json_object_new_int(5)); expect = "pi_a[0]: expected a decimal string"; break;
-        case 13: set_str(json_object_array_get_idx(get(vj, "vk_delta_2"), 0), 0, ""); expect = "vk_delta_2[0][0]: not a non-negative decimal"; break;
+        case 0:
+            raw_proof = "{\"pi_a\": [\"1\", ";
+            expect = "bad JSON";
+            break;
+        case 1:
+            set_str(get(pj, "pi_a"), 0, "12a");
+            expect = "pi_a[0]: not a non-negative decimal";
+            break;
+        case 2:
+            set_str(get(pj, "pi_a"), 1, "-5");
+            expect = "pi_a[1]: not a non-negative decimal";
+            break;
+        case 3:
+            set_str(get(pj, "pi_c"), 0, q_bn);
+            expect = "pi_c[0]: value is not below the field modulus q";
+            break;
+        case 4:
+            json_object_object_del(pj, "pi_c");
+            expect = "missing key \"pi_c\"";
+            break;
+        case 5:
+            json_object_object_add(pj, "curve", json_object_new_string("bls12381"));
+            expect = "curve";
+            break;
+        case 6:
+            json_object_array_del_idx(uj, 0, 1);
+            expect = "wrong number of public signals";
+            break;
+        case 7:
+            set_str(uj, 0, r_bn);
+            expect = "[0]: value is not below the field modulus r";
+            break;
+        case 8:
+            set_str(get(pj, "pi_a"), 0, "2");
+            expect = "pi_a: point is not on the curve";
+            break;
+        case 9:
+            set_str(json_object_array_get_idx(get(pj, "pi_b"), 1), 1, "7");
+            expect = "pi_b: point is not on the twist";
+            break;
+        case 10:
+            json_object_array_del_idx(get(vj, "IC"), 0, 1);
+            expect = "IC: expected 3 elements";
+            break;
+        case 11:
+            json_object_object_add(vj, "curve", json_object_new_string("bn999"));
+            expect = "unknown curve";
+            break;
+        case 12:
+            json_object_array_put_idx(get(pj, "pi_a"), 0, json_object_new_int(5));
+            expect = "pi_a[0]: expected a decimal string";
+            break;
+        case 13:
+            set_str(json_object_array_get_idx(get(vj, "vk_delta_2"), 0), 0, "");
+            expect = "vk_delta_2[0][0]: not a non-negative decimal";
+            break;
         }
         if (raw_proof)
             write_str(tmp("proof.json"), raw_proof);

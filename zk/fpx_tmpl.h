@@ -1,7 +1,8 @@
 /* Fast Fq and Fq2 operations on zk/field.h's types, instantiated by zk/pairing_fp.h. Before
  * including: FX (new prefix), FB (zk/field.h prefix, e.g. bn_fq), FX_N (limbs), FX_MUL_ADX (the
- * assembly multiplication), FX_ADD, FX_SUB, FX_REDUCE (unrolled limb arithmetic), FX_P_INV (p limbs then -p^-1 mod 2^64), FX_MUL_XI(r, a) (r = a*xi in Fq2).
- * Values stay fully reduced (< p), exactly as in zk/field.h, so both can be mixed freely. */
+ * assembly multiplication), FX_ADD, FX_SUB, FX_REDUCE (unrolled limb arithmetic), FX_P_INV (p limbs then -p^-1 mod
+ * 2^64), FX_MUL_XI(r, a) (r = a*xi in Fq2). Values stay fully reduced (< p), exactly as in zk/field.h, so both can be
+ * mixed freely. */
 
 #define FX_CAT2(a, b) a##_##b
 #define FX_CAT(a, b) FX_CAT2(a, b)

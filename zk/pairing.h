@@ -29,7 +29,8 @@
  * checks and the verifier's vk_x. */
 #define G bnx_g1
 #define F bnx_fq
-#define G_B_VALUE {BN_G1_B}
+#define G_B_VALUE                                                                                                      \
+    { BN_G1_B }
 #include "ec_tmpl.h"
 #undef G
 #undef F
@@ -37,7 +38,10 @@
 
 #define G bnx_g2
 #define F bnx_fq2
-#define G_B_VALUE {{BN_G2_B_C0}, {BN_G2_B_C1}}
+#define G_B_VALUE                                                                                                      \
+    {                                                                                                                  \
+        {BN_G2_B_C0}, { BN_G2_B_C1 }                                                                                   \
+    }
 #include "ec_tmpl.h"
 #undef G
 #undef F
@@ -45,7 +49,8 @@
 
 #define G blsx_g1
 #define F blsx_fq
-#define G_B_VALUE {BLS_G1_B}
+#define G_B_VALUE                                                                                                      \
+    { BLS_G1_B }
 #include "ec_tmpl.h"
 #undef G
 #undef F
@@ -53,7 +58,10 @@
 
 #define G blsx_g2
 #define F blsx_fq2
-#define G_B_VALUE {{BLS_G2_B_C0}, {BLS_G2_B_C1}}
+#define G_B_VALUE                                                                                                      \
+    {                                                                                                                  \
+        {BLS_G2_B_C0}, { BLS_G2_B_C1 }                                                                                 \
+    }
 #include "ec_tmpl.h"
 #undef G
 #undef F

@@ -10,10 +10,10 @@
 
 static struct {
     bls_fq_t two_inv;
-    blsx_fq2_t frob[4][6]; /* frob[k][i] = ξ^(i(q^k-1)/6) */
+    blsx_fq2_t frob[4][6];   /* frob[k][i] = ξ^(i(q^k-1)/6) */
     blsx_fq2_t psi_x, psi_y; /* 1/ξ^((q-1)/3), 1/ξ^((q-1)/2) */
-    bls_fq_t beta;          /* cube root of unity for φ */
-    int8_t x_bits[64];      /* |x|, most significant first */
+    bls_fq_t beta;           /* cube root of unity for φ */
+    int8_t x_bits[64];       /* |x|, most significant first */
     int x_len;
 } K;
 static pthread_once_t K_once = PTHREAD_ONCE_INIT;

@@ -15,9 +15,9 @@ __attribute__((constructor)) static void zkx_detect(void) {
 
 static struct {
     bn_fq_t two_inv;
-    bnx_fq2_t frob[4][6]; /* frob[k][i] = ξ^(i(q^k-1)/6) */
+    bnx_fq2_t frob[4][6];   /* frob[k][i] = ξ^(i(q^k-1)/6) */
     bnx_fq2_t psi_x, psi_y; /* ξ^((q-1)/3), ξ^((q-1)/2) */
-    int8_t loop[72];       /* NAF of 6x+2, least significant first */
+    int8_t loop[72];        /* NAF of 6x+2, least significant first */
     int loop_len;
     int8_t x_naf[72]; /* NAF of x, most significant first */
     int x_len;

@@ -32,7 +32,9 @@ static inline void T6(one)(T6_T *r) {
 static inline bool T6(eq)(const T6_T *a, const T6_T *b) {
     return E2(eq)(&a->c0, &b->c0) && E2(eq)(&a->c1, &b->c1) && E2(eq)(&a->c2, &b->c2);
 }
-static inline bool T6(is_zero)(const T6_T *a) { return E2(is_zero)(&a->c0) && E2(is_zero)(&a->c1) && E2(is_zero)(&a->c2); }
+static inline bool T6(is_zero)(const T6_T *a) {
+    return E2(is_zero)(&a->c0) && E2(is_zero)(&a->c1) && E2(is_zero)(&a->c2);
+}
 static inline void T6(add)(T6_T *r, const T6_T *a, const T6_T *b) {
     E2(add)(&r->c0, &a->c0, &b->c0);
     E2(add)(&r->c1, &a->c1, &b->c1);
@@ -276,15 +278,15 @@ static inline void T12(mul_by_034)(T12_T *r, const T12_T *a, const E2_T *b0, con
 static inline void T12(cyc_sqr)(T12_T *r, const T12_T *a) {
     const E2_T *r0 = &a->c0.c0, *r4 = &a->c0.c1, *r3 = &a->c0.c2, *r2 = &a->c1.c0, *r1 = &a->c1.c1, *r5 = &a->c1.c2;
     E2_T t0, t1, t2, t3, t4, t5, tmp, s, u;
-#define TW_SQ4(T0, T1, X, Y)                                                                                         \
-    E2(mul)(&tmp, X, Y);                                                                                             \
-    E2(add)(&s, X, Y);                                                                                               \
-    E2(mul_xi)(&u, Y);                                                                                               \
-    E2(add)(&u, &u, X);                                                                                              \
-    E2(mul)(&T0, &s, &u);                                                                                            \
-    E2(sub)(&T0, &T0, &tmp);                                                                                         \
-    E2(mul_xi)(&u, &tmp);                                                                                            \
-    E2(sub)(&T0, &T0, &u);                                                                                           \
+#define TW_SQ4(T0, T1, X, Y)                                                                                           \
+    E2(mul)(&tmp, X, Y);                                                                                               \
+    E2(add)(&s, X, Y);                                                                                                 \
+    E2(mul_xi)(&u, Y);                                                                                                 \
+    E2(add)(&u, &u, X);                                                                                                \
+    E2(mul)(&T0, &s, &u);                                                                                              \
+    E2(sub)(&T0, &T0, &tmp);                                                                                           \
+    E2(mul_xi)(&u, &tmp);                                                                                              \
+    E2(sub)(&T0, &T0, &u);                                                                                             \
     E2(dbl)(&T1, &tmp);
     TW_SQ4(t0, t1, r0, r1)
     TW_SQ4(t2, t3, r2, r3)

@@ -96,7 +96,8 @@ static int parse_dec(uint64_t *out, int n, const uint64_t *modulus, const char *
         return zk_fail(err, EINVAL, "%s: %s: expected a decimal string", path, key);
     const char *s = json_object_get_string(v);
     int rc = zk_bigint_from_dec(s, out, n);
-    if (rc == -EINVAL) return zk_fail(err, EINVAL, "%s: %s: not a non-negative decimal number: \"%.40s\"", path, key, s);
+    if (rc == -EINVAL)
+        return zk_fail(err, EINVAL, "%s: %s: not a non-negative decimal number: \"%.40s\"", path, key, s);
     if (rc == -ERANGE || !zk_bigint_lt(out, modulus, n))
         return zk_fail(err, EINVAL, "%s: %s: value is not below the field modulus %s", path, key, modname);
     return 0;
@@ -246,8 +247,8 @@ int zk_vk_from_json(zk_vk_t *vk, const char *path, zk_err_t *err) {
                        "vk_alpha_1", err)) < 0)
         goto out;
     for (int i = 0; i < 3; i++)
-        if ((rc = parse_g2(g2dst[i], k.curve, json_object_object_get_ex(root, g2keys[i], &v) ? v : NULL, path, g2keys[i],
-                           err)) < 0)
+        if ((rc = parse_g2(g2dst[i], k.curve, json_object_object_get_ex(root, g2keys[i], &v) ? v : NULL, path,
+                           g2keys[i], err)) < 0)
             goto out;
     struct json_object *ic = json_object_object_get_ex(root, "IC", &v) ? v : NULL;
     if ((rc = expect_array(ic, k.n_pub + 1, path, "IC", err)) < 0) goto out;
@@ -347,7 +348,8 @@ int zk_proof_from_json(zk_proof_t *p, const zk_curve_t *curve, const char *path,
     }
     if ((rc = check_protocol(root, path, false, err)) < 0) goto out;
     if (json_object_object_get_ex(root, "curve", &v)) {
-        const zk_curve_t *c = json_object_is_type(v, json_type_string) ? zk_curve_by_name(json_object_get_string(v)) : NULL;
+        const zk_curve_t *c =
+            json_object_is_type(v, json_type_string) ? zk_curve_by_name(json_object_get_string(v)) : NULL;
         if (c != curve) {
             rc = zk_fail(err, EINVAL, "%s: curve: the proof is for \"%.40s\", the key for \"%s\"", path,
                          json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "?", curve->name);

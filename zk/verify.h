@@ -38,8 +38,7 @@ void zk_vk_free(zk_vk_t *vk);
 int zk_proof_from_json(zk_proof_t *p, const zk_curve_t *curve, const char *path, zk_err_t *err);
 /* public.json: an array of decimal strings, each < r. *ret_pub: n x 32 bytes, standard form LE,
  * malloc'd (NULL when n = 0). */
-int zk_public_from_json(uint8_t **ret_pub, uint32_t *ret_n, const zk_curve_t *curve, const char *path,
-                        zk_err_t *err);
+int zk_public_from_json(uint8_t **ret_pub, uint32_t *ret_n, const zk_curve_t *curve, const char *path, zk_err_t *err);
 
 /* The check itself; pub holds n_pub standard-form LE scalars of 32 bytes. Thread-safe (the vk is
  * only read). */
