@@ -46,6 +46,20 @@ static double time_cmd(char *const argv[]) {
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? t : -1;
 }
 
+/* ms per verification inside one node process (bench/verify_snarkjs.cjs), or -1. */
+static double snarkjs_inproc(const char *src, const char *vk, const char *pub, const char *proof, int n) {
+    char cmd[4 * PATH_MAX + 128];
+    snprintf(cmd, sizeof(cmd), "node '%s/bench/verify_snarkjs.cjs' '%s' '%s' '%s' '%s' %d 2>/dev/null", src, src, vk,
+             pub, proof, n);
+    fflush(stdout);
+    FILE *f = popen(cmd, "r");
+    if (!f) return -1;
+    double ms = -1;
+    if (fscanf(f, "%lf", &ms) != 1) ms = -1;
+    if (pclose(f) != 0) ms = -1;
+    return ms;
+}
+
 static double best_of(char *const argv[], int runs) {
     double best = -1;
     for (int i = 0; i < runs; i++) {
@@ -75,11 +89,15 @@ int main(int argc, char **argv) {
     bool have_snarkjs = access(snarkjs, X_OK) == 0;
 
     static const char *curves[2] = {"bn128", "bls12381"};
-    printf("Groth16 verification, one core, %d iterations in-process; CLI times are the best of %d runs\n", iters,
-           runs);
-    printf("files: tests/data/<curve>/mulchain/{vk.json,public-1.json,proof-1.json} (2 public signals)\n\n");
-    printf("%-9s %10s %12s %12s %12s %14s %9s %9s\n", "curve", "pairing", "verify", "zkpipe CLI", "snarkjs CLI",
-           "snarkjs/verify", "CLI/CLI", "target");
+    printf("Groth16 verification of one proof: zkpipe (zk_verify_proof, one core) and snarkjs 0.7 on the same files\n");
+    printf(
+        "files: tests/data/<curve>/mulchain/{vk.json,public-1.json,proof-1.json} (2 public signals); %d iterations\n",
+        iters);
+    printf("in-process, CLI times the best of %d runs\n\n", runs);
+    printf("%-9s %9s %10s %10s %13s %7s %11s %12s %7s %7s\n", "curve", "pairing", "verify", "verify", "snarkjs verify",
+           "ratio", "zkpipe CLI", "snarkjs CLI", "ratio", "target");
+    printf("%-9s %9s %10s %10s %13s %7s %11s %12s %7s %7s\n", "", "(cpu)", "(cpu)", "(wall)", "(wall)", "", "(wall)",
+           "(wall)", "", "");
     for (int c = 0; c < 2; c++) {
         char vkp[PATH_MAX], pubp[PATH_MAX], prp[PATH_MAX];
         snprintf(vkp, sizeof(vkp), "%s/tests/data/%s/mulchain/vk.json", src, curves[c]);
@@ -112,37 +130,42 @@ int main(int argc, char **argv) {
         }
         double t_pair = (cpu_now() - t0) / iters;
         t0 = cpu_now();
+        double w0 = now();
         int bad = 0;
         for (int i = 0; i < iters; i++) bad |= zk_verify_proof(&vk, &proof, pub, n_pub, &err);
-        double t_ver = (cpu_now() - t0) / iters;
+        double t_ver = (cpu_now() - t0) / iters, t_ver_wall = (now() - w0) / iters;
         if (bad) {
             fprintf(stderr, "bench/verify: verification failed during the timing loop\n");
             return 1;
         }
         char *zargv[] = {zkpipe, "verify", vkp, pubp, prp, NULL};
         double t_zcli = best_of(zargv, runs);
-        double t_scli = -1;
+        double t_scli = -1, t_sin = -1;
         if (have_snarkjs) {
             char *sargv[] = {snarkjs, "groth16", "verify", vkp, pubp, prp, NULL};
             t_scli = best_of(sargv, runs);
+            t_sin = snarkjs_inproc(src, vkp, pubp, prp, iters / 10 + 5) / 1e3;
         }
-        char sbuf[32] = "n/a", r1[32] = "n/a", r2[32] = "n/a", zbuf[32] = "n/a";
-        if (t_zcli >= 0) snprintf(zbuf, sizeof(zbuf), "%.1f ms", t_zcli * 1e3);
+        char sin[32] = "n/a", r1[32] = "n/a", scli[32] = "n/a", r2[32] = "n/a", zcli[32] = "n/a";
+        if (t_zcli >= 0) snprintf(zcli, sizeof(zcli), "%.1f ms", t_zcli * 1e3);
+        if (t_sin > 0) {
+            snprintf(sin, sizeof(sin), "%.2f ms", t_sin * 1e3);
+            snprintf(r1, sizeof(r1), "%.0fx", t_sin / t_ver_wall);
+        }
         if (t_scli >= 0) {
-            snprintf(sbuf, sizeof(sbuf), "%.0f ms", t_scli * 1e3);
-            snprintf(r1, sizeof(r1), "%.0fx", t_scli / t_ver);
+            snprintf(scli, sizeof(scli), "%.0f ms", t_scli * 1e3);
             if (t_zcli > 0) snprintf(r2, sizeof(r2), "%.0fx", t_scli / t_zcli);
         }
-        printf("%-9s %7.3f ms %9.3f ms %12s %12s %14s %9s %6s ms\n", curves[c], t_pair * 1e3, t_ver * 1e3, zbuf, sbuf,
-               r1, r2, c == 0 ? "< 2" : "< 4");
+        printf("%-9s %6.3f ms %7.3f ms %7.3f ms %13s %7s %11s %12s %7s %4s ms\n", curves[c], t_pair * 1e3, t_ver * 1e3,
+               t_ver_wall * 1e3, sin, r1, zcli, scli, r2, c == 0 ? "< 2" : "< 4");
         free(pub);
         zk_vk_free(&vk);
     }
     if (!have_snarkjs) printf("\nsnarkjs not found at %s: no comparison\n", snarkjs);
-    printf(
-        "\npairing and verify: CPU time of this one thread (the machine may be shared); CLI: wall time.\n"
-        "pairing: e(G1, G2) with the final exponentiation; verify: zk_verify_proof (subgroup checks, vk_x,\n"
-        "three Miller loops, one final exponentiation; the vk prepared once); CLI: whole process, parsing\n"
-        "included (node start-up included for snarkjs). Ratios: snarkjs CLI time over verify, and over zkpipe CLI.\n");
+    printf("\npairing: e(G1, G2) with the final exponentiation. verify: zk_verify_proof (subgroup checks, vk_x, three\n"
+           "Miller loops, one final exponentiation; the key prepared once), CPU time of this thread and wall time.\n"
+           "snarkjs verify: groth16.verify in one node process after a warm-up call (bench/verify_snarkjs.cjs).\n"
+           "CLI: whole processes, file parsing included (and node's start-up for snarkjs).\n"
+           "ratio: snarkjs time / zkpipe time, in-process (wall/wall) and CLI/CLI.\n");
     return 0;
 }
