@@ -18,6 +18,7 @@
 #include "groth16.h"
 #include "msm.h"
 #include "ntt.h"
+#include "pairing.h"
 
 static uint64_t zk_kg_now_ns(void) {
     struct timespec t;

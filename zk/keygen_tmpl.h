@@ -320,9 +320,14 @@ static void P_(kg_json_g2)(zk_kg_sbuf_t *b, const G2A *p) {
     zk_kg_sb_printf(b, "  [\n   \"%s\",\n   \"%s\"\n  ],\n  [\n   \"1\",\n   \"0\"\n  ]\n ]", d0, d1);
 }
 
-/* vk.json as `snarkjs zkey export verificationkey` writes it (indent 1, no trailing newline), less
- * vk_alphabeta_12. */
+/* vk.json as `snarkjs zkey export verificationkey` writes it (indent 1, no trailing newline).
+ * vk_alphabeta_12 = e(α1, β2), Fq12 as [c0, c1] of Fq6 [c0, c1, c2] of Fq2 [c0, c1]: the flat order of
+ * the fq12 struct (checked equal to snarkjs's value on the fixture keys of both curves). */
 static char *P_(kg_vk_json)(const KG_T *k) {
+    KG_CAT(PFX, fq12_t) ab;
+    _Static_assert(sizeof(ab) == 12 * sizeof(FQ_T), "fq12 is 12 packed Fq");
+    KG_CAT(PFX, pairing)(&ab, &k->alpha1, &k->beta2);
+    const FQ_T *abf = (const FQ_T *)&ab;
     zk_kg_sbuf_t b = {0};
     zk_kg_sb_printf(&b, "{\n \"protocol\": \"groth16\",\n \"curve\": \"%s\",\n \"nPublic\": %u,\n \"vk_alpha_1\": ",
                     k->curve->name, k->npub);
@@ -333,7 +338,18 @@ static char *P_(kg_vk_json)(const KG_T *k) {
     P_(kg_json_g2)(&b, &k->gamma2);
     zk_kg_sb_printf(&b, ",\n \"vk_delta_2\": ");
     P_(kg_json_g2)(&b, &k->delta2);
-    zk_kg_sb_printf(&b, ",\n \"IC\": [\n");
+    zk_kg_sb_printf(&b, ",\n \"vk_alphabeta_12\": [\n");
+    for (int i = 0; i < 2; i++) {
+        zk_kg_sb_printf(&b, "  [\n");
+        for (int j = 0; j < 3; j++) {
+            char d0[130], d1[130];
+            P_(kg_dec)(&abf[i * 6 + j * 2], d0);
+            P_(kg_dec)(&abf[i * 6 + j * 2 + 1], d1);
+            zk_kg_sb_printf(&b, "   [\n    \"%s\",\n    \"%s\"\n   ]%s\n", d0, d1, j < 2 ? "," : "");
+        }
+        zk_kg_sb_printf(&b, "  ]%s\n", i < 1 ? "," : "");
+    }
+    zk_kg_sb_printf(&b, " ],\n \"IC\": [\n");
     for (uint32_t s = 0; s <= k->npub; s++) {
         zk_kg_sb_printf(&b, "  ");
         P_(kg_json_g1)(&b, &k->ic[s], "  ");
