@@ -53,38 +53,38 @@ static void random_scalars(const zk_curve_t *c, uint8_t *s, size_t n) {
 }
 
 /* Bases P, 2P, 3P, ... for a random P = k·G, converted to affine 4096 at a time. */
-#define MAKE_BASES(G, F, gen)                                                                                        \
-    static G##_aff_t *G##_bases(const zk_curve_t *c, size_t n) {                                                     \
-        G##_aff_t *b = xalloc(n * sizeof(*b));                                                                       \
-        G##_xyzz_t g, p, *x = xalloc(4096 * sizeof(*x));                                                             \
-        F##_t *zi = xalloc(4096 * sizeof(*zi)), *tmp = xalloc(4096 * sizeof(*tmp));                                  \
-        uint8_t k[64];                                                                                               \
-        if (zk_random_rs(c, k, k + 32) < 0) exit(1);                                                                 \
-        uint64_t kl[4];                                                                                              \
-        memcpy(kl, k, 32);                                                                                           \
-        G##_xyzz_from_aff(&g, &gen);                                                                                 \
-        G##_xyzz_mul(&g, &g, kl, 4);                                                                                 \
-        p = g;                                                                                                       \
-        for (size_t i0 = 0; i0 < n; i0 += 4096) {                                                                    \
-            size_t m = n - i0 < 4096 ? n - i0 : 4096;                                                                \
-            for (size_t i = 0; i < m; i++) {                                                                         \
-                x[i] = p;                                                                                            \
-                zi[i] = p.zzz;                                                                                       \
-                G##_xyzz_add(&p, &p, &g);                                                                            \
-            }                                                                                                        \
-            F##_batch_inv(zi, tmp, m);                                                                               \
-            for (size_t i = 0; i < m; i++) {                                                                         \
-                F##_t iz, izz;                                                                                       \
-                F##_mul(&iz, &zi[i], &x[i].zz);                                                                      \
-                F##_sqr(&izz, &iz);                                                                                  \
-                F##_mul(&b[i0 + i].x, &x[i].x, &izz);                                                                \
-                F##_mul(&b[i0 + i].y, &x[i].y, &zi[i]);                                                              \
-            }                                                                                                        \
-        }                                                                                                            \
-        free(x);                                                                                                     \
-        free(zi);                                                                                                    \
-        free(tmp);                                                                                                   \
-        return b;                                                                                                    \
+#define MAKE_BASES(G, F, gen)                                                                                          \
+    static G##_aff_t *G##_bases(const zk_curve_t *c, size_t n) {                                                       \
+        G##_aff_t *b = xalloc(n * sizeof(*b));                                                                         \
+        G##_xyzz_t g, p, *x = xalloc(4096 * sizeof(*x));                                                               \
+        F##_t *zi = xalloc(4096 * sizeof(*zi)), *tmp = xalloc(4096 * sizeof(*tmp));                                    \
+        uint8_t k[64];                                                                                                 \
+        if (zk_random_rs(c, k, k + 32) < 0) exit(1);                                                                   \
+        uint64_t kl[4];                                                                                                \
+        memcpy(kl, k, 32);                                                                                             \
+        G##_xyzz_from_aff(&g, &gen);                                                                                   \
+        G##_xyzz_mul(&g, &g, kl, 4);                                                                                   \
+        p = g;                                                                                                         \
+        for (size_t i0 = 0; i0 < n; i0 += 4096) {                                                                      \
+            size_t m = n - i0 < 4096 ? n - i0 : 4096;                                                                  \
+            for (size_t i = 0; i < m; i++) {                                                                           \
+                x[i] = p;                                                                                              \
+                zi[i] = p.zzz;                                                                                         \
+                G##_xyzz_add(&p, &p, &g);                                                                              \
+            }                                                                                                          \
+            F##_batch_inv(zi, tmp, m);                                                                                 \
+            for (size_t i = 0; i < m; i++) {                                                                           \
+                F##_t iz, izz;                                                                                         \
+                F##_mul(&iz, &zi[i], &x[i].zz);                                                                        \
+                F##_sqr(&izz, &iz);                                                                                    \
+                F##_mul(&b[i0 + i].x, &x[i].x, &izz);                                                                  \
+                F##_mul(&b[i0 + i].y, &x[i].y, &zi[i]);                                                                \
+            }                                                                                                          \
+        }                                                                                                              \
+        free(x);                                                                                                       \
+        free(zi);                                                                                                      \
+        free(tmp);                                                                                                     \
+        return b;                                                                                                      \
     }
 MAKE_BASES(bn_g1, bn_fq, bn_g1_gen)
 MAKE_BASES(bn_g2, bn_fq2, bn_g2_gen)
@@ -116,15 +116,26 @@ int main(int argc, char **argv) {
                 return 2;
             }
             break;
-        case 'l': lo = atoi(optarg); break;
-        case 'H': hi = atoi(optarg); break;
-        case 't': max_threads = atoi(optarg); break;
-        case 'r': runs = atoi(optarg); break;
-        case 'n': g2 = 0; break;
+        case 'l':
+            lo = atoi(optarg);
+            break;
+        case 'H':
+            hi = atoi(optarg);
+            break;
+        case 't':
+            max_threads = atoi(optarg);
+            break;
+        case 'r':
+            runs = atoi(optarg);
+            break;
+        case 'n':
+            g2 = 0;
+            break;
         case 'h':
             printf("Usage: msm_ntt [--curve bn128|bls12381] [--lo 16] [--hi 20] [--threads 2] [--runs 1] [--no-g2]\n");
             return 0;
-        default: return 2;
+        default:
+            return 2;
         }
     }
     if (lo < 1 || hi > 24 || lo > hi || max_threads < 1 || runs < 1 || runs > 15) {

@@ -11,30 +11,28 @@
 #include "zk/r1cs.h"
 
 static void keygen_usage(FILE *f) {
-    fprintf(f,
-            "Usage: zkpipe keygen --insecure-dev [options] <circuit.r1cs> <out.zkey> [<vk.json>]\n"
-            "\n"
-            "Makes a Groth16 proving key (snarkjs zkey format, readable by snarkjs 0.7.6 and zkpipe) and,\n"
-            "optionally, its verification key in snarkjs's vk.json format, for a circom .r1cs (bn128 or\n"
-            "bls12381, taken from the r1cs). The secrets tau, alpha, beta, delta come from getrandom(2) and\n"
-            "gamma is 1. This is NOT a trusted setup: the key is for tests and benchmarks only.\n"
-            "\n"
-            "Options:\n"
-            "  --insecure-dev   required: acknowledges that the key is insecure\n"
-            "  --threads N      worker threads (default: all online CPUs)\n"
-            "  -q, --quiet      no summary line (the warning is always printed)\n"
-            "  -h, --help       this text\n"
-            "\n"
-            "Exit status: 0 key written, 1 bad input or failure (one line on stderr), 2 bad usage.\n");
+    fprintf(f, "Usage: zkpipe keygen --insecure-dev [options] <circuit.r1cs> <out.zkey> [<vk.json>]\n"
+               "\n"
+               "Makes a Groth16 proving key (snarkjs zkey format, readable by snarkjs 0.7.6 and zkpipe) and,\n"
+               "optionally, its verification key in snarkjs's vk.json format, for a circom .r1cs (bn128 or\n"
+               "bls12381, taken from the r1cs). The secrets tau, alpha, beta, delta come from getrandom(2) and\n"
+               "gamma is 1. This is NOT a trusted setup: the key is for tests and benchmarks only.\n"
+               "\n"
+               "Options:\n"
+               "  --insecure-dev   required: acknowledges that the key is insecure\n"
+               "  --threads N      worker threads (default: all online CPUs)\n"
+               "  -q, --quiet      no summary line (the warning is always printed)\n"
+               "  -h, --help       this text\n"
+               "\n"
+               "Exit status: 0 key written, 1 bad input or failure (one line on stderr), 2 bad usage.\n");
 }
 
 static void warn_insecure(void) {
-    fprintf(stderr,
-            "zkpipe keygen: WARNING: ***************************************************************\n"
-            "zkpipe keygen: WARNING: INSECURE DEVELOPMENT KEY. Its toxic waste was drawn on this machine\n"
-            "zkpipe keygen: WARNING: by this process, outside any ceremony: whoever ran or could inspect\n"
-            "zkpipe keygen: WARNING: it can forge proofs. Use it for tests and benchmarks ONLY.\n"
-            "zkpipe keygen: WARNING: ***************************************************************\n");
+    fprintf(stderr, "zkpipe keygen: WARNING: ***************************************************************\n"
+                    "zkpipe keygen: WARNING: INSECURE DEVELOPMENT KEY. Its toxic waste was drawn on this machine\n"
+                    "zkpipe keygen: WARNING: by this process, outside any ceremony: whoever ran or could inspect\n"
+                    "zkpipe keygen: WARNING: it can forge proofs. Use it for tests and benchmarks ONLY.\n"
+                    "zkpipe keygen: WARNING: ***************************************************************\n");
 }
 
 int zkpipe_cmd_keygen(int argc, char **argv) {
@@ -49,7 +47,9 @@ int zkpipe_cmd_keygen(int argc, char **argv) {
     optind = 1;
     while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
         switch (c) {
-        case 'I': insecure = 1; break;
+        case 'I':
+            insecure = 1;
+            break;
         case 't': {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -60,9 +60,15 @@ int zkpipe_cmd_keygen(int argc, char **argv) {
             threads = (int)v;
             break;
         }
-        case 'q': quiet = 1; break;
-        case 'h': keygen_usage(stdout); return 0;
-        default: keygen_usage(stderr); return 2;
+        case 'q':
+            quiet = 1;
+            break;
+        case 'h':
+            keygen_usage(stdout);
+            return 0;
+        default:
+            keygen_usage(stderr);
+            return 2;
         }
     }
     if (!insecure) {
@@ -96,13 +102,13 @@ int zkpipe_cmd_keygen(int argc, char **argv) {
         return 1;
     }
     if (!quiet)
-        fprintf(stderr,
-                "zkpipe keygen: wrote %s (%s, %u constraints, %u wires, %u public, domain 2^%d, %u coefs, %.1f MB)%s%s\n"
-                "zkpipe keygen: times: evaluation %.2f s, tables %.2f s, G1 points %.2f s, G2 points %.2f s, "
-                "coefs and writing %.2f s\n",
-                zkey_path, curve_name, st.n_constraints, st.n_vars, st.n_pub,
-                __builtin_ctz(st.domain_size), st.n_coefs, (double)st.file_size / 1e6, vk_path ? " and " : "",
-                vk_path ? vk_path : "", (double)st.eval_ns / 1e9, (double)st.table_ns / 1e9, (double)st.g1_ns / 1e9,
-                (double)st.g2_ns / 1e9, (double)st.write_ns / 1e9);
+        fprintf(
+            stderr,
+            "zkpipe keygen: wrote %s (%s, %u constraints, %u wires, %u public, domain 2^%d, %u coefs, %.1f MB)%s%s\n"
+            "zkpipe keygen: times: evaluation %.2f s, tables %.2f s, G1 points %.2f s, G2 points %.2f s, "
+            "coefs and writing %.2f s\n",
+            zkey_path, curve_name, st.n_constraints, st.n_vars, st.n_pub, __builtin_ctz(st.domain_size), st.n_coefs,
+            (double)st.file_size / 1e6, vk_path ? " and " : "", vk_path ? vk_path : "", (double)st.eval_ns / 1e9,
+            (double)st.table_ns / 1e9, (double)st.g1_ns / 1e9, (double)st.g2_ns / 1e9, (double)st.write_ns / 1e9);
     return 0;
 }

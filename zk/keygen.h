@@ -12,11 +12,11 @@
 /* Per-step times in nanoseconds, and what was made. */
 typedef struct zk_keygen_stats {
     uint32_t n_vars, n_pub, n_constraints, domain_size, n_coefs;
-    uint64_t eval_ns;   /* Lagrange basis at τ and A_s(τ), B_s(τ), C_s(τ) */
-    uint64_t table_ns;  /* fixed-base window tables of the G1 and G2 generators */
-    uint64_t g1_ns;     /* all G1 points (IC, A, B1, C, H), with conversion to affine */
-    uint64_t g2_ns;     /* B2 */
-    uint64_t write_ns;  /* everything else (coefs, headers, writes, fsync) */
+    uint64_t eval_ns;  /* Lagrange basis at τ and A_s(τ), B_s(τ), C_s(τ) */
+    uint64_t table_ns; /* fixed-base window tables of the G1 and G2 generators */
+    uint64_t g1_ns;    /* all G1 points (IC, A, B1, C, H), with conversion to affine */
+    uint64_t g2_ns;    /* B2 */
+    uint64_t write_ns; /* everything else (coefs, headers, writes, fsync) */
     uint64_t file_size;
 } zk_keygen_stats_t;
 

@@ -176,10 +176,16 @@ static inline void P_(kg_scalar)(const KG_T *k, int id, size_t i, uint64_t out[4
         if (id == 8) FR(mul)(&t, &t, &k->delta_inv);
         break;
     }
-    case 5: t = k->u[i]; break;
+    case 5:
+        t = k->u[i];
+        break;
     case 6:
-    case 7: t = k->v[i]; break;
-    default: t = k->h[i]; break; /* 9 */
+    case 7:
+        t = k->v[i];
+        break;
+    default:
+        t = k->h[i];
+        break; /* 9 */
     }
     FR(from_mont)(&t, &t);
     memcpy(out, t.l, 32);
@@ -197,8 +203,8 @@ static int P_(kg_points)(KG_T *k, FILE *f, int id, size_t count) {
 #pragma omp parallel for num_threads(k->threads) schedule(static)
         for (size_t i = 0; i < cnt; i++) P_(kg_scalar)(k, id, i0 + i, k->sc[i]);
         uint64_t t0 = zk_kg_now_ns();
-        int rc = id == 7 ? G2(fb_mul_many)(&k->t2, (const uint64_t (*)[4])k->sc, cnt, k->pts, k->threads)
-                         : G1(fb_mul_many)(&k->t1, (const uint64_t (*)[4])k->sc, cnt, k->pts, k->threads);
+        int rc = id == 7 ? G2(fb_mul_many)(&k->t2, (const uint64_t(*)[4])k->sc, cnt, k->pts, k->threads)
+                         : G1(fb_mul_many)(&k->t1, (const uint64_t(*)[4])k->sc, cnt, k->pts, k->threads);
         if (rc < 0) return rc;
         if (id == 7)
             k->g2_ns += zk_kg_now_ns() - t0;
@@ -309,7 +315,8 @@ static void P_(kg_json_g1)(zk_kg_sbuf_t *b, const G1A *p, const char *ind) {
 static void P_(kg_json_g2)(zk_kg_sbuf_t *b, const G2A *p) {
     char d0[130], d1[130];
     if (G2(aff_is_inf)(p)) {
-        zk_kg_sb_printf(b, "[\n  [\n   \"0\",\n   \"0\"\n  ],\n  [\n   \"1\",\n   \"0\"\n  ],\n  [\n   \"0\",\n   \"0\"\n  ]\n ]");
+        zk_kg_sb_printf(
+            b, "[\n  [\n   \"0\",\n   \"0\"\n  ],\n  [\n   \"1\",\n   \"0\"\n  ],\n  [\n   \"0\",\n   \"0\"\n  ]\n ]");
         return;
     }
     P_(kg_dec)(&p->x.c0, d0);
@@ -393,7 +400,8 @@ static int P_(keygen)(const zk_r1cs_t *r, const char *r1cs_name, const char *zke
     unsigned logn = 0;
     while (((uint64_t)1 << logn) < n) logn++;
     if (logn + 1 > TWO_ADICITY)
-        return zk_fail(err, EINVAL, "%s: %u constraints and %u public signals need a domain of 2^%u; %s keys go up to 2^%u",
+        return zk_fail(err, EINVAL,
+                       "%s: %u constraints and %u public signals need a domain of 2^%u; %s keys go up to 2^%u",
                        r1cs_name, k.m, k.npub, logn, r->curve->name, TWO_ADICITY - 1);
     k.n = (uint32_t)n;
     k.logn = logn;
@@ -439,7 +447,8 @@ static int P_(keygen)(const zk_r1cs_t *r, const char *r1cs_name, const char *zke
     /* Tables sized for the products each group gets: 3 nVars + n in G1, nVars in G2. */
     size_t n1 = 3 * (size_t)k.nvars + n;
     if ((rc = G1(fb_build)(&k.t1, &KG_CAT(PFX, g1_gen), G1(fb_window)(n1, (size_t)48 << 20), threads)) < 0) goto fail;
-    if ((rc = G2(fb_build)(&k.t2, &KG_CAT(PFX, g2_gen), G2(fb_window)(k.nvars, (size_t)48 << 20), threads)) < 0) goto fail;
+    if ((rc = G2(fb_build)(&k.t2, &KG_CAT(PFX, g2_gen), G2(fb_window)(k.nvars, (size_t)48 << 20), threads)) < 0)
+        goto fail;
     uint64_t t_tab = zk_kg_now_ns();
 
     /* Header points. */
@@ -454,8 +463,8 @@ static int P_(keygen)(const zk_r1cs_t *r, const char *r1cs_name, const char *zke
         memcpy(s3[2], t.l, 32);
         G1A g1[3];
         G2A g2[3];
-        if ((rc = G1(fb_mul_many)(&k.t1, (const uint64_t (*)[4])s3, 3, g1, 1)) < 0 ||
-            (rc = G2(fb_mul_many)(&k.t2, (const uint64_t (*)[4])(s3 + 1), 2, g2, 1)) < 0)
+        if ((rc = G1(fb_mul_many)(&k.t1, (const uint64_t(*)[4])s3, 3, g1, 1)) < 0 ||
+            (rc = G2(fb_mul_many)(&k.t2, (const uint64_t(*)[4])(s3 + 1), 2, g2, 1)) < 0)
             goto fail;
         explicit_bzero(s3, sizeof(s3));
         explicit_bzero(&t, sizeof(t));
@@ -506,14 +515,26 @@ static int P_(keygen)(const zk_r1cs_t *r, const char *r1cs_name, const char *zke
             rc = fwrite(&proto, 4, 1, zf.f) == 1 ? 0 : -EIO;
             break;
         }
-        case 2: rc = P_(kg_header)(&k, zf.f); break;
-        case 3: rc = P_(kg_points)(&k, zf.f, 3, (size_t)k.npub + 1); break;
-        case 4: rc = P_(kg_coefs)(&k, zf.f); break;
+        case 2:
+            rc = P_(kg_header)(&k, zf.f);
+            break;
+        case 3:
+            rc = P_(kg_points)(&k, zf.f, 3, (size_t)k.npub + 1);
+            break;
+        case 4:
+            rc = P_(kg_coefs)(&k, zf.f);
+            break;
         case 5:
         case 6:
-        case 7: rc = P_(kg_points)(&k, zf.f, (int)id, k.nvars); break;
-        case 8: rc = P_(kg_points)(&k, zf.f, 8, (size_t)k.nvars - k.npub - 1); break;
-        case 9: rc = P_(kg_points)(&k, zf.f, 9, n); break;
+        case 7:
+            rc = P_(kg_points)(&k, zf.f, (int)id, k.nvars);
+            break;
+        case 8:
+            rc = P_(kg_points)(&k, zf.f, 8, (size_t)k.nvars - k.npub - 1);
+            break;
+        case 9:
+            rc = P_(kg_points)(&k, zf.f, 9, n);
+            break;
         case 10: {
             /* csHash (not computed: only `snarkjs zkey verify` reads it) and no contributions */
             uint8_t z[68] = {0};
@@ -594,7 +615,8 @@ static int P_(fb_selftest)(const zk_curve_t *curve, unsigned c, size_t n_random,
         if ((rc = zk_random_rs(curve, a, b)) < 0) goto out;
         memcpy(k[i], a, 32);
     }
-    if ((rc = G1(fb_build)(&t1, &KG_CAT(PFX, g1_gen), c, 2)) < 0 || (rc = G2(fb_build)(&t2, &KG_CAT(PFX, g2_gen), c, 2)) < 0 ||
+    if ((rc = G1(fb_build)(&t1, &KG_CAT(PFX, g1_gen), c, 2)) < 0 ||
+        (rc = G2(fb_build)(&t2, &KG_CAT(PFX, g2_gen), c, 2)) < 0 ||
         (rc = G1(fb_mul_many)(&t1, (const uint64_t(*)[4])k, n, o1, 2)) < 0 ||
         (rc = G2(fb_mul_many)(&t2, (const uint64_t(*)[4])k, n, o2, 2)) < 0)
         goto out;
