@@ -18,20 +18,19 @@
 typedef B1(t) X1_T;
 typedef B2(t) X2_T;
 
+#if defined(ZK_ASM) && defined(__x86_64__)
+/* zk/field.h has its own x86-64 kernels (zk/fp_x86_64.h) in this build, and they are faster: use them. */
+static inline __attribute__((always_inline)) void X1(add)(X1_T *r, const X1_T *a, const X1_T *b) { B1(add)(r, a, b); }
+static inline __attribute__((always_inline)) void X1(sub)(X1_T *r, const X1_T *a, const X1_T *b) { B1(sub)(r, a, b); }
+static inline __attribute__((always_inline)) void X1(mul)(X1_T *r, const X1_T *a, const X1_T *b) { B1(mul)(r, a, b); }
+static inline __attribute__((always_inline)) void X1(sqr)(X1_T *r, const X1_T *a) { B1(sqr)(r, a); }
+#else
 static inline __attribute__((always_inline)) void X1(add)(X1_T *r, const X1_T *a, const X1_T *b) {
     FX_ADD(r->l, a->l, b->l);
 }
 
-static inline __attribute__((always_inline)) void X1(dbl)(X1_T *r, const X1_T *a) { X1(add)(r, a, a); }
-
 static inline __attribute__((always_inline)) void X1(sub)(X1_T *r, const X1_T *a, const X1_T *b) {
     FX_SUB(r->l, a->l, b->l);
-}
-
-static inline __attribute__((always_inline)) void X1(neg)(X1_T *r, const X1_T *a) {
-    X1_T z;
-    memset(&z, 0, sizeof(z));
-    X1(sub)(r, &z, a);
 }
 
 static inline __attribute__((always_inline)) void X1(mul)(X1_T *r, const X1_T *a, const X1_T *b) {
@@ -45,6 +44,16 @@ static inline __attribute__((always_inline)) void X1(mul)(X1_T *r, const X1_T *a
 }
 
 static inline __attribute__((always_inline)) void X1(sqr)(X1_T *r, const X1_T *a) { X1(mul)(r, a, a); }
+#endif
+
+static inline __attribute__((always_inline)) void X1(dbl)(X1_T *r, const X1_T *a) { X1(add)(r, a, a); }
+
+static inline __attribute__((always_inline)) void X1(neg)(X1_T *r, const X1_T *a) {
+    X1_T z;
+    memset(&z, 0, sizeof(z));
+    X1(sub)(r, &z, a);
+}
+
 static inline void X1(inv)(X1_T *r, const X1_T *a) { B1(inv)(r, a); }
 static inline bool X1(is_zero)(const X1_T *a) { return B1(is_zero)(a); }
 static inline bool X1(eq)(const X1_T *a, const X1_T *b) { return B1(eq)(a, b); }

@@ -1,8 +1,9 @@
-/* Faster Montgomery arithmetic for the pairing code, on the same types and values as zk/field.h
- * (bn_fq_t, bls_fq_t, bn_fq2_t, bls_fq2_t): carry-flag additions, and multiplication by a CIOS with
- * two carry chains (MULX/ADCX/ADOX inline assembly) on CPUs that have BMI2 and ADX, else the
- * portable multiplication of zk/fp_tmpl.h. Instantiates zk/fpx_tmpl.h as bnx_* and blsx_*.
- * tests/test_pairing.c checks every operation against zk/field.h on random values. */
+/* Fq and Fq2 operations for the pairing code, on the same types and values as zk/field.h
+ * (bn_fq_t, bls_fq_t, bn_fq2_t, bls_fq2_t). When zk/field.h is built with its own x86-64 kernels
+ * (ZK_ASM, zk/fp_x86_64.h) they are used as they are; otherwise this header supplies carry-flag
+ * additions and a CIOS multiplication with two carry chains (MULX/ADCX/ADOX inline assembly) on CPUs
+ * that have BMI2 and ADX, falling back to zk/field.h's portable multiplication. Instantiates
+ * zk/fpx_tmpl.h as bnx_* and blsx_*. tests/test_pairing.c checks the kernels against zk/field.h. */
 #pragma once
 #include <stdint.h>
 #include <x86intrin.h>
