@@ -5,6 +5,7 @@
  * that name the key). */
 #include <errno.h>
 #include <json-c/json.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -583,5 +584,48 @@ TEST(zkpipe_prove_proofs_verify) {
         free(pub);
         zk_vk_free(&vk);
     }
+    return 0;
+}
+
+/* The finalizer verifies from several threads with one key: each thread checks a valid and a
+ * tampered proof many times, with both curves at once. */
+struct conc_arg {
+    const struct loaded *l;
+    int ok, bad;
+};
+
+static void *conc_worker(void *p) {
+    struct conc_arg *a = p;
+    zk_err_t err;
+    uint8_t *pub = malloc(32 * (size_t)a->l->n_pub);
+    memcpy(pub, a->l->pub, 32 * (size_t)a->l->n_pub);
+    pub[0] ^= 2;
+    for (int i = 0; i < 10; i++) {
+        a->ok += zk_verify_proof(&a->l->vk, &a->l->proof, a->l->pub, a->l->n_pub, &err) == 0;
+        a->bad += zk_verify_proof(&a->l->vk, &a->l->proof, pub, a->l->n_pub, &err) == -EBADMSG;
+    }
+    free(pub);
+    return NULL;
+}
+
+TEST(concurrent_verify) {
+    struct loaded l[2];
+    memset(l, 0, sizeof(l));
+    zk_err_t err = {{0}};
+    CHECK_MSG(load(&l[0], &fixtures[2], &err) == 0, "%s", err.msg);
+    CHECK_MSG(load(&l[1], &fixtures[7], &err) == 0, "%s", err.msg);
+    pthread_t th[6];
+    struct conc_arg args[6];
+    for (int i = 0; i < 6; i++) {
+        args[i] = (struct conc_arg){&l[i % 2], 0, 0};
+        CHECK(pthread_create(&th[i], NULL, conc_worker, &args[i]) == 0);
+    }
+    for (int i = 0; i < 6; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < 6; i++) {
+        CHECK_EQ_INT(args[i].ok, 10);
+        CHECK_EQ_INT(args[i].bad, 10);
+    }
+    unload(&l[0]);
+    unload(&l[1]);
     return 0;
 }
