@@ -108,6 +108,12 @@ static struct json_object *arr_get(struct json_object *a, size_t i) {
     return json_object_array_get_idx(a, i);
 }
 
+/* A point is [x, y, z] or, as ffjavascript also reads it, [x, y] with z = 1: its element count. */
+static int point_len(struct json_object *a) {
+    if (a && json_object_is_type(a, json_type_array) && json_object_array_length(a) == 2) return 2;
+    return 3;
+}
+
 static int expect_array(struct json_object *a, size_t len, const char *path, const char *key, zk_err_t *err) {
     if (!a) return zk_fail(err, EINVAL, "%s: missing key \"%s\"", path, key);
     if (!json_object_is_type(a, json_type_array)) return zk_fail(err, EINVAL, "%s: %s: expected an array", path, key);
@@ -121,9 +127,11 @@ static int expect_array(struct json_object *a, size_t len, const char *path, con
 static int parse_g1(uint8_t *out, const zk_curve_t *c, struct json_object *a, const char *path, const char *key,
                     zk_err_t *err) {
     int rc, n = (int)c->n8q / 8;
-    if ((rc = expect_array(a, 3, path, key, err)) < 0) return rc;
-    uint64_t v[3][6];
-    for (int i = 0; i < 3; i++) {
+    int len = point_len(a);
+    if ((rc = expect_array(a, (size_t)len, path, key, err)) < 0) return rc;
+    uint64_t v[3][6] = {{0}};
+    v[2][0] = 1; /* z = 1 when absent */
+    for (int i = 0; i < len; i++) {
         char k[96];
         snprintf(k, sizeof(k), "%s[%d]", key, i);
         if ((rc = parse_dec(v[i], n, (const uint64_t *)(const void *)c->q, "q", arr_get(a, i), path, k, err)) < 0)
@@ -149,9 +157,11 @@ static int parse_g1(uint8_t *out, const zk_curve_t *c, struct json_object *a, co
 static int parse_g2(uint8_t *out, const zk_curve_t *c, struct json_object *a, const char *path, const char *key,
                     zk_err_t *err) {
     int rc, n = (int)c->n8q / 8;
-    if ((rc = expect_array(a, 3, path, key, err)) < 0) return rc;
-    uint64_t v[6 * 6];
-    for (int i = 0; i < 3; i++) {
+    int len = point_len(a);
+    if ((rc = expect_array(a, (size_t)len, path, key, err)) < 0) return rc;
+    uint64_t v[6 * 6] = {0};
+    v[4 * n] = 1; /* z = 1 + 0u when absent */
+    for (int i = 0; i < len; i++) {
         char k[96];
         snprintf(k, sizeof(k), "%s[%d]", key, i);
         struct json_object *e = arr_get(a, (size_t)i);
