@@ -7,8 +7,8 @@ cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 if [ -d build ]; then meson setup --reconfigure build >/dev/null; else meson setup build >/dev/null; fi
 ninja -C build
-if [ -x build/synthd/zkpipe-synthd ] && [ -x scripts/run-demo.sh ]; then
-    exec ./scripts/run-demo.sh "$@"
+if [ -x build/gpud/zkpipe-gpud ] && [ -x scripts/run-demo.sh ]; then
+    exec ./scripts/run-demo.sh --snarkjs "$@"
 fi
 out=$(mktemp -d /tmp/zkpipe-main.XXXXXX)
 d=tests/data
