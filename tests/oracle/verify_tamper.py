@@ -3,7 +3,8 @@
 tamperings of the fixture proofs, N per curve (argv[1], default 50), plus the untouched proofs.
 Tamperings: a coordinate changed (small delta or random value below q), pi_b's c0/c1 swapped, a public
 signal changed, A and C swapped, A negated, A replaced by another proof's A, a proof with another
-proof's public signals, A at infinity. zkpipe must also exit 0, 1 or 2 only (2 where it refuses a
+proof's public signals, A at infinity, a Jacobian z changed; and one change that keeps the proof
+valid: a point rewritten in other Jacobian coordinates (X l^2, Y l^3, l). zkpipe must also exit 0, 1 or 2 only (2 where it refuses a
 malformed point; snarkjs answers those with false).
 Exit 77 when snarkjs is not installed. Seed: env ZKPIPE_ORACLE_SEED, else random (printed)."""
 import json
@@ -40,7 +41,7 @@ def tamper(rng, curve, proof, public, others):
     p = json.loads(json.dumps(proof))
     u = list(public)
     kind = rng.choice(["coord", "coord", "coord", "pub", "pub", "swap_ac", "neg_a", "other_a", "other_pub",
-                       "b_c0c1", "a_inf"])
+                       "b_c0c1", "a_inf", "rescale", "z"])
     if kind == "coord":
         key = rng.choice(["pi_a", "pi_b", "pi_c"])
         if key == "pi_b":
@@ -83,6 +84,20 @@ def tamper(rng, curve, proof, public, others):
         p["pi_b"][0] = p["pi_b"][0][::-1]
         p["pi_b"][1] = p["pi_b"][1][::-1]
         desc = "pi_b c0/c1 swapped"
+    elif kind == "rescale":
+        # the same point in other Jacobian coordinates (X l^2, Y l^3, l): still valid
+        key = rng.choice(["pi_a", "pi_b", "pi_c"])
+        lam = rng.randrange(2, q)
+        if key == "pi_b":
+            p[key] = [[str(int(c) * lam * lam % q) for c in p[key][0]],
+                      [str(int(c) * lam * lam * lam % q) for c in p[key][1]], [str(lam), "0"]]
+        else:
+            p[key] = [str(int(p[key][0]) * lam * lam % q), str(int(p[key][1]) * lam * lam * lam % q), str(lam)]
+        desc = "%s rescaled (Jacobian)" % key
+    elif kind == "z":
+        key = rng.choice(["pi_a", "pi_c"])
+        p[key][2] = str(rng.randrange(2, q))
+        desc = "%s z changed" % key
     else:
         p["pi_a"] = ["0", "1", "0"]
         desc = "A at infinity"
