@@ -91,6 +91,10 @@ void daemon_notify_watchdog(void) {
 
 void daemon_notify_stopping(void) { (void)sd_notify(0, "STOPPING=1"); }
 
+void daemon_notify_extend(uint64_t usec, const char *status) {
+    (void)sd_notifyf(0, "EXTEND_TIMEOUT_USEC=%llu\nSTATUS=%s", (unsigned long long)usec, status);
+}
+
 int daemon_wait_ms(int dflt) {
     uint64_t usec = 0;
     if (sd_watchdog_enabled(0, &usec) > 0 && usec > 0) {

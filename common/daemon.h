@@ -23,6 +23,9 @@ void daemon_notify_ready(const char *status);
 void daemon_notify_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void daemon_notify_watchdog(void);
 void daemon_notify_stopping(void);
+/* While starting: gives systemd usec more from now before READY=1 is due (EXTEND_TIMEOUT_USEC=), so a
+ * long key load is bounded per step instead of by one TimeoutStartSec= for the whole start. */
+void daemon_notify_extend(uint64_t usec, const char *status);
 /* Futex timeout for the main loop: below half of WATCHDOG_USEC when set, else `dflt`. */
 int daemon_wait_ms(int dflt);
 

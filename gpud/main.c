@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/daemon.h"
@@ -191,6 +192,7 @@ int main(int argc, char **argv) {
         log_err("Failed to register in %s: process table full", cfg.segment);
         return 1;
     }
+    daemon_notify_extend(120 * 1000000ull, "registering the slab memory");
     r = B->register_memory(bctx, S.data, (size_t)S.hdr->n_slabs * S.hdr->slab_size, &e);
     if (r < 0) {
         log_err("Failed to register the slab memory with backend %s: %s", B->name, e.msg);
@@ -199,6 +201,13 @@ int main(int argc, char **argv) {
     for (uint32_t i = 0; i < cfg.n_circuits; i++) {
         if (!cfg.circuits[i].preload) continue;
         zk_zkey_t *z;
+        /* Each key gets its own start-timeout budget: 60 s plus 10 s per GiB of .zkey. */
+        struct stat st;
+        uint64_t gib = stat(cfg.circuits[i].zkey, &st) == 0 ? (uint64_t)st.st_size >> 30 : 0;
+        char what[CFG_NAME_MAX + 32];
+        snprintf(what, sizeof what, "loading the key of %s", cfg.circuits[i].name);
+        daemon_notify_extend((60 + 10 * gib) * 1000000ull, what);
+        daemon_test_point("gpu.load_key", (int)i);
         if (key_get(cfg.circuits[i].name, &z, err, sizeof err) < 0)
             log_err("Failed to preload circuit %s: %s", cfg.circuits[i].name, err); /* jobs for it will fail */
     }
