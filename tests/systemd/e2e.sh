@@ -5,7 +5,8 @@
 # post-install would (sysusers, tmpfiles, daemon-reload), and driven with nsenter:
 #   start zkpipe.target (2 synthd) -> submit a batch -> kill -9 gpud mid-batch (it stopped itself at
 #   a test point) -> systemd restarts it alone -> every proof valid -> SIGSTOP gpud -> watchdog
-#   restarts it -> synth count 3 + daemon-reload -> 3 synthd -> stop target -> no slab owned ->
+#   restarts it -> a slow key load under a short TimeoutStartSec= (EXTEND_TIMEOUT_USEC=) ->
+#   synth count 3 + daemon-reload -> 3 synthd -> stop target -> no slab owned ->
 #   bad ini -> generator logs file:line, target wants nothing. Teardown leaves nothing behind.
 # Exit 77 only when a container cannot be booted here at all (not root, no systemd-nspawn, no
 # cgroup or mount permissions), with the reason.
@@ -313,6 +314,26 @@ log "watchdog: SIGSTOPped gpud@0 -> 'Watchdog timeout' -> restarted in $(el "$T_
 for u in zkpipe-synthd@1 zkpipe-synthd@2 zkpipe-finalizerd@1; do
   [ "$(prop "$u" MainPID)" = "${PID0[$u]}" ] || die "$u disturbed by the watchdog restart"
 done
+
+# ------------------------------------------------------------------ a slow key load extends the start timeout
+# gpud takes 3.5 s to "load" its key under TimeoutStartSec=2s: only EXTEND_TIMEOUT_USEC= gets it to READY.
+cat > "$CR/etc/systemd/system/zkpipe-gpud@.service.d/92-e2e-slowkey.conf" <<EOF
+[Service]
+TimeoutStartSec=2s
+Environment=ZKPIPE_TEST_DELAY=gpu.load_key:3500
+EOF
+C systemctl daemon-reload
+T_R=$(date +%s.%N)
+C systemctl restart zkpipe-gpud@0 || die "gpud did not start with a 3.5 s key load under TimeoutStartSec=2s: $(prop zkpipe-gpud@0 Result)"
+took=$(el "$T_R")
+active zkpipe-gpud@0 || die "gpud not active after the slow start"
+awk -v t="$took" 'BEGIN { exit !(t >= 3.5) }' || die "the slow key load took only $took s: the test point did not fire"
+rm "$CR/etc/systemd/system/zkpipe-gpud@.service.d/92-e2e-slowkey.conf"
+C systemctl daemon-reload
+for u in zkpipe-synthd@1 zkpipe-synthd@2 zkpipe-finalizerd@1; do
+  [ "$(prop "$u" MainPID)" = "${PID0[$u]}" ] || die "$u disturbed by restarting gpud"
+done
+log "systemctl restart zkpipe-gpud@0 with a 3.5 s key load, TimeoutStartSec=2s: READY after $took s (EXTEND_TIMEOUT_USEC); siblings untouched"
 
 # ------------------------------------------------------------------ 3 synthd from the ini
 write_ini 3
