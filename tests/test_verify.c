@@ -554,6 +554,11 @@ TEST(cli_exit_codes) {
         CHECK_EQ_INT(run_cli(vk, pub, tmp("proof.json"), out, el), 0);
         CHECK(!strcmp(out, "OK\n"));
     }
+    /* a key file that is neither a zkey nor JSON, and a broken zkey (the zkey reader's message) */
+    CHECK_EQ_INT(run_cli(test_data("bad/wrong_magic.zkey"), pub, proof, out, el), 2);
+    CHECK_STR_CONTAINS(el, "neither a .zkey");
+    CHECK_EQ_INT(run_cli(test_data("bad/zkey_truncated.zkey"), pub, proof, out, el), 2);
+    CHECK_STR_CONTAINS(el, "zkey_truncated.zkey: ");
     /* a missing file */
     CHECK_EQ_INT(run_cli(vk, pub, "/nonexistent/proof.json", out, el), 2);
     CHECK_STR_CONTAINS(el, "cannot open");

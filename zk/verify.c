@@ -341,7 +341,10 @@ int zk_vk_load(zk_vk_t *vk, const char *path, zk_err_t *err) {
         if (rc < 0) prefix_path(err, path);
         return rc;
     }
-    return zk_vk_from_json(vk, path, err);
+    int rc = zk_vk_from_json(vk, path, err);
+    if (rc == -EINVAL && err && strstr(err->msg, "not JSON (contains a NUL byte)"))
+        (void)zk_fail(err, EINVAL, "%.300s: neither a .zkey (no \"zkey\" magic) nor a verification key in JSON", path);
+    return rc;
 }
 
 /* ---- proof and public signals ---- */
