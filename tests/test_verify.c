@@ -467,7 +467,7 @@ TEST(cli_exit_codes) {
     /* malformed inputs: exit 2 and a line naming the problem */
     static const char *q_bn = "21888242871839275222246405745257275088696311157297823662689037894645226208583";
     static const char *r_bn = "21888242871839275222246405745257275088548364400416034343698204186575808495617";
-    for (int k = 0; k < 14; k++) {
+    for (int k = 0; k < 15; k++) {
         struct json_object *pj = json_object_from_file(proof), *uj = json_object_from_file(pub),
                            *vj = json_object_from_file(vk);
         const char *expect = NULL;
@@ -528,6 +528,13 @@ TEST(cli_exit_codes) {
         case 13:
             set_str(json_object_array_get_idx(get(vj, "vk_delta_2"), 0), 0, "");
             expect = "vk_delta_2[0][0]: not a non-negative decimal";
+            break;
+        case 14:
+            json_object_array_put_idx(get(pj, "pi_c"), 1,
+                                      json_object_new_string_len("12\0"
+                                                                 "34",
+                                                                 5));
+            expect = "pi_c[1]: not a non-negative decimal";
             break;
         }
         if (raw_proof)

@@ -95,6 +95,8 @@ static int parse_dec(uint64_t *out, int n, const uint64_t *modulus, const char *
     if (!json_object_is_type(v, json_type_string))
         return zk_fail(err, EINVAL, "%s: %s: expected a decimal string", path, key);
     const char *s = json_object_get_string(v);
+    if (strlen(s) != (size_t)json_object_get_string_len(v))
+        return zk_fail(err, EINVAL, "%s: %s: not a non-negative decimal number (contains a NUL)", path, key);
     int rc = zk_bigint_from_dec(s, out, n);
     if (rc == -EINVAL)
         return zk_fail(err, EINVAL, "%s: %s: not a non-negative decimal number: \"%.40s\"", path, key, s);
