@@ -6,7 +6,8 @@
 #   start zkpipe.target (2 synthd) -> submit a batch -> kill -9 gpud mid-batch (it stopped itself at
 #   a test point) -> systemd restarts it alone -> every proof valid -> SIGSTOP gpud -> watchdog
 #   restarts it -> a slow key load under a short TimeoutStartSec= (EXTEND_TIMEOUT_USEC=) ->
-#   synth count 3 + daemon-reload -> 3 synthd -> stop target -> no slab owned ->
+#   synth count 3 + daemon-reload -> 3 synthd -> stop target mid-job -> no slab owned -> start
+#   again, the job completes -> stop idle -> every slab FREE ->
 #   bad ini -> generator logs file:line, target wants nothing. Teardown leaves nothing behind.
 # Exit 77 only when a container cannot be booted here at all (not root, no systemd-nspawn, no
 # cgroup or mount permissions), with the reason.
@@ -355,25 +356,62 @@ CZ timeout 120 "$ZKPIPE_BINDIR/zkpipe" wait --config /etc/zkpipe/zkpipe.ini "$JO
 log "second job $JOB2 (3 partitions) done with 3 synthd"
 
 # ------------------------------------------------------------------ stop: every stage stops, no slab owned
-T_STOPT=$(date +%s.%N); SINCE=@$(date +%s)
-C systemctl stop zkpipe.target
-for u in zkpipe-synthd@1 zkpipe-synthd@2 zkpipe-synthd@3 zkpipe-gpud@0 zkpipe-finalizerd@1 zkpipe-segment; do
-  s=$(C systemctl is-active "$u" || true)
-  [ "$s" = inactive ] || die "$u is '$s' after stopping zkpipe.target"
-  r=$(prop "$u" Result)
-  [ "$r" = success ] || die "$u stopped with Result=$r (not a clean drain)"
+# stop_target: stops zkpipe.target and checks that every stage drained (inactive, Result=success, no
+# SIGKILL), and that `zkpipe status` shows no slab owned (FILLING, PROVING, FINALIZING) and no
+# stage registered alive. Leaves the slab line in $slabs.
+stop_target() {
+  local since=@$(date +%s) u s r n state st
+  C systemctl stop zkpipe.target
+  for u in zkpipe-synthd@1 zkpipe-synthd@2 zkpipe-synthd@3 zkpipe-gpud@0 zkpipe-finalizerd@1 zkpipe-segment; do
+    s=$(C systemctl is-active "$u" || true)
+    [ "$s" = inactive ] || die "$u is '$s' after stopping zkpipe.target"
+    r=$(prop "$u" Result)
+    [ "$r" = success ] || die "$u stopped with Result=$r (not a clean drain)"
+  done
+  C journalctl --no-pager -o cat --since "$since" -u 'zkpipe-synthd@*' -u 'zkpipe-gpud@*' -u 'zkpipe-finalizerd@*' \
+    | grep -q 'SIGKILL' && die "a stage had to be SIGKILLed at stop"
+  st=$(C "$ZKPIPE_BINDIR/zkpipe" status --config /etc/zkpipe/zkpipe.ini 2>&1) || die "zkpipe status after stop: $st"
+  echo "$st" >> "$WORK/logs/status-after-stop.txt"
+  slabs=$(echo "$st" | grep '^slabs:') || die "zkpipe status printed no slab line: $st"
+  for state in filling proving finalizing; do
+    n=$(slab_count "$slabs" $state)
+    [ "$n" = 0 ] || die "after stop, $n slab(s) $state (owned): $st"
+  done
+  echo "$st" | grep -q '^process .* alive' && die "a stage is still registered alive after stop: $st"
+  return 0
+}
+slab_count() { echo "$1" | tr 'A-Z' 'a-z' | awk -v s="$2" '{ for (i = 2; i < NF; i++) if ($i == s) print $(i + 1) }'; }
+
+# Mid-job: gpud takes 700 ms per partition, the target stops while a partition is being proven.
+cat > "$CR/etc/systemd/system/zkpipe-gpud@.service.d/93-e2e-slowprove.conf" <<EOF
+[Service]
+Environment=ZKPIPE_TEST_DELAY=gpu.mid_prove:700
+EOF
+C systemctl daemon-reload
+C systemctl restart zkpipe-gpud@0
+JOB3=$(CZ "$ZKPIPE_BINDIR/zkpipe" submit --config /etc/zkpipe/zkpipe.ini --circuit mulchain "${ARGS[@]}") || die "third submit"
+JOB3=$(echo "$JOB3" | tail -1 | awk '{print $NF}')
+proving() { [ "$(slab_count "$(C "$ZKPIPE_BINDIR/zkpipe" status --config /etc/zkpipe/zkpipe.ini | grep '^slabs:')" proving)" = 1 ]; }
+wait_for 30 "a partition of job $JOB3 being proven" proving
+T_STOPT=$(date +%s.%N)
+stop_target
+[ ! -e "$CR$SPOOL/done/$JOB3" ] || die "job $JOB3 finished before the stop: not mid-job"
+log "stop zkpipe.target mid-job in $(el "$T_STOPT") s: every stage drained (Result=success, no SIGKILL); $slabs"
+rm "$CR/etc/systemd/system/zkpipe-gpud@.service.d/93-e2e-slowprove.conf"
+C systemctl daemon-reload
+C systemctl start zkpipe.target
+CZ timeout 120 "$ZKPIPE_BINDIR/zkpipe" wait --config /etc/zkpipe/zkpipe.ini "$JOB3" > "$WORK/logs/wait3.txt" 2>&1 \
+  || die "zkpipe wait $JOB3 after the restart: $(cat "$WORK/logs/wait3.txt")"
+for i in $(seq 0 $((BATCH - 1))); do
+  "$B/cli/zkpipe" verify "$DATA/vk.json" "$CR$SPOOL/done/$JOB3/public-$i.json" "$CR$SPOOL/done/$JOB3/proof-$i.json" \
+    > /dev/null 2>&1 || die "job $JOB3: proof $i does not verify"
 done
-C journalctl --no-pager -o cat --since "$SINCE" -u 'zkpipe-synthd@*' -u 'zkpipe-gpud@*' -u 'zkpipe-finalizerd@*' | grep -q 'SIGKILL' \
-  && die "a stage had to be SIGKILLed at stop"
-st=$(C "$ZKPIPE_BINDIR/zkpipe" status --config /etc/zkpipe/zkpipe.ini 2>&1) || die "zkpipe status after stop: $st"
-echo "$st" > "$WORK/logs/status-after-stop.txt"
-slabs=$(echo "$st" | grep '^slabs:') || die "zkpipe status printed no slab line: $st"
-for state in filling proving finalizing; do
-  n=$(echo "$slabs" | tr 'A-Z' 'a-z' | awk -v s=$state '{ for (i = 2; i < NF; i++) if ($i == s) print $(i + 1) }')
-  [ "$n" = 0 ] || die "after stop, $n slab(s) $state (owned): $st"
-done
-echo "$st" | grep -q '^process .* alive' && die "a stage is still registered alive after stop: $st"
-log "stop zkpipe.target in $(el "$T_STOPT") s: every stage inactive (Result=success); $slabs"
+log "start zkpipe.target again: job $JOB3 completed from the kept segment, $BATCH/$BATCH proofs verify"
+
+T_STOPT=$(date +%s.%N)
+stop_target
+[ "$(slab_count "$slabs" free)" = 4 ] || die "idle pipeline stopped with slabs not all FREE: $slabs"
+log "stop zkpipe.target idle in $(el "$T_STOPT") s: every stage inactive (Result=success); $slabs"
 
 # ------------------------------------------------------------------ bad ini: generator logs, generates nothing
 printf '[pipeline]\nname = e2e\n[synth]\ninstances = 3\nthreds = 4\n' > "$CR/etc/zkpipe/zkpipe.ini"
