@@ -32,20 +32,24 @@ int zkpipe_cmd_verify(int argc, char **argv) {
             return 0;
         }
         if (argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--")) {
-            fprintf(stderr, "zkpipe verify: unknown option '%s'\n", argv[i]);
-            verify_usage(stderr);
+            fprintf(stderr, "zkpipe verify: unknown option '%s' (see zkpipe verify --help)\n", argv[i]);
             return 2;
         }
         if (!strcmp(argv[i], "--")) continue;
         if (na == 3) {
-            fprintf(stderr, "zkpipe verify: too many arguments\n");
-            verify_usage(stderr);
-            return 2;
+            na++;
+            break;
         }
         args[na++] = argv[i];
     }
     if (na != 3) {
-        verify_usage(stderr);
+        fprintf(stderr,
+                "zkpipe verify: expected 3 arguments, <vk.json|circuit.zkey> <public.json> <proof.json>, got %s "
+                "(see zkpipe verify --help)\n",
+                na > 3    ? "more"
+                : na == 2 ? "2"
+                : na == 1 ? "1"
+                          : "none");
         return 2;
     }
     zk_err_t err = {{0}};

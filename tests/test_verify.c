@@ -566,6 +566,9 @@ TEST(cli_exit_codes) {
     CHECK_STR_CONTAINS(el, "neither a .zkey");
     CHECK_EQ_INT(run_cli(test_data("bad/zkey_truncated.zkey"), pub, proof, out, el), 2);
     CHECK_STR_CONTAINS(el, "zkey_truncated.zkey: ");
+    /* usage errors: one line */
+    CHECK_EQ_INT(run_cli(vk, pub, "--bogus", out, el), 2);
+    CHECK_STR_CONTAINS(el, "unknown option '--bogus'");
     /* a missing file */
     CHECK_EQ_INT(run_cli(vk, pub, "/nonexistent/proof.json", out, el), 2);
     CHECK_STR_CONTAINS(el, "cannot open");
