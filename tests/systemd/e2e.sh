@@ -7,7 +7,8 @@
 #   a test point) -> systemd restarts it alone -> every proof valid -> SIGSTOP gpud -> watchdog
 #   restarts it -> a slow key load under a short TimeoutStartSec= (EXTEND_TIMEOUT_USEC=) ->
 #   synth count 3 + daemon-reload -> 3 synthd -> stop target mid-job -> no slab owned -> start
-#   again, the job completes -> stop idle -> every slab FREE ->
+#   again, the job completes -> stop idle -> every slab FREE -> slabs 4 -> 5: the set-up unit
+#   refuses the kept segment, no stage starts ->
 #   bad ini -> generator logs file:line, target wants nothing. Teardown leaves nothing behind.
 # Exit 77 only when a container cannot be booted here at all (not root, no systemd-nspawn, no
 # cgroup or mount permissions), with the reason.
@@ -157,12 +158,12 @@ C systemd-sysusers
 C systemd-tmpfiles --create "$ZKPIPE_TMPFILESDIR/zkpipe.conf"
 C getent passwd zkpipe >/dev/null || die "sysusers.d did not create user zkpipe"
 
-write_ini() {   # write_ini SYNTH_INSTANCES
+write_ini() {   # write_ini SYNTH_INSTANCES [SLABS]
   cat > "$CR/etc/zkpipe/zkpipe.ini" <<INI
 # zkpipe e2e (tests/systemd/e2e.sh)
 [pipeline]
 name = e2e
-slabs = 4
+slabs = ${2:-4}
 [synth]
 instances = $1
 [gpu]
@@ -297,8 +298,8 @@ journalctl --root="$CR" --no-pager -o json ZKPIPE_JOB="$JOB" > "$WORK/logs/job-j
 for f in ZKPIPE_PARTITION ZKPIPE_SLAB ZKPIPE_READ_NS ZKPIPE_EVAL_NS ZKPIPE_PROVE_NS ZKPIPE_VERIFY_NS ZKPIPE_WRITE_NS; do
   grep -q "\"$f\"" "$WORK/logs/job-journal.json" || die "no journal entry of job $JOB carries $f"
 done
-for u in zkpipe-synthd@1 zkpipe-gpud@0 zkpipe-finalizerd@1; do
-  grep -q "\"_SYSTEMD_UNIT\":\"$u.service\"" "$WORK/logs/job-journal.json" || die "no ZKPIPE_JOB entry from $u"
+for u in 'zkpipe-synthd@[12]' 'zkpipe-gpud@0' 'zkpipe-finalizerd@1'; do   # either synthd may have done it all
+  grep -q "\"_SYSTEMD_UNIT\":\"$u\.service\"" "$WORK/logs/job-journal.json" || die "no ZKPIPE_JOB entry from $u"
 done
 log "journal: $jf entries with ZKPIPE_JOB=$JOB; ZKPIPE_STAGE values: $stages"
 
@@ -412,6 +413,21 @@ T_STOPT=$(date +%s.%N)
 stop_target
 [ "$(slab_count "$slabs" free)" = 4 ] || die "idle pipeline stopped with slabs not all FREE: $slabs"
 log "stop zkpipe.target idle in $(el "$T_STOPT") s: every stage inactive (Result=success); $slabs"
+
+# ------------------------------------------------------------------ geometry change: the set-up unit refuses
+# The segment kept from before has 4 slabs; an ini asking for 5 must stop at zkpipe-segment.service
+# with the difference spelled out, and no stage may start against it.
+write_ini 3 5
+C systemctl daemon-reload
+C systemctl start zkpipe.target 2>/dev/null || true
+[ "$(C systemctl is-active zkpipe-segment.service || true)" = failed ] || die "zkpipe-segment.service accepted a segment of another geometry"
+for u in zkpipe-synthd@1 zkpipe-gpud@0 zkpipe-finalizerd@1; do
+  active "$u" && die "$u started although the segment set-up failed"
+done
+why=$(C journalctl --no-pager -o cat -u zkpipe-segment.service | grep 'geometry differs' | tail -1) \
+  || die "no 'geometry differs' from zkpipe-segment.service: $(C journalctl --no-pager -o cat -u zkpipe-segment.service | tail -3)"
+C systemctl reset-failed zkpipe-segment.service
+log "slabs 4 -> 5 with the segment kept: zkpipe-segment.service failed, no stage started: '$why'"
 
 # ------------------------------------------------------------------ bad ini: generator logs, generates nothing
 printf '[pipeline]\nname = e2e\n[synth]\ninstances = 3\nthreds = 4\n' > "$CR/etc/zkpipe/zkpipe.ini"
