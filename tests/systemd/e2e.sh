@@ -217,6 +217,16 @@ for u in "${STAGES[@]}"; do
 done
 log "zkpipe.target active in $(el "$T0") s: $(for u in "${STAGES[@]}"; do printf '%s=%s ' "$u" "${PID0[$u]}"; done)"
 log "  gpud STATUS: $(prop zkpipe-gpud@0 StatusText)"
+# Hardening does not regress: systemd's own exposure score (0 = locked down, 10 = wide open).
+exposure() { C systemd-analyze security --no-pager "$1" 2>/dev/null | awk '/Overall exposure level/ { print $(NF-2) }'; }
+sec=""
+for u in zkpipe-synthd@1 zkpipe-gpud@0 zkpipe-finalizerd@1 zkpipe-segment; do
+  x=$(exposure "$u.service")
+  [ -n "$x" ] || die "systemd-analyze security gave no score for $u"
+  awk -v x="$x" 'BEGIN { exit !(x <= 2.0) }' || die "$u exposure $x > 2.0: $(C systemd-analyze security --no-pager "$u.service" | grep '✗' | head -20)"
+  sec+="$u $x, "
+done
+log "  systemd-analyze security exposure: ${sec%, }"
 # The segment came from the set-up unit (zkpipe setup, as user zkpipe), not from a stage.
 active zkpipe-segment.service || die "zkpipe-segment.service is not active"
 seg=$(C journalctl --no-pager -o cat -u zkpipe-segment.service | grep '^segment /dev/shm/zkpipe-e2e created') \
