@@ -330,6 +330,7 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     }
     shm_count(&S, CNT_SYNTHESIZED, 1);
     shm_count(&S, CNT_SYNTH_BUSY_NS, now - t_start);
+    atomic_fetch_add(&S.procs[S.self].busy_ns, now - t_start);
     synth_busy_ns += now - t_start;
     synth_count++;
     char f1[64], f2[64], f3[64];
