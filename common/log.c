@@ -10,10 +10,13 @@
 #include <unistd.h>
 
 static char log_ident[64] = "zkpipe";
+static char log_stage[64] = "zkpipe"; /* "synthd", "gpud", "finalizerd" */
 static int log_journal = -1;
 
 void log_init(const char *ident) {
     snprintf(log_ident, sizeof log_ident, "%s", ident);
+    const char *st = strncmp(ident, "zkpipe-", 7) ? ident : ident + 7;
+    snprintf(log_stage, sizeof log_stage, "%.*s", (int)strcspn(st, "@"), st);
     log_journal = getenv("JOURNAL_STREAM") != NULL;
 }
 
@@ -38,7 +41,7 @@ void log_msg(int prio, const log_ctx_t *ctx, const char *const *fields, const ch
         ADD("MESSAGE=%s", msg);
         ADD("PRIORITY=%d", prio);
         ADD("SYSLOG_IDENTIFIER=%s", log_ident);
-        ADD("ZKPIPE_STAGE=%s", log_ident);
+        ADD("ZKPIPE_STAGE=%s", log_stage);
         if (ctx && ctx->job) ADD("ZKPIPE_JOB=%s", ctx->job);
         if (ctx && ctx->part >= 0) ADD("ZKPIPE_PARTITION=%d", ctx->part);
         if (ctx && ctx->slab >= 0) ADD("ZKPIPE_SLAB=%d", ctx->slab);
