@@ -127,6 +127,10 @@ int zkpipe_cmd_submit(int argc, char **argv) {
         fprintf(stderr, "zkpipe: cannot create %s: %m\n", tmp);
         return 1;
     }
+    /* The stages (user zkpipe) must rename the job directory into active/ (moving a directory needs
+     * write access to it) and write proofs into it, whoever submits: group-writable whatever the
+     * submitter's umask, with the spool's group (setgid, docs/deploy.md). */
+    (void)chmod(tmp, 02770);
     for (uint32_t k = 0; k < n; k++) {
         const char *w = argv[optind + (int)k];
         char to[1500];
