@@ -308,6 +308,9 @@ journalctl --root="$CR" --no-pager -o json ZKPIPE_JOB="$JOB" > "$WORK/logs/job-j
 for f in ZKPIPE_PARTITION ZKPIPE_SLAB ZKPIPE_READ_NS ZKPIPE_EVAL_NS ZKPIPE_PROVE_NS ZKPIPE_VERIFY_NS ZKPIPE_WRITE_NS; do
   grep -q "\"$f\"" "$WORK/logs/job-journal.json" || die "no journal entry of job $JOB carries $f"
 done
+for stg in synthd gpud finalizerd; do
+  grep -q "\"ZKPIPE_STAGE\":\"$stg\"" "$WORK/logs/job-journal.json" || die "no entry of job $JOB with ZKPIPE_STAGE=$stg"
+done
 for u in 'zkpipe-synthd@[12]' 'zkpipe-gpud@0' 'zkpipe-finalizerd@1'; do   # either synthd may have done it all
   grep -q "\"_SYSTEMD_UNIT\":\"$u\.service\"" "$WORK/logs/job-journal.json" || die "no ZKPIPE_JOB entry from $u"
 done
