@@ -22,9 +22,6 @@
 #ifndef ZKPIPE_UNITDIR
 #define ZKPIPE_UNITDIR "/usr/lib/systemd/system"
 #endif
-#ifndef ZKPIPE_INSTALL_BINDIR
-#define ZKPIPE_INSTALL_BINDIR "/usr/bin"
-#endif
 
 #define GEN_NAME "zkpipe-generator"
 #define GEN_DROPIN "50-zkpipe-generator.conf"
@@ -167,7 +164,6 @@ static int gen_check(const cfg_t *c) {
         gen_log(LOG_ERR, "%s: more than %d instances of a stage; generating nothing", c->path, GEN_MAX_INSTANCES);
         return -ERANGE;
     }
-
     return 0;
 }
 
