@@ -47,8 +47,7 @@ static void gen_log(int prio, const char *fmt, ...) {
         if (gen_log_console) return;
     }
     if (gen_log_journal_ok) {
-        if (sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%d", prio, "SYSLOG_IDENTIFIER=" GEN_NAME, NULL) >= 0)
-            return;
+        if (sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%d", prio, "SYSLOG_IDENTIFIER=" GEN_NAME, NULL) >= 0) return;
         gen_log_journal_ok = false;
     }
     int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
@@ -142,16 +141,20 @@ static int gen_dirname(const char *path, char *out, size_t outlen) {
     int r = gen_fmt(out, outlen, "%s", path);
     if (r < 0) return r;
     char *slash = strrchr(out, '/');
-    if (slash == out) out[1] = '\0';
-    else if (slash) *slash = '\0';
+    if (slash == out)
+        out[1] = '\0';
+    else if (slash)
+        *slash = '\0';
     return 0;
 }
 
 /* What the parser accepts but a unit file cannot carry; logged like a parse error. */
 static int gen_check(const cfg_t *c) {
     if (gen_path_ok(c->spool) < 0) {
-        gen_log(LOG_ERR, "%s: [pipeline] spool path '%s' cannot be written into a unit file (needs an absolute "
-                         "path without spaces, quotes, backslashes or %%); generating nothing", c->path, c->spool);
+        gen_log(LOG_ERR,
+                "%s: [pipeline] spool path '%s' cannot be written into a unit file (needs an absolute "
+                "path without spaces, quotes, backslashes or %%); generating nothing",
+                c->path, c->spool);
         return -EINVAL;
     }
     if (gen_path_ok(c->segment) < 0) {
@@ -175,8 +178,10 @@ static int gen_run(const char *dir, const cfg_t *c) {
      * not the default /dev/shm (a hugetlbfs mount, say). */
     r = gen_dirname(c->segment, segdir, sizeof(segdir));
     if (r < 0) return r;
-    if (!strcmp(segdir, "/dev/shm")) r = gen_fmt(rw, sizeof(rw), "ReadWritePaths=%s\n", c->spool);
-    else r = gen_fmt(rw, sizeof(rw), "ReadWritePaths=%s %s\n", c->spool, segdir);
+    if (!strcmp(segdir, "/dev/shm"))
+        r = gen_fmt(rw, sizeof(rw), "ReadWritePaths=%s\n", c->spool);
+    else
+        r = gen_fmt(rw, sizeof(rw), "ReadWritePaths=%s %s\n", c->spool, segdir);
     if (r < 0) return r;
 
     const char *stages[] = {"zkpipe-synthd@.service", "zkpipe-gpud@.service", "zkpipe-finalizerd@.service"};
