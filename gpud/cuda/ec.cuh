@@ -25,7 +25,7 @@ struct zc_xyzz {
     ZC_HD zc_xyzz neg() const { return {x, y.neg(), zz, zzz}; }
 
     /* dbl-2008-s-1 */
-    ZC_HD zc_xyzz dbl() const {
+    ZC_HD_CALL zc_xyzz dbl() const {
         if (is_inf() || y.is_zero()) return inf();
         F u = y.dbl();
         F v = u.sqr();
@@ -44,7 +44,7 @@ struct zc_xyzz {
     }
 
     /* madd-2008-s: this + q, q affine */
-    ZC_HD zc_xyzz add(const aff_t &q) const {
+    ZC_HD_CALL zc_xyzz add(const aff_t &q) const {
         if (q.is_inf()) return *this;
         if (is_inf()) return from_aff(q);
         F P = q.x * zz - x;
@@ -67,7 +67,7 @@ struct zc_xyzz {
     }
 
     /* add-2008-s: this + q */
-    ZC_HD zc_xyzz add(const zc_xyzz &q) const {
+    ZC_HD_CALL zc_xyzz add(const zc_xyzz &q) const {
         if (q.is_inf()) return *this;
         if (is_inf()) return q;
         F u1 = x * q.zz;
@@ -94,7 +94,7 @@ struct zc_xyzz {
     }
 
     /* k*this for a small k (bucket-segment weights), double-and-add from the top bit */
-    ZC_HD zc_xyzz mul_small(uint32_t k) const {
+    ZC_HD_CALL zc_xyzz mul_small(uint32_t k) const {
         zc_xyzz acc = inf();
         for (int i = 31; i >= 0; i--) {
             acc = acc.dbl();

@@ -21,7 +21,14 @@
 #else
 #define ZC_HD __host__ __device__ inline
 #endif
-#ifdef __CUDACC__
+/* Curve operations are real calls on the device: inlining ~15 field products per call into every
+ * kernel makes the code (and nvcc's time) explode, for no gain at this size. */
+#ifdef __CUDA_ARCH__
+#define ZC_HD_CALL __host__ __device__ __noinline__
+#else
+#define ZC_HD_CALL __host__ __device__ inline
+#endif
+#ifdef __CUDA_ARCH__
 #define ZC_UNROLL _Pragma("unroll")
 #else
 #define ZC_UNROLL

@@ -1,0 +1,477 @@
+/* zk_backend_cuda: the proving core of formats.md §5.3-5.4 on one GPU. Slabs are registered once
+ * (cudaHostRegister, ≤ 64 GiB per call); a circuit's points stay in device memory after load_key;
+ * prove() copies the witness and a, b, c from the slab on a copy stream, starts the four witness
+ * MSMs as soon as the witness is there (overlapping the a, b, c copy), then H on the device
+ * (three coset NTTs and A·B − C), then the H MSM; the only wait is on the compute stream at the end. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include <new>
+
+#include <algorithm>
+
+#include "gpud/cuda/zkcuda.h"
+#include "gpud/cuda/zkcuda_int.cuh"
+
+#define ZC_REG_CHUNK ((size_t)64 << 30)
+#define ZC_MAX_KEYS 8
+
+struct zc_curve_ops {
+    const zc_group_ops *g1, *g2;
+    const zc_fr_ops *fr;
+};
+static const zc_curve_ops zc_bn = {&zc_ops_bn_g1, &zc_ops_bn_g2, &zc_ops_bn_fr};
+static const zc_curve_ops zc_bls = {&zc_ops_bls_g1, &zc_ops_bls_g2, &zc_ops_bls_fr};
+static const zc_curve_ops *zc_curve(const zk_curve_t *c) { return c->id == ZK_CURVE_BN128 ? &zc_bn : &zc_bls; }
+
+struct zc_key {
+    const void *id; /* points_a of the zkey mapping */
+    const zk_curve_t *curve;
+    uint32_t n_vars, n_pub, domain;
+    void *a, *b1, *b2, *c, *h;
+    uint64_t used;
+};
+
+struct zc_buf {
+    void *p = nullptr;
+    size_t cap = 0;
+};
+
+struct zc_ctx {
+    int device;
+    char name[256];
+    cudaStream_t cs, xs; /* compute, copy */
+    cudaEvent_t ev[16];
+    zc_key keys[ZC_MAX_KEYS];
+    int n_keys;
+    uint64_t clock;
+    struct {
+        void *base;
+        size_t len;
+    } reg[64];
+    int n_reg;
+    zc_buf wit, abc, tmp, ws, io;
+    void *host_win; /* pinned, window sums of the five MSMs */
+    size_t host_win_cap;
+    void *tab[2]; /* NTT tables of the last domain size, per curve (bn128, bls12381) */
+};
+
+static int zc_fail_cuda(zk_err_t *err, const char *what, cudaError_t e) {
+    return zk_fail(err, e == cudaErrorMemoryAllocation ? ENOMEM : EIO, "CUDA: %s: %s", what, cudaGetErrorString(e));
+}
+#define ZC_CK(what, expr)                                                                                            \
+    do {                                                                                                             \
+        cudaError_t _e = (expr);                                                                                     \
+        if (_e != cudaSuccess) return zc_fail_cuda(err, what, _e);                                                   \
+    } while (0)
+
+/* Grows a device buffer (never shrinks); growth happens on the first partition of a bigger
+ * circuit, outside the steady state, and waits for the device to be done with the old one. */
+static cudaError_t zc_ensure(zc_buf *b, size_t bytes) {
+    if (b->cap >= bytes) return cudaSuccess;
+    if (b->p) {
+        cudaError_t e = cudaFree(b->p);
+        if (e != cudaSuccess) return e;
+    }
+    b->p = nullptr;
+    b->cap = 0;
+    cudaError_t e = cudaMalloc(&b->p, bytes);
+    if (e == cudaSuccess) b->cap = bytes;
+    return e;
+}
+
+extern "C" int zkcuda_device_count(void) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
+    return n;
+}
+
+extern "C" const char *zkcuda_device_name(void *ctx) { return ((zc_ctx *)ctx)->name; }
+
+static int zc_init(void **ret_ctx, int device, int threads, zk_err_t *err) {
+    (void)threads;
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n == 0)
+        return zk_fail(err, ENODEV, "CUDA: no usable GPU (%s)", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+    if (device < 0 || device >= n) return zk_fail(err, ENODEV, "CUDA: device %d does not exist (%d present)", device, n);
+    ZC_CK("cudaSetDevice", cudaSetDevice(device));
+    zc_ctx *c = new (std::nothrow) zc_ctx();
+    if (!c) return zk_fail(err, ENOMEM, "CUDA: out of memory");
+    c->device = device;
+    cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, device) == cudaSuccess)
+        snprintf(c->name, sizeof c->name, "%s", prop.name);
+    if ((e = cudaStreamCreateWithFlags(&c->cs, cudaStreamNonBlocking)) != cudaSuccess ||
+        (e = cudaStreamCreateWithFlags(&c->xs, cudaStreamNonBlocking)) != cudaSuccess) {
+        delete c;
+        return zc_fail_cuda(err, "cudaStreamCreate", e);
+    }
+    for (int i = 0; i < 16; i++) {
+        if ((e = cudaEventCreate(&c->ev[i])) != cudaSuccess) {
+            delete c;
+            return zc_fail_cuda(err, "cudaEventCreate", e);
+        }
+    }
+    *ret_ctx = c;
+    return 0;
+}
+
+static int zc_register(void *ctx, void *base, size_t len, zk_err_t *err) {
+    zc_ctx *c = (zc_ctx *)ctx;
+    cudaSetDevice(c->device);
+    int first = c->n_reg;
+    for (size_t off = 0; off < len; off += ZC_REG_CHUNK) {
+        size_t l = len - off < ZC_REG_CHUNK ? len - off : ZC_REG_CHUNK;
+        if (c->n_reg == 64) return zk_fail(err, E2BIG, "CUDA: too many registered regions");
+        cudaError_t e = cudaHostRegister((uint8_t *)base + off, l, cudaHostRegisterPortable);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            struct rlimit rl;
+            char lim[64] = "unknown";
+            if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
+                if (rl.rlim_cur == RLIM_INFINITY) snprintf(lim, sizeof lim, "unlimited");
+                else snprintf(lim, sizeof lim, "%llu bytes", (unsigned long long)rl.rlim_cur);
+            }
+            while (c->n_reg > first) cudaHostUnregister(c->reg[--c->n_reg].base);
+            return zk_fail(err, e == cudaErrorMemoryAllocation ? ENOMEM : EIO,
+                           "CUDA: cudaHostRegister of the slab area %p (%zu bytes), chunk at offset %zu (%zu bytes), "
+                           "failed: %s; RLIMIT_MEMLOCK is %s (the whole slab area must be lockable: raise "
+                           "LimitMEMLOCK= or ulimit -l)",
+                           base, len, off, l, cudaGetErrorString(e), lim);
+        }
+        c->reg[c->n_reg].base = (uint8_t *)base + off;
+        c->reg[c->n_reg].len = l;
+        c->n_reg++;
+    }
+    return 0;
+}
+
+static void zc_key_free(zc_key *k) {
+    cudaFree(k->a);
+    cudaFree(k->b1);
+    cudaFree(k->b2);
+    cudaFree(k->c);
+    cudaFree(k->h);
+    memset(k, 0, sizeof *k);
+}
+
+static zc_key *zc_key_find(zc_ctx *c, const zk_zkey_t *z) {
+    for (int i = 0; i < c->n_keys; i++) {
+        zc_key *k = &c->keys[i];
+        if (k->id == z->points_a && k->curve == z->curve && k->n_vars == z->n_vars && k->domain == z->domain_size)
+            return k;
+    }
+    return nullptr;
+}
+
+static int zc_load_key(void *ctx, const zk_zkey_t *z, zk_err_t *err) {
+    zc_ctx *c = (zc_ctx *)ctx;
+    cudaSetDevice(c->device);
+    zc_key *k = zc_key_find(c, z);
+    if (k) {
+        k->used = ++c->clock;
+        return 0;
+    }
+    if (c->n_keys == ZC_MAX_KEYS) { /* evict the least recently used circuit */
+        int lru = 0;
+        for (int i = 1; i < c->n_keys; i++)
+            if (c->keys[i].used < c->keys[lru].used) lru = i;
+        zc_key_free(&c->keys[lru]);
+        c->keys[lru] = c->keys[--c->n_keys];
+    }
+    k = &c->keys[c->n_keys];
+    memset(k, 0, sizeof *k);
+    size_t g1 = z->curve->g1_size, g2 = z->curve->g2_size;
+    size_t nc = z->n_vars - z->n_pub - 1;
+    struct {
+        void **dst;
+        const void *src;
+        size_t bytes;
+    } sec[5] = {{&k->a, z->points_a, z->n_vars * g1},
+                {&k->b1, z->points_b1, z->n_vars * g1},
+                {&k->b2, z->points_b2, z->n_vars * g2},
+                {&k->c, z->points_c, nc * g1},
+                {&k->h, z->points_h, (size_t)z->domain_size * g1}};
+    for (int i = 0; i < 5; i++) {
+        cudaError_t e = cudaMalloc(sec[i].dst, sec[i].bytes ? sec[i].bytes : 1);
+        if (e == cudaSuccess && sec[i].bytes)
+            e = cudaMemcpyAsync(*sec[i].dst, sec[i].src, sec[i].bytes, cudaMemcpyHostToDevice, c->xs);
+        if (e != cudaSuccess) {
+            zc_key_free(k);
+            return zc_fail_cuda(err, "loading the key's points", e);
+        }
+    }
+    cudaError_t e = cudaStreamSynchronize(c->xs); /* once per circuit: the mapping may go away after */
+    if (e != cudaSuccess) {
+        zc_key_free(k);
+        return zc_fail_cuda(err, "loading the key's points", e);
+    }
+    k->id = z->points_a;
+    k->curve = z->curve;
+    k->n_vars = z->n_vars;
+    k->n_pub = z->n_pub;
+    k->domain = z->domain_size;
+    k->used = ++c->clock;
+    c->n_keys++;
+    return 0;
+}
+
+static int zc_get_tables(zc_ctx *c, const zk_curve_t *curve, uint32_t logn, void **ret, zk_err_t *err) {
+    const zc_fr_ops *fr = zc_curve(curve)->fr;
+    void **t = &c->tab[curve->id == ZK_CURVE_BN128 ? 0 : 1];
+    if (!*t || fr->tables_logn(*t) != logn) {
+        if (*t) {
+            cudaStreamSynchronize(c->cs); /* domain size changed: once, outside the steady state */
+            fr->tables_free(*t);
+            *t = nullptr;
+        }
+        cudaError_t e = cudaSuccess;
+        *t = fr->tables_new(logn, c->cs, &e);
+        if (!*t) return zc_fail_cuda(err, "NTT tables", e);
+    }
+    *ret = *t;
+    return 0;
+}
+
+static float zc_ms(cudaEvent_t a, cudaEvent_t b) {
+    float ms = 0;
+    if (cudaEventElapsedTime(&ms, a, b) != cudaSuccess) return 0;
+    return ms;
+}
+
+static int zc_prove(void *ctx, const zk_zkey_t *z, const uint8_t *witness, const void *a, const void *b,
+                    const void *cc, zk_raw_t *out, zk_core_times_t *times, zk_err_t *err) {
+    zc_ctx *c = (zc_ctx *)ctx;
+    cudaSetDevice(c->device);
+    if (z->n_vars < z->n_pub + 1) return zk_fail(err, EINVAL, "CUDA: key has nVars %u < nPublic+1", z->n_vars);
+    const zc_curve_ops *co = zc_curve(z->curve);
+    zc_key *k = zc_key_find(c, z);
+    if (!k) {
+        int r = zc_load_key(c, z, err);
+        if (r < 0) return r;
+        k = zc_key_find(c, z);
+    }
+    k->used = ++c->clock;
+    size_t n = z->domain_size, nv = z->n_vars, nc = nv - z->n_pub - 1;
+    void *tab;
+    int r = zc_get_tables(c, z->curve, z->log_domain, &tab, err);
+    if (r < 0) return r;
+
+    zc_msm_plan pv1, pv2, pc1, ph1;
+    ZC_CK("MSM plan", co->g1->plan(&pv1, (uint32_t)nv, 0));
+    ZC_CK("MSM plan", co->g2->plan(&pv2, (uint32_t)nv, 0));
+    ZC_CK("MSM plan", co->g1->plan(&pc1, (uint32_t)nc, 0));
+    ZC_CK("MSM plan", co->g1->plan(&ph1, (uint32_t)n, 0));
+    size_t ws = std::max(co->g1->ws_size(&pv1), std::max(co->g2->ws_size(&pv2), co->g1->ws_size(&ph1)));
+    ZC_CK("allocating the MSM workspace", zc_ensure(&c->ws, ws));
+    ZC_CK("allocating the witness buffer", zc_ensure(&c->wit, nv * 32));
+    ZC_CK("allocating a, b, c", zc_ensure(&c->abc, 3 * n * 32));
+    ZC_CK("allocating the NTT buffer", zc_ensure(&c->tmp, n * 32));
+    size_t x1 = co->g1->xyzz_size, x2 = co->g2->xyzz_size;
+    size_t win_bytes = (2 * (size_t)pv1.nw + pc1.nw + ph1.nw) * x1 + (size_t)pv2.nw * x2;
+    if (c->host_win_cap < win_bytes) {
+        if (c->host_win) cudaFreeHost(c->host_win);
+        c->host_win = nullptr;
+        c->host_win_cap = 0;
+        ZC_CK("cudaMallocHost", cudaMallocHost(&c->host_win, win_bytes));
+        c->host_win_cap = win_bytes;
+    }
+    uint8_t *w_a = (uint8_t *)c->host_win, *w_b1 = w_a + pv1.nw * x1, *w_c = w_b1 + pv1.nw * x1;
+    uint8_t *w_h = w_c + pc1.nw * x1, *w_b2 = w_h + ph1.nw * x1;
+
+    cudaEvent_t *ev = c->ev;
+    uint32_t *d_wit = (uint32_t *)c->wit.p;
+    uint8_t *d_a = (uint8_t *)c->abc.p, *d_b = d_a + 32 * n, *d_c = d_b + 32 * n;
+    /* copies: witness first (the witness MSMs need only it), then a, b, c */
+    ZC_CK("event", cudaEventRecord(ev[0], c->xs));
+    ZC_CK("copying the witness", cudaMemcpyAsync(d_wit, witness, nv * 32, cudaMemcpyHostToDevice, c->xs));
+    ZC_CK("event", cudaEventRecord(ev[1], c->xs));
+    ZC_CK("copying a", cudaMemcpyAsync(d_a, a, n * 32, cudaMemcpyHostToDevice, c->xs));
+    ZC_CK("copying b", cudaMemcpyAsync(d_b, b, n * 32, cudaMemcpyHostToDevice, c->xs));
+    ZC_CK("copying c", cudaMemcpyAsync(d_c, cc, n * 32, cudaMemcpyHostToDevice, c->xs));
+    ZC_CK("event", cudaEventRecord(ev[2], c->xs));
+
+    ZC_CK("wait", cudaStreamWaitEvent(c->cs, ev[1], 0));
+    ZC_CK("event", cudaEventRecord(ev[3], c->cs));
+    ZC_CK("MSM A", co->g1->enqueue(&pv1, k->a, d_wit, c->ws.p, w_a, c->cs));
+    ZC_CK("event", cudaEventRecord(ev[4], c->cs));
+    ZC_CK("MSM B1", co->g1->enqueue(&pv1, k->b1, d_wit, c->ws.p, w_b1, c->cs));
+    ZC_CK("event", cudaEventRecord(ev[5], c->cs));
+    ZC_CK("MSM B2", co->g2->enqueue(&pv2, k->b2, d_wit, c->ws.p, w_b2, c->cs));
+    ZC_CK("event", cudaEventRecord(ev[6], c->cs));
+    ZC_CK("MSM C", co->g1->enqueue(&pc1, k->c, d_wit + 8 * (z->n_pub + 1), c->ws.p, w_c, c->cs));
+    ZC_CK("event", cudaEventRecord(ev[7], c->cs));
+    ZC_CK("wait", cudaStreamWaitEvent(c->cs, ev[2], 0));
+    ZC_CK("event", cudaEventRecord(ev[8], c->cs));
+    co->fr->coset(d_a, c->tmp.p, tab, c->cs);
+    co->fr->coset(d_b, c->tmp.p, tab, c->cs);
+    co->fr->coset(d_c, c->tmp.p, tab, c->cs);
+    co->fr->abc(d_a, d_b, d_c, n, c->cs);
+    ZC_CK("H kernels", cudaGetLastError());
+    ZC_CK("event", cudaEventRecord(ev[9], c->cs));
+    ZC_CK("MSM H", co->g1->enqueue(&ph1, k->h, (const uint32_t *)d_a, c->ws.p, w_h, c->cs));
+    ZC_CK("event", cudaEventRecord(ev[10], c->cs));
+    ZC_CK("proving on the GPU", cudaStreamSynchronize(c->cs));
+
+    memset(out, 0, sizeof *out);
+    co->g1->finish(&pv1, w_a, out->a);
+    co->g1->finish(&pv1, w_b1, out->b1);
+    co->g2->finish(&pv2, w_b2, out->b2);
+    co->g1->finish(&pc1, w_c, out->c);
+    co->g1->finish(&ph1, w_h, out->h);
+    if (times) {
+        times->h2d_ns = (uint64_t)(zc_ms(ev[0], ev[2]) * 1e6);
+        times->msm_a_ns = (uint64_t)(zc_ms(ev[3], ev[4]) * 1e6);
+        times->msm_b1_ns = (uint64_t)(zc_ms(ev[4], ev[5]) * 1e6);
+        times->msm_b2_ns = (uint64_t)(zc_ms(ev[5], ev[6]) * 1e6);
+        times->msm_c_ns = (uint64_t)(zc_ms(ev[6], ev[7]) * 1e6);
+        times->ntt_ns = (uint64_t)(zc_ms(ev[8], ev[9]) * 1e6);
+        times->msm_h_ns = (uint64_t)(zc_ms(ev[9], ev[10]) * 1e6);
+    }
+    return 0;
+}
+
+static void zc_destroy(void *ctx) {
+    zc_ctx *c = (zc_ctx *)ctx;
+    if (!c) return;
+    cudaSetDevice(c->device);
+    cudaStreamSynchronize(c->cs);
+    cudaStreamSynchronize(c->xs);
+    for (int i = 0; i < c->n_keys; i++) zc_key_free(&c->keys[i]);
+    zc_buf *bufs[] = {&c->wit, &c->abc, &c->tmp, &c->ws, &c->io};
+    for (zc_buf *b : bufs) cudaFree(b->p);
+    if (c->host_win) cudaFreeHost(c->host_win);
+    if (c->tab[0]) zc_bn.fr->tables_free(c->tab[0]);
+    if (c->tab[1]) zc_bls.fr->tables_free(c->tab[1]);
+    while (c->n_reg > 0) cudaHostUnregister(c->reg[--c->n_reg].base);
+    for (int i = 0; i < 16; i++) cudaEventDestroy(c->ev[i]);
+    cudaStreamDestroy(c->cs);
+    cudaStreamDestroy(c->xs);
+    delete c;
+}
+
+extern "C" const zk_backend_ops_t zk_backend_cuda = {
+    "cuda", zc_init, zc_register, zc_load_key, zc_prove, zc_destroy,
+};
+
+/* ---- single-kernel entry points for the device check ---- */
+
+/* Copies nin inputs to the device io buffer, runs fn(device pointers, device out) between two
+ * events, copies out_bytes back and waits. */
+template <class Fn>
+static int zc_io(zc_ctx *c, const void *const *in, const size_t *in_bytes, int nin, void *out, size_t out_bytes, Fn fn,
+                 zk_err_t *err) {
+    size_t total = zc_align(out_bytes);
+    for (int i = 0; i < nin; i++) total += zc_align(in_bytes[i]);
+    ZC_CK("allocating test buffers", zc_ensure(&c->io, total));
+    uint8_t *p = (uint8_t *)c->io.p;
+    void *dev[4];
+    for (int i = 0; i < nin; i++) {
+        dev[i] = p;
+        if (in[i]) ZC_CK("copy in", cudaMemcpyAsync(p, in[i], in_bytes[i], cudaMemcpyHostToDevice, c->cs));
+        p += zc_align(in_bytes[i]);
+    }
+    void *dout = p;
+    ZC_CK("event", cudaEventRecord(c->ev[11], c->cs));
+    ZC_CK("kernel", fn(dev, dout));
+    ZC_CK("kernel", cudaGetLastError());
+    ZC_CK("event", cudaEventRecord(c->ev[12], c->cs));
+    if (out_bytes) ZC_CK("copy out", cudaMemcpyAsync(out, dout, out_bytes, cudaMemcpyDeviceToHost, c->cs));
+    ZC_CK("kernel run", cudaStreamSynchronize(c->cs));
+    return 0;
+}
+
+extern "C" int zkcuda_field_op(void *ctx, const zk_curve_t *curve, int field, int op, const void *a, const void *b,
+                               void *out, size_t n, zk_err_t *err) {
+    zc_ctx *c = (zc_ctx *)ctx;
+    cudaSetDevice(c->device);
+    const zc_curve_ops *co = zc_curve(curve);
+    size_t es;
+    cudaError_t (*fn)(int, const void *, const void *, void *, size_t, cudaStream_t);
+    switch (field) {
+    case ZKCUDA_FQ: es = curve->n8q, fn = co->g1->field_op; break;
+    case ZKCUDA_FR: es = 32, fn = co->fr->field_op; break;
+    case ZKCUDA_FQ2: es = 2 * curve->n8q, fn = co->g2->field_op; break;
+    default: return zk_fail(err, EINVAL, "unknown field %d", field);
+    }
+    const void *in[2] = {a, b};
+    size_t bytes[2] = {n * es, n * es};
+    return zc_io(c, in, bytes, 2, out, n * es, [&](void **d, void *o) { return fn(op, d[0], d[1], o, n, c->cs); }, err);
+}
+
+extern "C" int zkcuda_ec_op(void *ctx, const zk_curve_t *curve, int g2, int op, const void *p, const void *q, void *out,
+                            size_t n, zk_err_t *err) {
+    zc_ctx *c = (zc_ctx *)ctx;
+    cudaSetDevice(c->device);
+    const zc_group_ops *g = g2 ? zc_curve(curve)->g2 : zc_curve(curve)->g1;
+    const void *in[2] = {p, q};
+    size_t bytes[2] = {n * g->xyzz_size, n * (op == ZKCUDA_EC_ADD_AFF ? g->aff_size : g->xyzz_size)};
+    return zc_io(c, in, bytes, 2, out, n * g->xyzz_size,
+                 [&](void **d, void *o) { return g->ec_op(op, d[0], d[1], o, n, c->cs); }, err);
+}
+
+extern "C" int zkcuda_msm(void *ctx, const zk_curve_t *curve, int g2, const void *points, const uint8_t *scalars,
+                          size_t n, int window, void *out, double *ms, zk_err_t *err) {
+    zc_ctx *c = (zc_ctx *)ctx;
+    cudaSetDevice(c->device);
+    if (n >= (1u << 31)) return zk_fail(err, E2BIG, "CUDA: MSM of %zu points is too large", n);
+    if (window < 0 || window > 16) return zk_fail(err, EINVAL, "CUDA: MSM window %d out of range", window);
+    const zc_group_ops *g = g2 ? zc_curve(curve)->g2 : zc_curve(curve)->g1;
+    zc_msm_plan p;
+    ZC_CK("MSM plan", g->plan(&p, (uint32_t)n, window));
+    ZC_CK("allocating the MSM workspace", zc_ensure(&c->ws, g->ws_size(&p)));
+    void *win = nullptr;
+    ZC_CK("cudaMallocHost", cudaMallocHost(&win, (size_t)p.nw * g->xyzz_size));
+    const void *in[2] = {points, scalars};
+    size_t bytes[2] = {n * g->aff_size, n * 32};
+    int r = zc_io(c, in, bytes, 2, nullptr, 0, [&](void **d, void *) {
+        return g->enqueue(&p, d[0], (const uint32_t *)d[1], c->ws.p, win, c->cs);
+    }, err);
+    if (r == 0) {
+        if (ms) *ms = zc_ms(c->ev[11], c->ev[12]);
+        g->finish(&p, win, out);
+    }
+    cudaFreeHost(win);
+    return r;
+}
+
+extern "C" int zkcuda_ntt(void *ctx, const zk_curve_t *curve, void *data, uint32_t log_n, int mode, double *ms,
+                          zk_err_t *err) {
+    zc_ctx *c = (zc_ctx *)ctx;
+    cudaSetDevice(c->device);
+    if (log_n > 27) return zk_fail(err, E2BIG, "CUDA: NTT of 2^%u elements is not supported", log_n);
+    const zc_fr_ops *fr = zc_curve(curve)->fr;
+    void *t;
+    int r = zc_get_tables(c, curve, log_n, &t, err);
+    if (r < 0) return r;
+    size_t n = (size_t)1 << log_n;
+    ZC_CK("allocating the NTT buffer", zc_ensure(&c->tmp, n * 32));
+    const void *in[1] = {data};
+    size_t bytes[1] = {n * 32};
+    r = zc_io(c, in, bytes, 1, data, n * 32, [&](void **d, void *o) {
+        if (mode == ZKCUDA_NTT_COSET) {
+            fr->coset(d[0], c->tmp.p, t, c->cs);
+            return cudaMemcpyAsync(o, d[0], n * 32, cudaMemcpyDeviceToDevice, c->cs);
+        }
+        fr->ntt(d[0], o, t, mode == ZKCUDA_NTT_INVERSE, c->cs);
+        return cudaSuccess;
+    }, err);
+    if (r == 0 && ms) *ms = zc_ms(c->ev[11], c->ev[12]);
+    return r;
+}
+
+extern "C" int zkcuda_h2d(void *ctx, const void *src, size_t len, double *gbps, zk_err_t *err) {
+    zc_ctx *c = (zc_ctx *)ctx;
+    cudaSetDevice(c->device);
+    ZC_CK("allocating the copy target", zc_ensure(&c->io, len));
+    ZC_CK("event", cudaEventRecord(c->ev[13], c->xs));
+    ZC_CK("H2D copy", cudaMemcpyAsync(c->io.p, src, len, cudaMemcpyHostToDevice, c->xs));
+    ZC_CK("event", cudaEventRecord(c->ev[14], c->xs));
+    ZC_CK("H2D copy", cudaStreamSynchronize(c->xs));
+    double ms = zc_ms(c->ev[13], c->ev[14]);
+    *gbps = ms > 0 ? (double)len / (ms * 1e6) : 0;
+    return 0;
+}

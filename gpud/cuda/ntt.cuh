@@ -1,0 +1,209 @@
+/* NTT over Fr on the device (formats.md §5.2-5.3): bit-reversal copy (with the coset/scale
+ * factors fused in: factor(i) = lo[i mod 2^split]·hi[i >> split]), then radix-2 DIT, the first
+ * ten stages of each 1024-element tile in shared memory in one pass, the rest one global pass per
+ * stage. Twiddle tables hold ω^k (or ω^-k) for k < n/2, built on the device from two small tables. */
+#pragma once
+#include <cuda_runtime.h>
+
+#include "ff.cuh"
+
+#define ZC_NTT_TILE_LOG 10
+
+template <class F>
+__global__ void zc_k_pow_table(F *out, size_t count, const F *lo, const F *hi, uint32_t split) {
+    size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= count) return;
+    out[k] = lo[k & ((1u << split) - 1)] * hi[k >> split];
+}
+
+/* out[rev(i)] = in[i]·factor(i) (factor 1 when lo is NULL); in and out must differ. */
+template <class F>
+__global__ void zc_k_bitrev(const F *in, F *out, uint32_t logn, const F *lo, const F *hi, uint32_t split) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >> logn) return;
+    size_t j = logn ? (size_t)(__brev((uint32_t)i) >> (32 - logn)) : 0;
+    F v = in[i];
+    if (lo) v = v * (lo[i & ((1u << split) - 1)] * hi[i >> split]);
+    out[j] = v;
+}
+
+template <class F>
+__global__ void zc_k_dit_shared(F *x, uint32_t logn, uint32_t S, const F *tw) {
+    extern __shared__ uint4 zc_smem[];
+    F *s = (F *)zc_smem;
+    uint32_t T = 1u << S;
+    size_t base = (size_t)blockIdx.x * T;
+    for (uint32_t i = threadIdx.x; i < T; i += blockDim.x) s[i] = x[base + i];
+    __syncthreads();
+    for (uint32_t st = 1; st <= S; st++) {
+        uint32_t half = 1u << (st - 1);
+        for (uint32_t t = threadIdx.x; t < T / 2; t += blockDim.x) {
+            uint32_t j = t & (half - 1);
+            uint32_t i0 = ((t >> (st - 1)) << st) | j, i1 = i0 + half;
+            F w = tw[(size_t)j << (logn - st)];
+            F u = s[i0], v = s[i1] * w;
+            s[i0] = u + v;
+            s[i1] = u - v;
+        }
+        __syncthreads();
+    }
+    for (uint32_t i = threadIdx.x; i < T; i += blockDim.x) x[base + i] = s[i];
+}
+
+template <class F>
+__global__ void zc_k_dit_stage(F *x, uint32_t logn, uint32_t st, const F *tw) {
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= ((size_t)1 << (logn - 1))) return;
+    size_t half = (size_t)1 << (st - 1);
+    size_t j = t & (half - 1);
+    size_t i0 = ((t >> (st - 1)) << st) | j, i1 = i0 + half;
+    F w = tw[j << (logn - st)];
+    F u = x[i0], v = x[i1] * w;
+    x[i0] = u + v;
+    x[i1] = u - v;
+}
+
+template <class F>
+__global__ void zc_k_scale(F *x, size_t n, F f) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = x[i] * f;
+}
+
+/* P[i] = A[i]·B[i] − C[i], in standard form (the H MSM's scalars), written over A. */
+template <class F>
+__global__ void zc_k_abc(F *a, const F *b, const F *c, size_t n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) a[i] = (a[i] * b[i] - c[i]).from_mont();
+}
+
+/* Host-side exponentiation by a multi-word exponent (table setup only). */
+template <class F>
+static F zc_pow_words(F b, const uint32_t *e, int nwords) {
+    F acc = F::one();
+    for (int i = nwords * 32 - 1; i >= 0; i--) {
+        acc = acc.sqr();
+        if ((e[i / 32] >> (i % 32)) & 1) acc = acc * b;
+    }
+    return acc;
+}
+template <class F>
+static F zc_inv(F a) {
+    uint32_t e[F::N];
+    for (int i = 0; i < F::N; i++) e[i] = F::modulus().l[i];
+    e[0] -= 2; /* p is odd and > 2: no borrow */
+    return zc_pow_words(a, e, F::N);
+}
+template <class F>
+static F zc_from_u64(uint64_t v) {
+    F s = F::zero();
+    s.l[0] = (uint32_t)v;
+    s.l[1] = (uint32_t)(v >> 32);
+    return s.to_mont();
+}
+/* w[k] = 5^((r-1)/2^k), the snarkjs roots (formats.md §5.2). */
+template <class F>
+static F zc_root(uint32_t k) {
+    uint32_t e[F::N];
+    for (int i = 0; i < F::N; i++) e[i] = F::modulus().l[i];
+    e[0] -= 1;
+    for (uint32_t s = 0; s < k; s++) { /* e >>= 1 */
+        for (int i = 0; i < F::N; i++) e[i] = (e[i] >> 1) | (i + 1 < F::N ? e[i + 1] << 31 : 0);
+    }
+    return zc_pow_words(zc_from_u64<F>(5), e, F::N);
+}
+
+/* Per-domain tables, device memory: twiddles (forward, inverse; n/2 each) and the coset factors
+ * n^-1·ω_2n^i as lo/hi halves. */
+template <class F>
+struct zc_ntt_tables {
+    uint32_t logn = 0, split = 0;
+    F *tw_f = nullptr, *tw_i = nullptr, *co_lo = nullptr, *co_hi = nullptr;
+    F ninv;
+};
+
+template <class F>
+static void zc_host_pow_halves(F base, F first, uint32_t logn, uint32_t split, F *lo, F *hi) {
+    /* lo[j] = first·base^j (j < 2^split), hi[k] = base^(k·2^split) (k < 2^(logn-split)) */
+    F acc = first;
+    for (uint32_t j = 0; j < (1u << split); j++) {
+        lo[j] = acc;
+        acc = acc * base;
+    }
+    F step = base;
+    for (uint32_t i = 0; i < split; i++) step = step.sqr();
+    acc = F::one();
+    uint32_t nh = logn > split ? 1u << (logn - split) : 1;
+    for (uint32_t k = 0; k < nh; k++) {
+        hi[k] = acc;
+        acc = acc * step;
+    }
+}
+
+template <class F>
+static cudaError_t zc_ntt_tables_make(zc_ntt_tables<F> *t, uint32_t logn, cudaStream_t st) {
+    cudaError_t e;
+    t->logn = logn;
+    t->split = (logn + 1) / 2;
+    size_t n = (size_t)1 << logn, half = n / 2 ? n / 2 : 1;
+    uint32_t nlo = 1u << t->split, nhi = 1u << (logn - t->split);
+    F w = zc_root<F>(logn), wi = zc_inv(w), w2 = zc_root<F>(logn + 1);
+    t->ninv = zc_inv(zc_from_u64<F>(n));
+    F *h = new F[2 * (size_t)(nlo + nhi)];
+    F *d_tmp = nullptr;
+    if ((e = cudaMalloc(&t->tw_f, half * sizeof(F))) != cudaSuccess) goto out;
+    if ((e = cudaMalloc(&t->tw_i, half * sizeof(F))) != cudaSuccess) goto out;
+    if ((e = cudaMalloc(&t->co_lo, nlo * sizeof(F))) != cudaSuccess) goto out;
+    if ((e = cudaMalloc(&t->co_hi, nhi * sizeof(F))) != cudaSuccess) goto out;
+    if ((e = cudaMalloc(&d_tmp, 2 * (size_t)(nlo + nhi) * sizeof(F))) != cudaSuccess) goto out;
+    /* forward twiddles */
+    zc_host_pow_halves(w, F::one(), logn, t->split, h, h + nlo);
+    zc_host_pow_halves(wi, F::one(), logn, t->split, h + nlo + nhi, h + 2 * nlo + nhi);
+    if ((e = cudaMemcpy(d_tmp, h, 2 * (size_t)(nlo + nhi) * sizeof(F), cudaMemcpyHostToDevice)) != cudaSuccess) goto out;
+    zc_k_pow_table<F><<<(unsigned)((half + 255) / 256), 256, 0, st>>>(t->tw_f, half, d_tmp, d_tmp + nlo, t->split);
+    zc_k_pow_table<F><<<(unsigned)((half + 255) / 256), 256, 0, st>>>(t->tw_i, half, d_tmp + nlo + nhi,
+                                                                      d_tmp + 2 * nlo + nhi, t->split);
+    /* coset factors: n^-1 · ω_2n^i */
+    zc_host_pow_halves(w2, t->ninv, logn, t->split, h, h + nlo);
+    if ((e = cudaMemcpy(t->co_lo, h, nlo * sizeof(F), cudaMemcpyHostToDevice)) != cudaSuccess) goto out;
+    if ((e = cudaMemcpy(t->co_hi, h + nlo, nhi * sizeof(F), cudaMemcpyHostToDevice)) != cudaSuccess) goto out;
+    e = cudaStreamSynchronize(st); /* table setup, once per domain size: d_tmp is freed next */
+out:
+    if (d_tmp) cudaFree(d_tmp);
+    delete[] h;
+    return e;
+}
+
+template <class F>
+static void zc_ntt_tables_free(zc_ntt_tables<F> *t) {
+    cudaFree(t->tw_f);
+    cudaFree(t->tw_i);
+    cudaFree(t->co_lo);
+    cudaFree(t->co_hi);
+    t->tw_f = t->tw_i = t->co_lo = t->co_hi = nullptr;
+    t->logn = 0;
+}
+
+/* DIT on data already in bit-reversed order: natural-order result, in place. */
+template <class F>
+static void zc_ntt_dit(F *x, uint32_t logn, const F *tw, cudaStream_t st) {
+    if (logn == 0) return;
+    uint32_t S = logn < ZC_NTT_TILE_LOG ? logn : ZC_NTT_TILE_LOG;
+    uint32_t T = 1u << S;
+    size_t tiles = ((size_t)1 << logn) >> S;
+    unsigned threads = T / 2 < 256 ? T / 2 : 256;
+    zc_k_dit_shared<F><<<(unsigned)tiles, threads, T * sizeof(F), st>>>(x, logn, S, tw);
+    size_t half = (size_t)1 << (logn - 1);
+    for (uint32_t s = S + 1; s <= logn; s++)
+        zc_k_dit_stage<F><<<(unsigned)((half + 255) / 256), 256, 0, st>>>(x, logn, s, tw);
+}
+
+/* X (natural order, Montgomery) -> X(ω_2n·ω^i) for i < n: iNTT, ·n^-1·ω_2n^k, NTT. tmp: n elements. */
+template <class F>
+static void zc_ntt_coset(F *x, F *tmp, const zc_ntt_tables<F> *t, cudaStream_t st) {
+    size_t n = (size_t)1 << t->logn;
+    unsigned b = (unsigned)((n + 255) / 256);
+    zc_k_bitrev<F><<<b, 256, 0, st>>>(x, tmp, t->logn, nullptr, nullptr, 0);
+    zc_ntt_dit(tmp, t->logn, t->tw_i, st);
+    zc_k_bitrev<F><<<b, 256, 0, st>>>(tmp, x, t->logn, t->co_lo, t->co_hi, t->split);
+    zc_ntt_dit(x, t->logn, t->tw_f, st);
+}

@@ -1,0 +1,51 @@
+/* Internal interface between the host orchestration (backend.cu) and the per-curve kernel units
+ * (g_*.cu: MSM and curve ops of one group; fr_*.cu: NTT and H of one scalar field). Splitting them
+ * lets nvcc compile the heavy units in parallel and keeps backend.cu free of kernels. */
+#pragma once
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct zc_msm_plan {
+    int c, nw;                      /* window bits, windows */
+    uint32_t nb, n;                 /* buckets per window (2^(c-1)), points */
+    size_t nbt, m, cap0, cap1;      /* buckets in all, keys (nw·n), partial-sum capacities */
+    size_t nseg, seg;               /* window segments and their length */
+    int levels, end_bit;            /* bucket-sum levels, radix-sort bits */
+    size_t sort_tmp, scan_tmp;      /* CUB temporary storage */
+};
+
+static inline size_t zc_align(size_t x) { return (x + 255) & ~(size_t)255; }
+static inline unsigned zc_blocks(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
+
+struct zc_group_ops {
+    size_t aff_size, xyzz_size;
+    cudaError_t (*plan)(zc_msm_plan *p, uint32_t n, int c);
+    size_t (*ws_size)(const zc_msm_plan *p);
+    /* Enqueues the MSM; nw window sums (XYZZ) land in host_out (pinned) once st is done. */
+    cudaError_t (*enqueue)(const zc_msm_plan *p, const void *pts, const uint32_t *sc, void *ws, void *host_out,
+                           cudaStream_t st);
+    /* Host: Horner over the window sums, then affine Montgomery bytes (zk/ code). */
+    void (*finish)(const zc_msm_plan *p, const void *win, void *out_aff);
+    /* Device check: out = p + q (affine q), p + q, 2p on n XYZZ points. */
+    cudaError_t (*ec_op)(int op, const void *p, const void *q, void *out, size_t n, cudaStream_t st);
+    /* Device check: elementwise op in the group's coordinate field. */
+    cudaError_t (*field_op)(int op, const void *a, const void *b, void *out, size_t n, cudaStream_t st);
+};
+
+struct zc_fr_ops {
+    /* Twiddles and coset factors of one domain size (device memory); NULL on failure. */
+    void *(*tables_new)(uint32_t logn, cudaStream_t st, cudaError_t *ret_err);
+    void (*tables_free)(void *t);
+    uint32_t (*tables_logn)(const void *t);
+    /* x (natural order evaluations) -> evaluations on the odd coset; tmp: n elements. */
+    void (*coset)(void *x, void *tmp, const void *t, cudaStream_t st);
+    /* out = NTT(in) or iNTT(in) (in != out), natural order. */
+    void (*ntt)(const void *in, void *out, const void *t, int inverse, cudaStream_t st);
+    /* a = standard(a·b − c) */
+    void (*abc)(void *a, const void *b, const void *c, size_t n, cudaStream_t st);
+    cudaError_t (*field_op)(int op, const void *a, const void *b, void *out, size_t n, cudaStream_t st);
+};
+
+extern const zc_group_ops zc_ops_bn_g1, zc_ops_bn_g2, zc_ops_bls_g1, zc_ops_bls_g2;
+extern const zc_fr_ops zc_ops_bn_fr, zc_ops_bls_fr;

@@ -1,0 +1,596 @@
+/* The CUDA backend against the CPU code on fresh random inputs (exit 77 without a GPU):
+ * field ops, G1/G2 XYZZ ops, MSM G1/G2 at 2^10..2^20 with zero and one scalars and infinity
+ * points, NTT/iNTT/coset 2^10..2^22, and every fixture proved on the GPU (raw points equal to the
+ * CPU core's, finalised proof verified), plus a 2^20-variable bn128 core against the CPU core.
+ * The bench_* cases time the kernels and print "TIME|what|value|unit" lines (tests/gpu/device-check.sh). */
+#include <stdlib.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "tests/test.h"
+#include "gpud/cuda/zkcuda.h"
+#include "zk/curve.h"
+#include "zk/groth16.h"
+#include "zk/msm.h"
+#include "zk/ntt.h"
+#include "zk/verify.h"
+#include "zk/wtns.h"
+#include "zk/zkey.h"
+
+static void *g_ctx;
+static zk_err_t g_err;
+
+static void rnd(void *p, size_t n) {
+    uint8_t *b = p;
+    while (n) {
+        ssize_t k = getrandom(b, n > 33554432 ? 33554432 : n, 0);
+        if (k > 0) b += k, n -= (size_t)k;
+    }
+}
+
+static int ctx(void) {
+    if (g_ctx) return 0;
+    if (zkcuda_device_count() == 0) return TEST_SKIP;
+    if (zk_backend_cuda.init(&g_ctx, 0, 16, &g_err) < 0) {
+        fprintf(stderr, "init: %s\n", g_err.msg);
+        return 1;
+    }
+    return 0;
+}
+#define NEED_GPU()                                                                                                   \
+    do {                                                                                                             \
+        int _r = ctx();                                                                                              \
+        if (_r) return _r;                                                                                           \
+    } while (0)
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* random reduced element of a prime field with NL 64-bit limbs */
+#define RAND_FP(F, NL, out)                                                                                          \
+    do {                                                                                                             \
+        for (;;) {                                                                                                   \
+            rnd(&(out), sizeof(out));                                                                                \
+            (out).l[NL - 1] &= (2ULL << (63 - __builtin_clzll(F##_P.l[NL - 1]))) - 1;                                \
+            if (!F##_geq_p((out).l)) break;                                                                          \
+        }                                                                                                            \
+    } while (0)
+
+/* ---- field ops ---- */
+#define FIELD_CASE(F, NL, CURVE, FID, T2)                                                                            \
+    static int field_##F(size_t n) {                                                                                 \
+        T2 *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *o = malloc(n * sizeof *o);                       \
+        F##_t *fa = (F##_t *)a, *fb = (F##_t *)b;                                                                    \
+        size_t k = sizeof(T2) / sizeof(F##_t);                                                                       \
+        for (size_t i = 0; i < n * k; i++) { RAND_FP(F, NL, fa[i]); RAND_FP(F, NL, fb[i]); }                         \
+        for (int op = 0; op < 4; op++) {                                                                             \
+            CHECK_MSG(zkcuda_field_op(g_ctx, &CURVE, FID, op, a, b, o, n, &g_err) == 0, "%s", g_err.msg);            \
+            for (size_t i = 0; i < n; i++) {                                                                         \
+                T2 r;                                                                                                \
+                FIELD_REF(op, r, a[i], b[i]);                                                                        \
+                CHECK_MSG(memcmp(&r, &o[i], sizeof r) == 0, #F " op %d element %zu", op, i);                         \
+            }                                                                                                        \
+        }                                                                                                            \
+        free(a); free(b); free(o);                                                                                   \
+        return 0;                                                                                                    \
+    }
+
+#define FIELD_REF(op, r, x, y) REF_OP(bn_fq, op, r, x, y)
+#define REF_OP(P, op, r, x, y)                                                                                       \
+    do {                                                                                                             \
+        if (op == 0) P##_add(&r, &x, &y);                                                                            \
+        else if (op == 1) P##_sub(&r, &x, &y);                                                                       \
+        else if (op == 2) P##_mul(&r, &x, &y);                                                                       \
+        else P##_sqr(&r, &x);                                                                                        \
+    } while (0)
+FIELD_CASE(bn_fq, 4, zk_curve_bn128, ZKCUDA_FQ, bn_fq_t)
+#undef FIELD_REF
+#define FIELD_REF(op, r, x, y) REF_OP(bn_fr, op, r, x, y)
+FIELD_CASE(bn_fr, 4, zk_curve_bn128, ZKCUDA_FR, bn_fr_t)
+#undef FIELD_REF
+#define FIELD_REF(op, r, x, y) REF_OP(bls_fq, op, r, x, y)
+FIELD_CASE(bls_fq, 6, zk_curve_bls12381, ZKCUDA_FQ, bls_fq_t)
+#undef FIELD_REF
+#define FIELD_REF(op, r, x, y) REF_OP(bls_fr, op, r, x, y)
+FIELD_CASE(bls_fr, 4, zk_curve_bls12381, ZKCUDA_FR, bls_fr_t)
+#undef FIELD_REF
+
+#define FQ2_CASE(F2, F, NL, CURVE)                                                                                   \
+    static int field_##F2(size_t n) {                                                                                \
+        F2##_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *o = malloc(n * sizeof *o);                   \
+        for (size_t i = 0; i < n; i++) {                                                                             \
+            RAND_FP(F, NL, a[i].c0); RAND_FP(F, NL, a[i].c1); RAND_FP(F, NL, b[i].c0); RAND_FP(F, NL, b[i].c1);      \
+        }                                                                                                            \
+        for (int op = 0; op < 4; op++) {                                                                             \
+            CHECK_MSG(zkcuda_field_op(g_ctx, &CURVE, ZKCUDA_FQ2, op, a, b, o, n, &g_err) == 0, "%s", g_err.msg);     \
+            for (size_t i = 0; i < n; i++) {                                                                         \
+                F2##_t r;                                                                                            \
+                REF_OP(F2, op, r, a[i], b[i]);                                                                       \
+                CHECK_MSG(memcmp(&r, &o[i], sizeof r) == 0, #F2 " op %d element %zu", op, i);                        \
+            }                                                                                                        \
+        }                                                                                                            \
+        free(a); free(b); free(o);                                                                                   \
+        return 0;                                                                                                    \
+    }
+FQ2_CASE(bn_fq2, bn_fq, 4, zk_curve_bn128)
+FQ2_CASE(bls_fq2, bls_fq, 6, zk_curve_bls12381)
+
+TEST(field_ops) {
+    NEED_GPU();
+    size_t n = 1 << 16;
+    CHECK(field_bn_fq(n) == 0);
+    CHECK(field_bn_fr(n) == 0);
+    CHECK(field_bls_fq(n) == 0);
+    CHECK(field_bls_fr(n) == 0);
+    CHECK(field_bn_fq2(n) == 0);
+    CHECK(field_bls_fq2(n) == 0);
+    return 0;
+}
+
+/* ---- curve ops: XYZZ results must equal the CPU's byte for byte (same formulas) ---- */
+#define EC_CASE(G, GEN, CURVE, ISG2)                                                                                 \
+    static int ec_##G(size_t n) {                                                                                    \
+        G##_xyzz_t *p = malloc(n * sizeof *p), *q = malloc(n * sizeof *q), *o = malloc(n * sizeof *o);               \
+        G##_aff_t *qa = malloc(n * sizeof *qa);                                                                      \
+        G##_xyzz_t g, step;                                                                                          \
+        uint64_t k[4];                                                                                               \
+        G##_xyzz_from_aff(&g, &GEN);                                                                                 \
+        rnd(k, 8); G##_xyzz_mul(&p[0], &g, k, 1);                                                                    \
+        rnd(k, 8); G##_xyzz_mul(&step, &g, k, 1);                                                                    \
+        for (size_t i = 1; i < n; i++) G##_xyzz_add(&p[i], &p[i - 1], &step);                                        \
+        for (size_t i = 0; i < n; i++) {                                                                             \
+            q[i] = p[(i * 7 + 3) % n];                                                                               \
+            if (i % 11 == 0) q[i] = p[i];                                         /* doubling case */               \
+            if (i % 13 == 0) G##_xyzz_neg(&q[i], &p[i]);                          /* P - P */                        \
+            if (i % 17 == 0) G##_xyzz_set_inf(&q[i]);                                                                \
+            if (i % 19 == 0) G##_xyzz_set_inf(&p[i]);                                                                \
+            G##_xyzz_to_aff(&qa[i], &q[i]);                                                                          \
+        }                                                                                                            \
+        for (int op = 0; op < 3; op++) {                                                                             \
+            CHECK_MSG(zkcuda_ec_op(g_ctx, &CURVE, ISG2, op, p, op == 0 ? (void *)qa : (void *)q, o, n, &g_err) == 0, \
+                      "%s", g_err.msg);                                                                              \
+            for (size_t i = 0; i < n; i++) {                                                                         \
+                G##_xyzz_t r;                                                                                        \
+                if (op == 0) G##_xyzz_add_aff(&r, &p[i], &qa[i]);                                                    \
+                else if (op == 1) G##_xyzz_add(&r, &p[i], &q[i]);                                                    \
+                else G##_xyzz_dbl(&r, &p[i]);                                                                        \
+                CHECK_MSG(memcmp(&r, &o[i], sizeof r) == 0, #G " op %d point %zu", op, i);                           \
+            }                                                                                                        \
+        }                                                                                                            \
+        free(p); free(q); free(o); free(qa);                                                                         \
+        return 0;                                                                                                    \
+    }
+EC_CASE(bn_g1, bn_g1_gen, zk_curve_bn128, 0)
+EC_CASE(bn_g2, bn_g2_gen, zk_curve_bn128, 1)
+EC_CASE(bls_g1, bls_g1_gen, zk_curve_bls12381, 0)
+EC_CASE(bls_g2, bls_g2_gen, zk_curve_bls12381, 1)
+
+TEST(ec_ops) {
+    NEED_GPU();
+    CHECK(ec_bn_g1(4096) == 0);
+    CHECK(ec_bn_g2(4096) == 0);
+    CHECK(ec_bls_g1(4096) == 0);
+    CHECK(ec_bls_g2(4096) == 0);
+    return 0;
+}
+
+/* ---- MSM: points P_j = (a + j·b)·G for j < M (every 97th replaced by infinity), tiled to n;
+ * scalars a quarter zero, a quarter one, the rest random < r. Expected = (Σ s_i·k_i)·G, computed
+ * in Fr; small sizes are also compared with the CPU MSM of zk/. ---- */
+#define MSM_CASE(PFX, G, F, GEN, CURVE, ISG2)                                                                        \
+    static int msm_##G(size_t n, int time_only, double *ms) {                                                        \
+        size_t M = n < ((size_t)1 << 16) ? n : ((size_t)1 << 16);                                                   \
+        G##_xyzz_t *p = malloc(M * sizeof *p), g, step;                                                              \
+        G##_aff_t *pts = malloc(n * sizeof *pts);                                                                    \
+        PFX##_fr_t *k = malloc(M * sizeof *k), kb, acc, t;                                                           \
+        F##_t *zzz = malloc(M * sizeof *zzz), *tmp = malloc(M * sizeof *tmp);                                        \
+        uint8_t *sc = malloc(n * 32);                                                                                \
+        G##_xyzz_from_aff(&g, &GEN);                                                                                 \
+        RAND_FP(PFX##_fr, 4, k[0]);                                                                                  \
+        RAND_FP(PFX##_fr, 4, kb);                                                                                    \
+        { PFX##_fr_t s; PFX##_fr_from_mont(&s, &k[0]); G##_xyzz_mul(&p[0], &g, s.l, 4);                              \
+          PFX##_fr_from_mont(&s, &kb); G##_xyzz_mul(&step, &g, s.l, 4); }                                            \
+        for (size_t j = 1; j < M; j++) {                                                                             \
+            G##_xyzz_add(&p[j], &p[j - 1], &step);                                                                   \
+            PFX##_fr_add(&k[j], &k[j - 1], &kb);                                                                     \
+        }                                                                                                            \
+        for (size_t j = 0; j < M; j++) zzz[j] = p[j].zzz;                                                            \
+        F##_batch_inv(zzz, tmp, M);                                                                                  \
+        for (size_t j = 0; j < M; j++) {                                                                             \
+            F##_t iz, izz;                                                                                           \
+            F##_mul(&iz, &zzz[j], &p[j].zz);                                                                         \
+            F##_sqr(&izz, &iz);                                                                                      \
+            F##_mul(&pts[j].x, &p[j].x, &izz);                                                                       \
+            F##_mul(&pts[j].y, &p[j].y, &zzz[j]);                                                                    \
+            if (j % 97 == 13) { memset(&pts[j], 0, sizeof pts[j]); PFX##_fr_zero(&k[j]); }                           \
+        }                                                                                                            \
+        for (size_t i = M; i < n; i++) pts[i] = pts[i % M];                                                          \
+        rnd(sc, n * 32);                                                                                             \
+        PFX##_fr_zero(&acc);                                                                                         \
+        for (size_t i = 0; i < n; i++) {                                                                             \
+            PFX##_fr_t s;                                                                                            \
+            uint8_t *si = sc + 32 * i;                                                                               \
+            if (si[0] % 4 == 0) memset(si, 0, 32);                                                                   \
+            else if (si[0] % 4 == 1) { memset(si, 0, 32); si[0] = 1; }                                               \
+            else { si[31] &= 0x1f; }                                                                                 \
+            memcpy(s.l, si, 32);                                                                                     \
+            PFX##_fr_to_mont(&s, &s);                                                                                \
+            PFX##_fr_mul(&t, &s, &k[i % M]);                                                                         \
+            PFX##_fr_add(&acc, &acc, &t);                                                                            \
+        }                                                                                                            \
+        G##_aff_t got, want;                                                                                         \
+        CHECK_MSG(zkcuda_msm(g_ctx, &CURVE, ISG2, pts, sc, n, 0, &got, ms, &g_err) == 0, "%s", g_err.msg);           \
+        if (!time_only) {                                                                                            \
+            G##_xyzz_t e;                                                                                            \
+            PFX##_fr_from_mont(&acc, &acc);                                                                          \
+            G##_xyzz_mul(&e, &g, acc.l, 4);                                                                          \
+            G##_xyzz_to_aff(&want, &e);                                                                              \
+            CHECK_MSG(memcmp(&got, &want, sizeof got) == 0, #G " MSM of %zu points", n);                             \
+            if (n <= ((size_t)1 << 14)) {                                                                            \
+                G##_xyzz_t c;                                                                                        \
+                G##_msm(&c, pts, sc, n, 16);                                                                         \
+                G##_xyzz_to_aff(&want, &c);                                                                          \
+                CHECK_MSG(memcmp(&got, &want, sizeof got) == 0, #G " MSM of %zu points vs zk/ msm", n);              \
+            }                                                                                                        \
+            /* all-zero scalars and all-infinity points give infinity */                                            \
+            if (n == 1024) {                                                                                         \
+                memset(sc, 0, n * 32);                                                                               \
+                CHECK(zkcuda_msm(g_ctx, &CURVE, ISG2, pts, sc, n, 0, &got, NULL, &g_err) == 0);                      \
+                CHECK(G##_aff_is_inf(&got));                                                                         \
+                rnd(sc, n * 32);                                                                                     \
+                for (size_t i = 0; i < n; i++) sc[32 * i + 31] &= 0x1f;                                              \
+                memset(pts, 0, n * sizeof *pts);                                                                     \
+                CHECK(zkcuda_msm(g_ctx, &CURVE, ISG2, pts, sc, n, 0, &got, NULL, &g_err) == 0);                      \
+                CHECK(G##_aff_is_inf(&got));                                                                         \
+            }                                                                                                        \
+        }                                                                                                            \
+        free(p); free(pts); free(k); free(zzz); free(tmp); free(sc);                                                 \
+        return 0;                                                                                                    \
+    }
+MSM_CASE(bn, bn_g1, bn_fq, bn_g1_gen, zk_curve_bn128, 0)
+MSM_CASE(bn, bn_g2, bn_fq2, bn_g2_gen, zk_curve_bn128, 1)
+MSM_CASE(bls, bls_g1, bls_fq, bls_g1_gen, zk_curve_bls12381, 0)
+MSM_CASE(bls, bls_g2, bls_fq2, bls_g2_gen, zk_curve_bls12381, 1)
+
+TEST(msm) {
+    NEED_GPU();
+    size_t sizes[] = {1024, 1 << 14, 1 << 17, 1 << 20};
+    for (int i = 0; i < 4; i++) {
+        size_t n = sizes[i];
+        CHECK_MSG(msm_bn_g1(n, 0, NULL) == 0, "n=%zu", n);
+        CHECK_MSG(msm_bn_g2(n, 0, NULL) == 0, "n=%zu", n);
+        CHECK_MSG(msm_bls_g1(n, 0, NULL) == 0, "n=%zu", n);
+        CHECK_MSG(msm_bls_g2(n, 0, NULL) == 0, "n=%zu", n);
+    }
+    /* odd sizes and tiny windows */
+    CHECK(msm_bn_g1(1, 0, NULL) == 0);
+    CHECK(msm_bn_g1(777, 0, NULL) == 0);
+    CHECK(msm_bls_g2(333, 0, NULL) == 0);
+    return 0;
+}
+
+/* ---- NTT: forward checked by Horner at random points, inverse by round trip, coset against the
+ * CPU's zk_fr_to_odd_coset. ---- */
+#define NTT_CASE(PFX, CURVE)                                                                                         \
+    static int ntt_##PFX(unsigned logn, int time_only, double *ms_fwd, double *ms_coset) {                           \
+        size_t n = (size_t)1 << logn;                                                                                \
+        PFX##_fr_t *a = malloc(n * sizeof *a), *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), w;            \
+        for (size_t i = 0; i < n; i++) RAND_FP(PFX##_fr, 4, a[i]);                                                   \
+        memcpy(x, a, n * sizeof *a);                                                                                 \
+        CHECK_MSG(zkcuda_ntt(g_ctx, &CURVE, x, logn, ZKCUDA_NTT_FORWARD, ms_fwd, &g_err) == 0, "%s", g_err.msg);     \
+        zk_fr_root_of_unity(&CURVE, logn, (uint8_t *)w.l);                                                           \
+        if (!time_only) {                                                                                            \
+            for (int it = 0; it < 3; it++) {                                                                         \
+                uint64_t j;                                                                                          \
+                rnd(&j, 8);                                                                                          \
+                j %= n;                                                                                              \
+                PFX##_fr_t pt, s, t;                                                                                 \
+                PFX##_fr_pow(&pt, &w, &j, 1);                                                                        \
+                PFX##_fr_zero(&s);                                                                                   \
+                for (size_t k = n; k-- > 0;) { PFX##_fr_mul(&t, &s, &pt); PFX##_fr_add(&s, &t, &a[k]); }             \
+                CHECK_MSG(PFX##_fr_eq(&s, &x[j]), #PFX " NTT 2^%u at %llu", logn, (unsigned long long)j);            \
+            }                                                                                                        \
+            memcpy(y, x, n * sizeof *x);                                                                             \
+            CHECK_MSG(zkcuda_ntt(g_ctx, &CURVE, y, logn, ZKCUDA_NTT_INVERSE, NULL, &g_err) == 0, "%s", g_err.msg);   \
+            CHECK_MSG(memcmp(y, a, n * sizeof *a) == 0, #PFX " iNTT(NTT) 2^%u", logn);                               \
+        }                                                                                                            \
+        memcpy(y, x, n * sizeof *x);                                                                                 \
+        CHECK_MSG(zkcuda_ntt(g_ctx, &CURVE, y, logn, ZKCUDA_NTT_COSET, ms_coset, &g_err) == 0, "%s", g_err.msg);     \
+        if (!time_only) {                                                                                            \
+            CHECK(zk_fr_to_odd_coset(&CURVE, x, logn, 16) == 0);                                                     \
+            CHECK_MSG(memcmp(x, y, n * sizeof *x) == 0, #PFX " coset 2^%u vs CPU", logn);                            \
+        }                                                                                                            \
+        free(a); free(x); free(y);                                                                                   \
+        return 0;                                                                                                    \
+    }
+NTT_CASE(bn, zk_curve_bn128)
+NTT_CASE(bls, zk_curve_bls12381)
+
+TEST(ntt) {
+    NEED_GPU();
+    unsigned logs[] = {1, 5, 10, 11, 14, 18, 20, 22};
+    for (int i = 0; i < 8; i++) {
+        CHECK_MSG(ntt_bn(logs[i], 0, NULL, NULL) == 0, "2^%u", logs[i]);
+        CHECK_MSG(ntt_bls(logs[i], 0, NULL, NULL) == 0, "2^%u", logs[i]);
+    }
+    return 0;
+}
+
+/* ---- proving: GPU raw points == CPU core's, and the finalised proof verifies ---- */
+static int prove_pair(const char *zkp, const char *wtp, int *ret_ok) {
+    zk_zkey_t z;
+    zk_wtns_t w;
+    zk_err_t err;
+    CHECK_MSG(zk_zkey_open(&z, zkp, &err) == 0, "%s", err.msg);
+    CHECK_MSG(zk_wtns_load(&w, wtp, &err) == 0, "%s", err.msg);
+    CHECK_MSG(zk_wtns_check_zkey(&w, wtp, &z, zkp, &err) == 0, "%s", err.msg);
+    size_t n = z.domain_size;
+    uint8_t *abc = aligned_alloc(64, zk_abc_size(&z));
+    uint8_t *scratch = aligned_alloc(64, zk_core_scratch_size(&z));
+    CHECK(zk_synth(&z, w.values, abc, abc + 32 * n, abc + 64 * n, 16) == 0);
+    zk_raw_t cpu, gpu;
+    CHECK(zk_prove_core(&z, w.values, abc, abc + 32 * n, abc + 64 * n, scratch, &cpu, NULL, 16) == 0);
+    CHECK_MSG(zk_backend_cuda.load_key(g_ctx, &z, &err) == 0, "%s", err.msg);
+    for (int rep = 0; rep < 2; rep++) { /* the second run uses the resident key */
+        CHECK_MSG(zk_backend_cuda.prove(g_ctx, &z, w.values, abc, abc + 32 * n, abc + 64 * n, &gpu, NULL, &err) == 0,
+                  "%s", err.msg);
+        CHECK_MSG(memcmp(cpu.a, gpu.a, sizeof cpu.a) == 0, "%s: A differs", wtp);
+        CHECK_MSG(memcmp(cpu.b1, gpu.b1, sizeof cpu.b1) == 0, "%s: B1 differs", wtp);
+        CHECK_MSG(memcmp(cpu.b2, gpu.b2, sizeof cpu.b2) == 0, "%s: B2 differs", wtp);
+        CHECK_MSG(memcmp(cpu.c, gpu.c, sizeof cpu.c) == 0, "%s: C differs", wtp);
+        CHECK_MSG(memcmp(cpu.h, gpu.h, sizeof cpu.h) == 0, "%s: H differs", wtp);
+    }
+    uint8_t r[32], s[32];
+    CHECK(zk_random_rs(z.curve, r, s) == 0);
+    zk_proof_t proof;
+    CHECK(zk_finalize(&z, &gpu, r, s, &proof) == 0);
+    zk_vk_t vk;
+    CHECK_MSG(zk_vk_from_zkey(&vk, &z, &err) == 0, "%s", err.msg);
+    CHECK_MSG(zk_verify_proof(&vk, &proof, w.values + 32, z.n_pub, &err) == 0, "%s: %s", wtp, err.msg);
+    zk_vk_free(&vk);
+    free(abc);
+    free(scratch);
+    zk_wtns_free(&w);
+    zk_zkey_close(&z);
+    (*ret_ok)++;
+    return 0;
+}
+
+TEST(prove_fixtures) {
+    NEED_GPU();
+    static const char *pairs[][2] = {
+        {"bn128/mulchain/mulchain.zkey", "bn128/mulchain/witness-1.wtns"},
+        {"bn128/mulchain/mulchain.zkey", "bn128/mulchain/witness-2.wtns"},
+        {"bn128/poseidon/poseidon.zkey", "bn128/poseidon/witness-1.wtns"},
+        {"bn128/poseidon/poseidon.zkey", "bn128/poseidon/witness-2.wtns"},
+        {"bn128/poseidon/poseidon.zkey", "bn128/poseidon/witness-3.wtns"},
+        {"bn128/poseidon/poseidon.zkey", "bn128/poseidon/witness-4.wtns"},
+        {"bn128/medium/medium.zkey", "bn128/medium/witness.wtns"},
+        {"bls12381/mulchain/mulchain.zkey", "bls12381/mulchain/witness-1.wtns"},
+        {"bls12381/mulchain/mulchain.zkey", "bls12381/mulchain/witness-2.wtns"},
+        {"vectors/bn128_mc.zkey", "vectors/bn128_mc.wtns"},
+        {"vectors/bls12381_mc.zkey", "vectors/bls12381_mc.wtns"},
+    };
+    int ok = 0;
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        CHECK_MSG(prove_pair(test_data(pairs[i][0]), test_data(pairs[i][1]), &ok) == 0, "%s", pairs[i][1]);
+    fprintf(stderr, "proved and verified %d fixture witnesses on the GPU\n", ok);
+    return 0;
+}
+
+/* ---- a synthetic bn128 key of 2^20 variables and a 2^21 domain (2^20 constraints plus the
+ * public rows): points tiled from a random set, a and b random, c = a∘b ---- */
+typedef struct {
+    zk_zkey_t z;
+    uint8_t *pts, *h, *wit, *abc;
+} big_key_t;
+
+static int big_key_make(big_key_t *k, unsigned log_vars, unsigned log_domain) {
+    memset(k, 0, sizeof *k);
+    size_t nv = (size_t)1 << log_vars, n = (size_t)1 << log_domain, M = 4096;
+    bn_g1_xyzz_t g, p;
+    bn_g1_xyzz_from_aff(&g, &bn_g1_gen);
+    bn_g1_aff_t base[4096];
+    bn_g2_aff_t base2[64];
+    for (size_t j = 0; j < M; j++) {
+        uint64_t s;
+        rnd(&s, 8);
+        bn_g1_xyzz_mul(&p, &g, &s, 1);
+        bn_g1_xyzz_to_aff(&base[j], &p);
+        if (j % 50 == 7) memset(&base[j], 0, sizeof base[j]);
+    }
+    bn_g2_xyzz_t g2, p2;
+    bn_g2_xyzz_from_aff(&g2, &bn_g2_gen);
+    for (size_t j = 0; j < 64; j++) {
+        uint64_t s;
+        rnd(&s, 8);
+        bn_g2_xyzz_mul(&p2, &g2, &s, 1);
+        bn_g2_xyzz_to_aff(&base2[j], &p2);
+    }
+    k->pts = malloc(nv * (3 * 64 + 128));
+    k->h = malloc(n * 64);
+    bn_g1_aff_t *pa = (bn_g1_aff_t *)k->pts, *pb1 = pa + nv, *pc = pb1 + nv;
+    bn_g2_aff_t *pb2 = (bn_g2_aff_t *)(pc + nv);
+    for (size_t i = 0; i < nv; i++) {
+        pa[i] = base[i % M];
+        pb1[i] = base[(i * 7) % M];
+        pc[i] = base[(i * 13) % M];
+        pb2[i] = base2[(i * 5) % 64];
+    }
+    for (size_t i = 0; i < n; i++) ((bn_g1_aff_t *)k->h)[i] = base[(i * 3) % M];
+    k->wit = malloc(nv * 32);
+    rnd(k->wit, nv * 32);
+    for (size_t i = 0; i < nv; i++) {
+        uint8_t *v = k->wit + 32 * i;
+        if (i == 0 || v[0] % 3 == 0) { memset(v, 0, 32); v[0] = 1; }
+        else if (v[0] % 3 == 1) memset(v, 0, 32);
+        else v[31] &= 0x1f;
+    }
+    k->abc = aligned_alloc(64, 3 * n * 32);
+    bn_fr_t *a = (bn_fr_t *)k->abc, *b = a + n, *c = b + n;
+    for (size_t i = 0; i < n; i++) {
+        RAND_FP(bn_fr, 4, a[i]);
+        RAND_FP(bn_fr, 4, b[i]);
+        bn_fr_mul(&c[i], &a[i], &b[i]);
+    }
+    zk_zkey_t *z = &k->z;
+    z->curve = &zk_curve_bn128;
+    z->n_vars = (uint32_t)nv;
+    z->n_pub = 1;
+    z->domain_size = (uint32_t)n;
+    z->log_domain = log_domain;
+    z->points_a = pa;
+    z->points_b1 = pb1;
+    z->points_b2 = pb2;
+    z->points_c = pc;
+    z->points_h = k->h;
+    return 0;
+}
+
+static void big_key_free(big_key_t *k) {
+    free(k->pts);
+    free(k->h);
+    free(k->wit);
+    free(k->abc);
+}
+
+TEST(prove_large) {
+    NEED_GPU();
+    big_key_t k;
+    big_key_make(&k, 20, 21);
+    size_t n = k.z.domain_size;
+    zk_raw_t cpu, gpu;
+    uint8_t *scratch = aligned_alloc(64, zk_core_scratch_size(&k.z));
+    CHECK(zk_prove_core(&k.z, k.wit, k.abc, k.abc + 32 * n, k.abc + 64 * n, scratch, &cpu, NULL, 16) == 0);
+    CHECK_MSG(zk_backend_cuda.prove(g_ctx, &k.z, k.wit, k.abc, k.abc + 32 * n, k.abc + 64 * n, &gpu, NULL, &g_err) == 0,
+              "%s", g_err.msg);
+    CHECK(memcmp(&cpu, &gpu, sizeof cpu) == 0);
+    free(scratch);
+    big_key_free(&k);
+    return 0;
+}
+
+/* ---- timings ---- */
+static void tline(const char *what, double v, const char *unit) { printf("TIME|%s|%.3f|%s\n", what, v, unit); }
+
+TEST(bench_msm) {
+    NEED_GPU();
+    unsigned logs[] = {20, 22};
+    for (int i = 0; i < 2; i++) {
+        size_t n = (size_t)1 << logs[i];
+        char name[64];
+        double ms, best;
+#define BEST(call, label)                                                                                            \
+        best = 1e30;                                                                                                 \
+        for (int rep = 0; rep < 3; rep++) { CHECK((call) == 0); if (ms < best) best = ms; }                          \
+        snprintf(name, sizeof name, label " 2^%u", logs[i]);                                                         \
+        tline(name, best, "ms");
+        BEST(msm_bn_g1(n, rep > 0, &ms), "MSM G1 bn128");
+        BEST(msm_bn_g2(n, rep > 0, &ms), "MSM G2 bn128");
+        BEST(msm_bls_g1(n, rep > 0, &ms), "MSM G1 bls12381");
+        BEST(msm_bls_g2(n, rep > 0, &ms), "MSM G2 bls12381");
+    }
+    return 0;
+}
+
+TEST(bench_ntt) {
+    NEED_GPU();
+    unsigned logs[] = {20, 22};
+    for (int i = 0; i < 2; i++) {
+        double f, c, bf = 1e30, bc = 1e30;
+        char name[64];
+        for (int rep = 0; rep < 3; rep++) {
+            CHECK(ntt_bn(logs[i], 1, &f, &c) == 0);
+            if (f < bf) bf = f;
+            if (c < bc) bc = c;
+        }
+        snprintf(name, sizeof name, "NTT bn128 2^%u", logs[i]);
+        tline(name, bf, "ms");
+        snprintf(name, sizeof name, "iNTT+coset+NTT bn128 2^%u", logs[i]);
+        tline(name, bc, "ms");
+        bf = 1e30;
+        for (int rep = 0; rep < 3; rep++) {
+            CHECK(ntt_bls(logs[i], 1, &f, &c) == 0);
+            if (f < bf) bf = f;
+        }
+        snprintf(name, sizeof name, "NTT bls12381 2^%u", logs[i]);
+        tline(name, bf, "ms");
+    }
+    return 0;
+}
+
+static int bench_core_key(const zk_zkey_t *z, const uint8_t *wit, const uint8_t *abc, const char *label) {
+    size_t n = z->domain_size;
+    zk_raw_t out;
+    zk_core_times_t t;
+    CHECK_MSG(zk_backend_cuda.load_key(g_ctx, z, &g_err) == 0, "%s", g_err.msg);
+    double best = 1e30;
+    zk_core_times_t bt;
+    for (int rep = 0; rep < 4; rep++) {
+        double t0 = now_ms();
+        CHECK_MSG(zk_backend_cuda.prove(g_ctx, z, wit, abc, abc + 32 * n, abc + 64 * n, &out, &t, &g_err) == 0, "%s",
+                  g_err.msg);
+        double dt = now_ms() - t0;
+        if (rep > 0 && dt < best) best = dt, bt = t;
+    }
+    char name[128];
+    snprintf(name, sizeof name, "core %s (wall, incl. H2D)", label);
+    tline(name, best, "ms");
+    snprintf(name, sizeof name, "  %s H2D | NTT+H | MSM A,B1,B2,C,H", label);
+    printf("TIME|%s|%.2f | %.2f | %.2f,%.2f,%.2f,%.2f,%.2f|ms\n", name, bt.h2d_ns / 1e6, bt.ntt_ns / 1e6,
+           bt.msm_a_ns / 1e6, bt.msm_b1_ns / 1e6, bt.msm_b2_ns / 1e6, bt.msm_c_ns / 1e6, bt.msm_h_ns / 1e6);
+    return 0;
+}
+
+TEST(bench_core) {
+    NEED_GPU();
+    zk_zkey_t z;
+    zk_wtns_t w;
+    zk_err_t err;
+    CHECK_MSG(zk_zkey_open(&z, test_data("bn128/medium/medium.zkey"), &err) == 0, "%s", err.msg);
+    CHECK_MSG(zk_wtns_load(&w, test_data("bn128/medium/witness.wtns"), &err) == 0, "%s", err.msg);
+    uint8_t *abc = aligned_alloc(64, zk_abc_size(&z));
+    size_t n = z.domain_size;
+    CHECK(zk_synth(&z, w.values, abc, abc + 32 * n, abc + 64 * n, 16) == 0);
+    char label[64];
+    snprintf(label, sizeof label, "bn128 medium (2^%u)", z.log_domain);
+    CHECK(bench_core_key(&z, w.values, abc, label) == 0);
+    free(abc);
+    zk_wtns_free(&w);
+    zk_zkey_close(&z);
+    big_key_t k;
+    big_key_make(&k, 20, 21);
+    /* register the inputs as gpud registers its slabs */
+    CHECK_MSG(zk_backend_cuda.register_memory(g_ctx, k.abc, 3 * (size_t)k.z.domain_size * 32, &g_err) == 0, "%s",
+              g_err.msg);
+    CHECK(bench_core_key(&k.z, k.wit, k.abc, "bn128 2^20 vars, 2^21 domain") == 0);
+    big_key_free(&k);
+    return 0;
+}
+
+TEST(bench_h2d) {
+    NEED_GPU();
+    size_t len = (size_t)1 << 30;
+    uint8_t *pageable = aligned_alloc(4096, len), *slab = aligned_alloc(4096, len);
+    memset(pageable, 1, len);
+    memset(slab, 2, len);
+    double gp = 0, gr = 0, g;
+    for (int rep = 0; rep < 3; rep++) {
+        CHECK(zkcuda_h2d(g_ctx, pageable, len, &g, &g_err) == 0);
+        if (g > gp) gp = g;
+    }
+    CHECK_MSG(zk_backend_cuda.register_memory(g_ctx, slab, len, &g_err) == 0, "%s", g_err.msg);
+    for (int rep = 0; rep < 3; rep++) {
+        CHECK(zkcuda_h2d(g_ctx, slab, len, &g, &g_err) == 0);
+        if (g > gr) gr = g;
+    }
+    tline("H2D 1 GiB pageable", gp, "GB/s");
+    tline("H2D 1 GiB registered slab", gr, "GB/s");
+    tline("H2D registered/pageable", gp > 0 ? gr / gp : 0, "x");
+    /* slab stays registered until the context goes: freeing it would need cudaHostUnregister */
+    free(pageable);
+    return 0;
+}
