@@ -1,15 +1,20 @@
 /* The CUDA backend's field and curve code (gpud/cuda/ff.cuh, ec.cuh), compiled for the host with its
  * emulated carry chains, against zk/ on random inputs: every field incl. Fq2, G1/G2 XYZZ add,
  * mixed add and double with their special cases, signed window digits, and a host run of the
- * MSM's bucket/segment/window reduction against a plain sum of scalar multiples. */
+ * MSM's bucket/segment/window reduction against a plain sum of scalar multiples, and the NTT set-up
+ * (roots of unity, inverses, split power tables) against zk/. */
 #include <sys/random.h>
 
 #include <algorithm>
 #include <vector>
 
 #include "test.h"
+extern "C" {
 #include "zk/curve.h"
+#include "zk/ntt.h"
+}
 #include "gpud/cuda/ec.cuh"
+#include "gpud/cuda/fr_host.cuh"
 
 static void rnd(void *p, size_t n) {
     uint8_t *b = (uint8_t *)p;
@@ -284,3 +289,36 @@ MSM_HOST(bn_g1, zc_bn_g1, bn_g1_gen, bn_fr)
 MSM_HOST(bn_g2, zc_bn_g2, bn_g2_gen, bn_fr)
 MSM_HOST(bls_g1, zc_bls_g1, bls_g1_gen, bls_fr)
 MSM_HOST(bls_g2, zc_bls_g2, bls_g2_gen, bls_fr)
+
+/* NTT set-up on the host: the roots are snarkjs's (zk/'s), inverses invert, and the split power
+ * tables give first·base^i for every i. */
+#define NTT_SETUP(PFX, DEV, CURVE)                                                                                   \
+    TEST(PFX##_ntt_setup) {                                                                                          \
+        unsigned maxk = CURVE.id == ZK_CURVE_BN128 ? 28 : 32;                                                        \
+        for (unsigned k = 0; k <= maxk; k++) {                                                                       \
+            PFX##_fr_t w;                                                                                            \
+            zk_fr_root_of_unity(&CURVE, k, (uint8_t *)w.l);                                                          \
+            CHECK_MSG(same(zc_root<DEV>(k), w), "root k=%u", k);                                                     \
+        }                                                                                                            \
+        for (int it = 0; it < 20; it++) {                                                                            \
+            PFX##_fr_t a, r;                                                                                         \
+            RAND_FIELD(PFX##_fr, 4, a);                                                                              \
+            PFX##_fr_inv(&r, &a);                                                                                    \
+            CHECK(same(zc_inv(to_dev<DEV>(a)), r));                                                                  \
+        }                                                                                                            \
+        for (uint32_t logn = 1; logn <= 13; logn += 3) {                                                             \
+            uint32_t split = (logn + 1) / 2, n = 1u << logn;                                                         \
+            std::vector<DEV> lo(1u << split), hi(1u << (logn - split));                                             \
+            DEV base = zc_root<DEV>(logn + 1), first = zc_inv(zc_from_u64<DEV>(n));                                  \
+            zc_host_pow_halves(base, first, logn, split, lo.data(), hi.data());                                      \
+            DEV acc = first;                                                                                         \
+            for (uint32_t i = 0; i < n; i++) {                                                                       \
+                CHECK_MSG(lo[i & ((1u << split) - 1)] * hi[i >> split] == acc, "logn=%u i=%u", logn, i);             \
+                acc = acc * base;                                                                                    \
+            }                                                                                                        \
+        }                                                                                                            \
+        return 0;                                                                                                    \
+    }
+
+NTT_SETUP(bn, zc_bn_fr, zk_curve_bn128)
+NTT_SETUP(bls, zc_bls_fr, zk_curve_bls12381)
