@@ -6,7 +6,7 @@
 #   start zkpipe.target (2 synthd) -> submit a batch -> kill -9 gpud mid-batch (it stopped itself at
 #   a test point) -> systemd restarts it alone -> every proof valid -> SIGSTOP gpud -> watchdog
 #   restarts it -> a slow key load under a short TimeoutStartSec= (EXTEND_TIMEOUT_USEC=) ->
-#   synth count 3 + daemon-reload -> 3 synthd -> stop target mid-job -> no slab owned -> start
+#   synth count 3 + daemon-reload -> 3 synthd -> count 2 -> synthd@3 stops -> stop target mid-job -> no slab owned -> start
 #   again, the job completes -> stop idle -> every slab FREE -> slabs 4 -> 5: the set-up unit
 #   refuses the kept segment, no stage starts ->
 #   bad ini -> generator logs file:line, target wants nothing. Teardown leaves nothing behind.
@@ -194,12 +194,12 @@ C systemctl daemon-reload
 log "installed: units in $ZKPIPE_UNITDIR, generator, user zkpipe ($(C id -u zkpipe)), ini with 2 synthd"
 
 # Every unit, with the generator's drop-ins and the test drop-ins, as the container's systemd sees them.
-UNITS=(zkpipe.target zkpipe-segment.service zkpipe-synthd@1.service zkpipe-synthd@2.service
+UNITS=(zkpipe.target zkpipe-segment.service zkpipe-reconcile.service zkpipe-synthd@1.service zkpipe-synthd@2.service
        zkpipe-gpud@0.service zkpipe-finalizerd@1.service)
 out=$(C systemd-analyze verify --man=no "${UNITS[@]}" 2>&1) || die "verify: $out"
 [ -z "$out" ] || die "systemd-analyze verify printed: $out"
 wants=$(prop zkpipe.target Wants | tr ' ' '\n' | sort | tr '\n' ' ')
-[ "$wants" = "zkpipe-finalizerd@1.service zkpipe-gpud@0.service zkpipe-segment.service zkpipe-synthd@1.service zkpipe-synthd@2.service " ] \
+[ "$wants" = "zkpipe-finalizerd@1.service zkpipe-gpud@0.service zkpipe-reconcile.service zkpipe-segment.service zkpipe-synthd@1.service zkpipe-synthd@2.service " ] \
   || die "zkpipe.target wants '$wants'"
 log "systemd-analyze verify clean; zkpipe.target wants: $wants"
 
@@ -220,7 +220,7 @@ log "  gpud STATUS: $(prop zkpipe-gpud@0 StatusText)"
 # Hardening does not regress: systemd's own exposure score (0 = locked down, 10 = wide open).
 exposure() { C systemd-analyze security --no-pager "$1" 2>/dev/null | awk '/Overall exposure level/ { print $(NF-2) }'; }
 sec=""
-for u in zkpipe-synthd@1 zkpipe-gpud@0 zkpipe-finalizerd@1 zkpipe-segment; do
+for u in zkpipe-synthd@1 zkpipe-gpud@0 zkpipe-finalizerd@1 zkpipe-segment zkpipe-reconcile; do
   x=$(exposure "$u.service")
   [ -n "$x" ] || die "systemd-analyze security gave no score for $u"
   awk -v x="$x" 'BEGIN { exit !(x <= 2.0) }' || die "$u exposure $x > 2.0: $(C systemd-analyze security --no-pager "$u.service" | grep '✗' | head -20)"
@@ -370,6 +370,38 @@ C timeout 60 "$ZKPIPE_BINDIR/zkpipe" wait --config /etc/zkpipe/zkpipe.ini "$JOB2
   || die "zkpipe wait $JOB2: $(cat "$WORK/logs/wait2.txt")"
 log "second job $JOB2 (3 partitions, submitted by root) done with 3 synthd"
 
+# ... and back to 2: the same daemon-reload + start stops synthd@3 (zkpipe-reconcile.service) alone.
+write_ini 2
+C systemctl daemon-reload
+C systemctl start zkpipe.target
+gone3() { [ "$(C systemctl is-active zkpipe-synthd@3 || true)" = inactive ]; }
+wait_for 30 "zkpipe-synthd@3 to stop after instances = 2" gone3
+[ "$(prop zkpipe-synthd@3 Result)" = success ] || die "synthd@3 stopped with Result=$(prop zkpipe-synthd@3 Result)"
+for u in zkpipe-synthd@1 zkpipe-synthd@2 zkpipe-finalizerd@1; do
+  [ "$(prop "$u" MainPID)" = "${PID0[$u]}" ] || die "$u restarted by lowering the count"
+done
+active zkpipe-gpud@0 || die "gpud stopped by lowering the synth count"
+C journalctl --no-pager -o cat -u zkpipe-reconcile.service | grep -q 'Stopping zkpipe-synthd@3.service' \
+  || die "zkpipe-reconcile did not say why synthd@3 stopped"
+log "instances = 2 + daemon-reload + start zkpipe.target: synthd@3 stopped (Result=success), the rest untouched"
+
+# A typo in the ini while the pipeline runs: the generator makes nothing, and a start must then stop
+# nothing either (zkpipe-reconcile reads "no stage wanted" as "ini broken", not "stop everything").
+GPID=$(prop zkpipe-gpud@0 MainPID)
+printf '[pipeline]\nname = e2e\n[synth]\ninstances = 2\nthreds = 4\n' > "$CR/etc/zkpipe/zkpipe.ini"
+C systemctl daemon-reload
+C systemctl start zkpipe.target
+sleep 0.5
+for u in zkpipe-synthd@1 zkpipe-synthd@2 zkpipe-finalizerd@1; do
+  [ "$(prop "$u" MainPID)" = "${PID0[$u]}" ] || die "$u stopped or restarted by a start with a broken ini"
+done
+[ "$(prop zkpipe-gpud@0 MainPID)" = "$GPID" ] || die "gpud stopped or restarted by a start with a broken ini"
+C journalctl --no-pager -o cat -u zkpipe-reconcile.service | grep -q 'wants no stage.*stopping nothing' \
+  || die "zkpipe-reconcile did not hold back on a broken ini"
+write_ini 2
+C systemctl daemon-reload
+log "broken ini + daemon-reload + start while running: nothing stopped"
+
 # ------------------------------------------------------------------ stop: every stage stops, no slab owned
 # stop_target: stops zkpipe.target and checks that every stage drained (inactive, Result=success, no
 # SIGKILL), and that `zkpipe status` shows no slab owned (FILLING, PROVING, FINALIZING) and no
@@ -446,9 +478,9 @@ log "slabs 4 -> 5 with the segment kept: zkpipe-segment.service failed, no stage
 # ------------------------------------------------------------------ bad ini: generator logs, generates nothing
 printf '[pipeline]\nname = e2e\n[synth]\ninstances = 3\nthreds = 4\n' > "$CR/etc/zkpipe/zkpipe.ini"
 C systemctl daemon-reload
-wants=$(prop zkpipe.target Wants)
-[ "$wants" = zkpipe-segment.service ] || die "bad ini: zkpipe.target still wants '$wants'"
+wants=$(prop zkpipe.target Wants | tr ' ' '\n' | sort | tr '\n' ' ')
+[ "$wants" = "zkpipe-reconcile.service zkpipe-segment.service " ] || die "bad ini: zkpipe.target still wants '$wants'"
 wait_for 10 "the generator's error in the journal" \
   sh -c "journalctl --root='$CR' --no-pager -o cat -t zkpipe-generator 2>/dev/null | grep -q 'zkpipe.ini:5: .*threds'"
-log "bad ini: generator logged '$(journalctl --root="$CR" --no-pager -o cat -t zkpipe-generator | grep threds | tail -1)', target wants only the segment"
+log "bad ini: generator logged '$(journalctl --root="$CR" --no-pager -o cat -t zkpipe-generator | grep threds | tail -1)', target wants no stage"
 log "PASS"

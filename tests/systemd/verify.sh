@@ -45,9 +45,9 @@ backend = cpu
 INI
 ZKPIPE_CONFIG=$T/zkpipe.ini SYSTEMD_LOG_TARGET=console "$GEN" "$T/gen" "$T/gen" "$T/gen" || fail "generator"
 
-UNITS=(zkpipe.target zkpipe-segment.service zkpipe-synthd@1.service zkpipe-synthd@2.service
+UNITS=(zkpipe.target zkpipe-segment.service zkpipe-reconcile.service zkpipe-synthd@1.service zkpipe-synthd@2.service
        zkpipe-gpud@0.service zkpipe-finalizerd@1.service)
-for u in zkpipe.target zkpipe-segment.service zkpipe-synthd@.service zkpipe-gpud@.service zkpipe-finalizerd@.service; do
+for u in zkpipe.target zkpipe-segment.service zkpipe-reconcile.service zkpipe-synthd@.service zkpipe-gpud@.service zkpipe-finalizerd@.service; do
   [ -f "$ZKPIPE_UNITDIR/$u" ] || fail "$u not installed in $ZKPIPE_UNITDIR"
 done
 [ -f "$ZKPIPE_SYSUSERSDIR/zkpipe.conf" ] || fail "sysusers.d snippet not installed"
