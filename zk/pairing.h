@@ -7,65 +7,46 @@
 #include <stddef.h>
 
 #include "curve.h"
-#include "pairing_fp.h"
+
+/* r = a*ξ in Fq2, the one operation the tower needs beyond zk/field.h. */
+/* BN254: (a0 + a1 u)(9 + u) = (9 a0 - a1) + (a0 + 9 a1) u */
+static inline void bn_fq2_mul_xi(bn_fq2_t *r, const bn_fq2_t *a) {
+    bn_fq_t t0, t1;
+    bn_fq_dbl(&t0, &a->c0);
+    bn_fq_dbl(&t0, &t0);
+    bn_fq_dbl(&t0, &t0);
+    bn_fq_add(&t0, &t0, &a->c0);
+    bn_fq_dbl(&t1, &a->c1);
+    bn_fq_dbl(&t1, &t1);
+    bn_fq_dbl(&t1, &t1);
+    bn_fq_add(&t1, &t1, &a->c1);
+    bn_fq_sub(&t0, &t0, &a->c1);
+    bn_fq_add(&r->c1, &t1, &a->c0);
+    r->c0 = t0;
+}
+/* BLS12-381: (a0 + a1 u)(1 + u) = (a0 - a1) + (a0 + a1) u */
+static inline void bls_fq2_mul_xi(bls_fq2_t *r, const bls_fq2_t *a) {
+    bls_fq_t t0;
+    bls_fq_sub(&t0, &a->c0, &a->c1);
+    bls_fq_add(&r->c1, &a->c0, &a->c1);
+    r->c0 = t0;
+}
 
 #define TW bn
-#define F2 bnx_fq2
-#define F bnx_fq
+#define F2 bn_fq2
+#define F bn_fq
 #include "tower_tmpl.h"
 #undef TW
 #undef F2
 #undef F
 
 #define TW bls
-#define F2 blsx_fq2
-#define F blsx_fq
+#define F2 bls_fq2
+#define F bls_fq
 #include "tower_tmpl.h"
 #undef TW
 #undef F2
 #undef F
-
-/* G1 and G2 again over the fast fields (same byte layouts as zk/curve.h's types), for the subgroup
- * checks and the verifier's vk_x. */
-#define G bnx_g1
-#define F bnx_fq
-#define G_B_VALUE                                                                                                      \
-    { BN_G1_B }
-#include "ec_tmpl.h"
-#undef G
-#undef F
-#undef G_B_VALUE
-
-#define G bnx_g2
-#define F bnx_fq2
-#define G_B_VALUE                                                                                                      \
-    {                                                                                                                  \
-        {BN_G2_B_C0}, { BN_G2_B_C1 }                                                                                   \
-    }
-#include "ec_tmpl.h"
-#undef G
-#undef F
-#undef G_B_VALUE
-
-#define G blsx_g1
-#define F blsx_fq
-#define G_B_VALUE                                                                                                      \
-    { BLS_G1_B }
-#include "ec_tmpl.h"
-#undef G
-#undef F
-#undef G_B_VALUE
-
-#define G blsx_g2
-#define F blsx_fq2
-#define G_B_VALUE                                                                                                      \
-    {                                                                                                                  \
-        {BLS_G2_B_C0}, { BLS_G2_B_C1 }                                                                                 \
-    }
-#include "ec_tmpl.h"
-#undef G
-#undef F
-#undef G_B_VALUE
 
 /* One line of the Miller loop, up to the factors P.x, P.y of the G1 point: three Fq2 values. */
 typedef struct {

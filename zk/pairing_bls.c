@@ -10,20 +10,20 @@
 
 static struct {
     bls_fq_t two_inv;
-    blsx_fq2_t frob[4][6];   /* frob[k][i] = ξ^(i(q^k-1)/6) */
-    blsx_fq2_t psi_x, psi_y; /* 1/ξ^((q-1)/3), 1/ξ^((q-1)/2) */
-    bls_fq_t beta;           /* cube root of unity for φ */
-    int8_t x_bits[64];       /* |x|, most significant first */
+    bls_fq2_t frob[4][6];   /* frob[k][i] = ξ^(i(q^k-1)/6) */
+    bls_fq2_t psi_x, psi_y; /* 1/ξ^((q-1)/3), 1/ξ^((q-1)/2) */
+    bls_fq_t beta;          /* cube root of unity for φ */
+    int8_t x_bits[64];      /* |x|, most significant first */
     int x_len;
 } K;
 static pthread_once_t K_once = PTHREAD_ONCE_INIT;
 
-static void fq2_pow(blsx_fq2_t *r, const blsx_fq2_t *a, const uint64_t *e, int n) {
-    blsx_fq2_t acc;
-    blsx_fq2_one(&acc);
+static void fq2_pow(bls_fq2_t *r, const bls_fq2_t *a, const uint64_t *e, int n) {
+    bls_fq2_t acc;
+    bls_fq2_one(&acc);
     for (int i = n * 64 - 1; i >= 0; i--) {
-        blsx_fq2_sqr(&acc, &acc);
-        if ((e[i / 64] >> (i % 64)) & 1) blsx_fq2_mul(&acc, &acc, a);
+        bls_fq2_sqr(&acc, &acc);
+        if ((e[i / 64] >> (i % 64)) & 1) bls_fq2_mul(&acc, &acc, a);
     }
     *r = acc;
 }
@@ -40,15 +40,15 @@ static void q_div(uint64_t e[6], int64_t add, unsigned div) {
     }
 }
 
-static void mul_x_abs(blsx_g1_xyzz_t *r, const blsx_g1_xyzz_t *p) {
+static void mul_x_abs(bls_g1_xyzz_t *r, const bls_g1_xyzz_t *p) {
     uint64_t x = BLS_X_ABS;
-    blsx_g1_xyzz_mul(r, p, &x, 1);
+    bls_g1_xyzz_mul(r, p, &x, 1);
 }
 
-static void phi_raw(blsx_g1_xyzz_t *r, const blsx_g1_xyzz_t *p) {
+static void phi_raw(bls_g1_xyzz_t *r, const bls_g1_xyzz_t *p) {
     /* x = X/ZZ, so scaling X scales x */
     *r = *p;
-    blsx_fq_mul(&r->x, &p->x, &K.beta);
+    bls_fq_mul(&r->x, &p->x, &K.beta);
 }
 
 static void init_consts(void) {
@@ -58,21 +58,21 @@ static void init_consts(void) {
 
     uint64_t e[6];
     q_div(e, -1, 6);
-    blsx_fq2_t xi, g, gk[4], gc;
+    bls_fq2_t xi, g, gk[4], gc;
     bls_fq_set_u64(&xi.c0, 1);
     bls_fq_set_u64(&xi.c1, 1);
     fq2_pow(&g, &xi, e, 6);
-    blsx_fq2_one(&gk[0]);
+    bls_fq2_one(&gk[0]);
     gk[1] = g;
-    blsx_fq2_conj(&gc, &g);
-    blsx_fq2_mul(&gk[2], &g, &gc);
-    blsx_fq2_mul(&gk[3], &gk[2], &g);
+    bls_fq2_conj(&gc, &g);
+    bls_fq2_mul(&gk[2], &g, &gc);
+    bls_fq2_mul(&gk[3], &gk[2], &g);
     for (int k = 0; k < 4; k++) {
-        blsx_fq2_one(&K.frob[k][0]);
-        for (int i = 1; i < 6; i++) blsx_fq2_mul(&K.frob[k][i], &K.frob[k][i - 1], &gk[k]);
+        bls_fq2_one(&K.frob[k][0]);
+        for (int i = 1; i < 6; i++) bls_fq2_mul(&K.frob[k][i], &K.frob[k][i - 1], &gk[k]);
     }
-    blsx_fq2_inv(&K.psi_x, &K.frob[1][2]);
-    blsx_fq2_inv(&K.psi_y, &K.frob[1][3]);
+    bls_fq2_inv(&K.psi_x, &K.frob[1][2]);
+    bls_fq2_inv(&K.psi_y, &K.frob[1][3]);
 
     K.x_len = 0;
     for (int i = 63; i >= 0; i--)
@@ -88,15 +88,13 @@ static void init_consts(void) {
     bls_fq_one(&one);
     bls_fq_sub(&s, &s, &one);
     bls_fq_mul(&K.beta, &s, &K.two_inv);
-    blsx_g1_aff_t gen;
-    memcpy(&gen, &bls_g1_gen, sizeof(gen));
-    blsx_g1_xyzz_t G, a, b;
-    blsx_g1_xyzz_from_aff(&G, &gen);
+    bls_g1_xyzz_t G, a, b;
+    bls_g1_xyzz_from_aff(&G, &bls_g1_gen);
     phi_raw(&a, &G);
     mul_x_abs(&b, &G);
     mul_x_abs(&b, &b);
-    blsx_g1_xyzz_neg(&b, &b);
-    if (!blsx_g1_xyzz_eq(&a, &b)) bls_fq_sqr(&K.beta, &K.beta);
+    bls_g1_xyzz_neg(&b, &b);
+    if (!bls_g1_xyzz_eq(&a, &b)) bls_fq_sqr(&K.beta, &K.beta);
 }
 
 static inline void consts(void) { (void)pthread_once(&K_once, init_consts); }
@@ -107,70 +105,70 @@ void bls_fq12_frobenius(bls_fq12_t *r, const bls_fq12_t *a, int k) {
 }
 
 typedef struct {
-    blsx_fq2_t x, y, z;
+    bls_fq2_t x, y, z;
 } proj_t;
 
 /* R = 2R; the tangent line (M-type order: coefficient of 1, of v (times x_P), of vw (times y_P)). */
 static void dbl_step(proj_t *R, bls_ell_t *l) {
-    blsx_fq2_t a, b, c, e, f, g, h, i, j, t;
-    blsx_fq2_mul(&a, &R->x, &R->y);
-    blsx_fq2_mul_base(&a, &a, &K.two_inv);
-    blsx_fq2_sqr(&b, &R->y);
-    blsx_fq2_sqr(&c, &R->z);
-    blsx_fq2_dbl(&t, &c);
-    blsx_fq2_add(&t, &t, &c);
-    blsx_fq2_mul(&e, &bls_g2_B, &t);
-    blsx_fq2_dbl(&f, &e);
-    blsx_fq2_add(&f, &f, &e);
-    blsx_fq2_add(&g, &b, &f);
-    blsx_fq2_mul_base(&g, &g, &K.two_inv);
-    blsx_fq2_add(&h, &R->y, &R->z);
-    blsx_fq2_sqr(&h, &h);
-    blsx_fq2_add(&t, &b, &c);
-    blsx_fq2_sub(&h, &h, &t);
-    blsx_fq2_sub(&i, &e, &b);
-    blsx_fq2_sqr(&j, &R->x);
-    blsx_fq2_t e2;
-    blsx_fq2_sqr(&e2, &e);
-    blsx_fq2_sub(&t, &b, &f);
-    blsx_fq2_mul(&R->x, &a, &t);
-    blsx_fq2_sqr(&R->y, &g);
-    blsx_fq2_dbl(&t, &e2);
-    blsx_fq2_add(&t, &t, &e2);
-    blsx_fq2_sub(&R->y, &R->y, &t);
-    blsx_fq2_mul(&R->z, &b, &h);
+    bls_fq2_t a, b, c, e, f, g, h, i, j, t;
+    bls_fq2_mul(&a, &R->x, &R->y);
+    bls_fq2_mul_base(&a, &a, &K.two_inv);
+    bls_fq2_sqr(&b, &R->y);
+    bls_fq2_sqr(&c, &R->z);
+    bls_fq2_dbl(&t, &c);
+    bls_fq2_add(&t, &t, &c);
+    bls_fq2_mul(&e, &bls_g2_B, &t);
+    bls_fq2_dbl(&f, &e);
+    bls_fq2_add(&f, &f, &e);
+    bls_fq2_add(&g, &b, &f);
+    bls_fq2_mul_base(&g, &g, &K.two_inv);
+    bls_fq2_add(&h, &R->y, &R->z);
+    bls_fq2_sqr(&h, &h);
+    bls_fq2_add(&t, &b, &c);
+    bls_fq2_sub(&h, &h, &t);
+    bls_fq2_sub(&i, &e, &b);
+    bls_fq2_sqr(&j, &R->x);
+    bls_fq2_t e2;
+    bls_fq2_sqr(&e2, &e);
+    bls_fq2_sub(&t, &b, &f);
+    bls_fq2_mul(&R->x, &a, &t);
+    bls_fq2_sqr(&R->y, &g);
+    bls_fq2_dbl(&t, &e2);
+    bls_fq2_add(&t, &t, &e2);
+    bls_fq2_sub(&R->y, &R->y, &t);
+    bls_fq2_mul(&R->z, &b, &h);
     l->c0 = i;
-    blsx_fq2_dbl(&l->c1, &j);
-    blsx_fq2_add(&l->c1, &l->c1, &j);
-    blsx_fq2_neg(&l->c2, &h);
+    bls_fq2_dbl(&l->c1, &j);
+    bls_fq2_add(&l->c1, &l->c1, &j);
+    bls_fq2_neg(&l->c2, &h);
 }
 
 static void add_step(proj_t *R, const bls_g2_aff_t *Q, bls_ell_t *l) {
-    blsx_fq2_t theta, lambda, c, d, e, f, g, h, t;
-    blsx_fq2_mul(&t, &Q->y, &R->z);
-    blsx_fq2_sub(&theta, &R->y, &t);
-    blsx_fq2_mul(&t, &Q->x, &R->z);
-    blsx_fq2_sub(&lambda, &R->x, &t);
-    blsx_fq2_sqr(&c, &theta);
-    blsx_fq2_sqr(&d, &lambda);
-    blsx_fq2_mul(&e, &lambda, &d);
-    blsx_fq2_mul(&f, &R->z, &c);
-    blsx_fq2_mul(&g, &R->x, &d);
-    blsx_fq2_add(&h, &e, &f);
-    blsx_fq2_sub(&h, &h, &g);
-    blsx_fq2_sub(&h, &h, &g);
-    blsx_fq2_mul(&R->x, &lambda, &h);
-    blsx_fq2_sub(&t, &g, &h);
-    blsx_fq2_mul(&t, &theta, &t);
-    blsx_fq2_mul(&R->y, &e, &R->y);
-    blsx_fq2_sub(&R->y, &t, &R->y);
-    blsx_fq2_mul(&R->z, &R->z, &e);
-    blsx_fq2_t j;
-    blsx_fq2_mul(&j, &theta, &Q->x);
-    blsx_fq2_mul(&t, &lambda, &Q->y);
-    blsx_fq2_sub(&j, &j, &t);
+    bls_fq2_t theta, lambda, c, d, e, f, g, h, t;
+    bls_fq2_mul(&t, &Q->y, &R->z);
+    bls_fq2_sub(&theta, &R->y, &t);
+    bls_fq2_mul(&t, &Q->x, &R->z);
+    bls_fq2_sub(&lambda, &R->x, &t);
+    bls_fq2_sqr(&c, &theta);
+    bls_fq2_sqr(&d, &lambda);
+    bls_fq2_mul(&e, &lambda, &d);
+    bls_fq2_mul(&f, &R->z, &c);
+    bls_fq2_mul(&g, &R->x, &d);
+    bls_fq2_add(&h, &e, &f);
+    bls_fq2_sub(&h, &h, &g);
+    bls_fq2_sub(&h, &h, &g);
+    bls_fq2_mul(&R->x, &lambda, &h);
+    bls_fq2_sub(&t, &g, &h);
+    bls_fq2_mul(&t, &theta, &t);
+    bls_fq2_mul(&R->y, &e, &R->y);
+    bls_fq2_sub(&R->y, &t, &R->y);
+    bls_fq2_mul(&R->z, &R->z, &e);
+    bls_fq2_t j;
+    bls_fq2_mul(&j, &theta, &Q->x);
+    bls_fq2_mul(&t, &lambda, &Q->y);
+    bls_fq2_sub(&j, &j, &t);
     l->c0 = j;
-    blsx_fq2_neg(&l->c1, &theta);
+    bls_fq2_neg(&l->c1, &theta);
     l->c2 = lambda;
 }
 
@@ -187,9 +185,9 @@ void bls_g2_prepare(bls_g2_prep_t *r, const bls_g2_aff_t *q) {
 }
 
 static inline void ell(bls_fq12_t *f, const bls_ell_t *l, const bls_g1_aff_t *p) {
-    blsx_fq2_t c1, c2;
-    blsx_fq2_mul_base(&c1, &l->c1, &p->x);
-    blsx_fq2_mul_base(&c2, &l->c2, &p->y);
+    bls_fq2_t c1, c2;
+    bls_fq2_mul_base(&c1, &l->c1, &p->x);
+    bls_fq2_mul_base(&c2, &l->c2, &p->y);
     bls_fq12_mul_by_014(f, f, &l->c0, &c1, &c2);
 }
 
@@ -257,57 +255,47 @@ void bls_pairing(bls_fq12_t *r, const bls_g1_aff_t *p, const bls_g2_aff_t *q) {
     bls_final_exp(r, &f);
 }
 
-static void psi_x(blsx_g2_xyzz_t *r, const blsx_g2_xyzz_t *p) {
-    blsx_fq2_conj(&r->x, &p->x);
-    blsx_fq2_mul(&r->x, &r->x, &K.psi_x);
-    blsx_fq2_conj(&r->y, &p->y);
-    blsx_fq2_mul(&r->y, &r->y, &K.psi_y);
-    blsx_fq2_conj(&r->zz, &p->zz);
-    blsx_fq2_conj(&r->zzz, &p->zzz);
+static void psi_x(bls_g2_xyzz_t *r, const bls_g2_xyzz_t *p) {
+    bls_fq2_conj(&r->x, &p->x);
+    bls_fq2_mul(&r->x, &r->x, &K.psi_x);
+    bls_fq2_conj(&r->y, &p->y);
+    bls_fq2_mul(&r->y, &r->y, &K.psi_y);
+    bls_fq2_conj(&r->zz, &p->zz);
+    bls_fq2_conj(&r->zzz, &p->zzz);
 }
 
 void bls_g2_psi(bls_g2_xyzz_t *r, const bls_g2_xyzz_t *p) {
     consts();
-    blsx_g2_xyzz_t a;
-    memcpy(&a, p, sizeof(a));
-    psi_x(&a, &a);
-    memcpy(r, &a, sizeof(a));
+    psi_x(r, p);
 }
 
 void bls_g1_phi(bls_g1_xyzz_t *r, const bls_g1_xyzz_t *p) {
     consts();
-    blsx_g1_xyzz_t a;
-    memcpy(&a, p, sizeof(a));
-    phi_raw(&a, &a);
-    memcpy(r, &a, sizeof(a));
+    phi_raw(r, p);
 }
 
 /* ePrint 2021/1130 §6 (proof corrected in 2022/352): P ∈ G1 iff φ(P) = −[x²]P. */
 bool bls_g1_in_subgroup(const bls_g1_aff_t *p) {
     consts();
     if (bls_g1_aff_is_inf(p)) return true;
-    blsx_g1_aff_t pa;
-    memcpy(&pa, p, sizeof(pa));
-    blsx_g1_xyzz_t P, a, b;
-    blsx_g1_xyzz_from_aff(&P, &pa);
+    bls_g1_xyzz_t P, a, b;
+    bls_g1_xyzz_from_aff(&P, p);
     phi_raw(&a, &P);
     mul_x_abs(&b, &P);
     mul_x_abs(&b, &b);
-    blsx_g1_xyzz_neg(&b, &b);
-    return blsx_g1_xyzz_eq(&a, &b);
+    bls_g1_xyzz_neg(&b, &b);
+    return bls_g1_xyzz_eq(&a, &b);
 }
 
 /* ePrint 2021/1130 §4 (proof corrected in 2022/352): Q ∈ G2 iff ψ(Q) = [x]Q. */
 bool bls_g2_in_subgroup(const bls_g2_aff_t *q) {
     consts();
     if (bls_g2_aff_is_inf(q)) return true;
-    blsx_g2_aff_t qa;
-    memcpy(&qa, q, sizeof(qa));
-    blsx_g2_xyzz_t Q, a, b;
-    blsx_g2_xyzz_from_aff(&Q, &qa);
+    bls_g2_xyzz_t Q, a, b;
+    bls_g2_xyzz_from_aff(&Q, q);
     psi_x(&a, &Q);
     uint64_t x = BLS_X_ABS;
-    blsx_g2_xyzz_mul(&b, &Q, &x, 1);
-    blsx_g2_xyzz_neg(&b, &b);
-    return blsx_g2_xyzz_eq(&a, &b);
+    bls_g2_xyzz_mul(&b, &Q, &x, 1);
+    bls_g2_xyzz_neg(&b, &b);
+    return bls_g2_xyzz_eq(&a, &b);
 }

@@ -7,29 +7,23 @@
 
 #define BN_X 0x44e992b44a6909f1ULL /* positive */
 
-int zkx_have_adx;
-__attribute__((constructor)) static void zkx_detect(void) {
-    __builtin_cpu_init();
-    zkx_have_adx = __builtin_cpu_supports("adx") && __builtin_cpu_supports("bmi2");
-}
-
 static struct {
     bn_fq_t two_inv;
-    bnx_fq2_t frob[4][6];   /* frob[k][i] = ξ^(i(q^k-1)/6) */
-    bnx_fq2_t psi_x, psi_y; /* ξ^((q-1)/3), ξ^((q-1)/2) */
-    int8_t loop[72];        /* NAF of 6x+2, least significant first */
+    bn_fq2_t frob[4][6];   /* frob[k][i] = ξ^(i(q^k-1)/6) */
+    bn_fq2_t psi_x, psi_y; /* ξ^((q-1)/3), ξ^((q-1)/2) */
+    int8_t loop[72];       /* NAF of 6x+2, least significant first */
     int loop_len;
     int8_t x_naf[72]; /* NAF of x, most significant first */
     int x_len;
 } K;
 static pthread_once_t K_once = PTHREAD_ONCE_INIT;
 
-static void fq2_pow(bnx_fq2_t *r, const bnx_fq2_t *a, const uint64_t *e, int n) {
-    bnx_fq2_t acc;
-    bnx_fq2_one(&acc);
+static void fq2_pow(bn_fq2_t *r, const bn_fq2_t *a, const uint64_t *e, int n) {
+    bn_fq2_t acc;
+    bn_fq2_one(&acc);
     for (int i = n * 64 - 1; i >= 0; i--) {
-        bnx_fq2_sqr(&acc, &acc);
-        if ((e[i / 64] >> (i % 64)) & 1) bnx_fq2_mul(&acc, &acc, a);
+        bn_fq2_sqr(&acc, &acc);
+        if ((e[i / 64] >> (i % 64)) & 1) bn_fq2_mul(&acc, &acc, a);
     }
     *r = acc;
 }
@@ -69,21 +63,21 @@ static void init_consts(void) {
         e[i] = (uint64_t)(cur / 6);
         rem = cur % 6;
     }
-    bnx_fq2_t xi, g;
+    bn_fq2_t xi, g;
     bn_fq_set_u64(&xi.c0, 9);
     bn_fq_set_u64(&xi.c1, 1);
     fq2_pow(&g, &xi, e, 4);
     /* ξ^((q^k-1)/6) = g^(1 + q + ... + q^(k-1)), and g^q = conj(g) */
-    bnx_fq2_t gk[4];
-    bnx_fq2_one(&gk[0]);
+    bn_fq2_t gk[4];
+    bn_fq2_one(&gk[0]);
     gk[1] = g;
-    bnx_fq2_t gc;
-    bnx_fq2_conj(&gc, &g);
-    bnx_fq2_mul(&gk[2], &g, &gc);
-    bnx_fq2_mul(&gk[3], &gk[2], &g);
+    bn_fq2_t gc;
+    bn_fq2_conj(&gc, &g);
+    bn_fq2_mul(&gk[2], &g, &gc);
+    bn_fq2_mul(&gk[3], &gk[2], &g);
     for (int k = 0; k < 4; k++) {
-        bnx_fq2_one(&K.frob[k][0]);
-        for (int i = 1; i < 6; i++) bnx_fq2_mul(&K.frob[k][i], &K.frob[k][i - 1], &gk[k]);
+        bn_fq2_one(&K.frob[k][0]);
+        for (int i = 1; i < 6; i++) bn_fq2_mul(&K.frob[k][i], &K.frob[k][i - 1], &gk[k]);
     }
     K.psi_x = K.frob[1][2];
     K.psi_y = K.frob[1][3];
@@ -102,96 +96,93 @@ void bn_fq12_frobenius(bn_fq12_t *r, const bn_fq12_t *a, int k) {
 }
 
 typedef struct {
-    bnx_fq2_t x, y, z;
+    bn_fq2_t x, y, z;
 } proj_t;
 
 /* R = 2R; the tangent line (D-type order: coefficient of 1 (times y_P), of w (times x_P), of vw). */
 static void dbl_step(proj_t *R, bn_ell_t *l) {
-    bnx_fq2_t a, b, c, e, f, g, h, i, j, t;
-    bnx_fq2_mul(&a, &R->x, &R->y);
-    bnx_fq2_mul_base(&a, &a, &K.two_inv);
-    bnx_fq2_sqr(&b, &R->y);
-    bnx_fq2_sqr(&c, &R->z);
-    bnx_fq2_dbl(&t, &c);
-    bnx_fq2_add(&t, &t, &c);
-    bnx_fq2_mul(&e, &bn_g2_B, &t);
-    bnx_fq2_dbl(&f, &e);
-    bnx_fq2_add(&f, &f, &e);
-    bnx_fq2_add(&g, &b, &f);
-    bnx_fq2_mul_base(&g, &g, &K.two_inv);
-    bnx_fq2_add(&h, &R->y, &R->z);
-    bnx_fq2_sqr(&h, &h);
-    bnx_fq2_add(&t, &b, &c);
-    bnx_fq2_sub(&h, &h, &t);
-    bnx_fq2_sub(&i, &e, &b);
-    bnx_fq2_sqr(&j, &R->x);
-    bnx_fq2_t e2;
-    bnx_fq2_sqr(&e2, &e);
-    bnx_fq2_sub(&t, &b, &f);
-    bnx_fq2_mul(&R->x, &a, &t);
-    bnx_fq2_sqr(&R->y, &g);
-    bnx_fq2_dbl(&t, &e2);
-    bnx_fq2_add(&t, &t, &e2);
-    bnx_fq2_sub(&R->y, &R->y, &t);
-    bnx_fq2_mul(&R->z, &b, &h);
-    bnx_fq2_neg(&l->c0, &h);
-    bnx_fq2_dbl(&l->c1, &j);
-    bnx_fq2_add(&l->c1, &l->c1, &j);
+    bn_fq2_t a, b, c, e, f, g, h, i, j, t;
+    bn_fq2_mul(&a, &R->x, &R->y);
+    bn_fq2_mul_base(&a, &a, &K.two_inv);
+    bn_fq2_sqr(&b, &R->y);
+    bn_fq2_sqr(&c, &R->z);
+    bn_fq2_dbl(&t, &c);
+    bn_fq2_add(&t, &t, &c);
+    bn_fq2_mul(&e, &bn_g2_B, &t);
+    bn_fq2_dbl(&f, &e);
+    bn_fq2_add(&f, &f, &e);
+    bn_fq2_add(&g, &b, &f);
+    bn_fq2_mul_base(&g, &g, &K.two_inv);
+    bn_fq2_add(&h, &R->y, &R->z);
+    bn_fq2_sqr(&h, &h);
+    bn_fq2_add(&t, &b, &c);
+    bn_fq2_sub(&h, &h, &t);
+    bn_fq2_sub(&i, &e, &b);
+    bn_fq2_sqr(&j, &R->x);
+    bn_fq2_t e2;
+    bn_fq2_sqr(&e2, &e);
+    bn_fq2_sub(&t, &b, &f);
+    bn_fq2_mul(&R->x, &a, &t);
+    bn_fq2_sqr(&R->y, &g);
+    bn_fq2_dbl(&t, &e2);
+    bn_fq2_add(&t, &t, &e2);
+    bn_fq2_sub(&R->y, &R->y, &t);
+    bn_fq2_mul(&R->z, &b, &h);
+    bn_fq2_neg(&l->c0, &h);
+    bn_fq2_dbl(&l->c1, &j);
+    bn_fq2_add(&l->c1, &l->c1, &j);
     l->c2 = i;
 }
 
 /* R = R + Q (Q affine); the chord line. */
 static void add_step(proj_t *R, const bn_g2_aff_t *Q, bn_ell_t *l) {
-    bnx_fq2_t theta, lambda, c, d, e, f, g, h, t;
-    bnx_fq2_mul(&t, &Q->y, &R->z);
-    bnx_fq2_sub(&theta, &R->y, &t);
-    bnx_fq2_mul(&t, &Q->x, &R->z);
-    bnx_fq2_sub(&lambda, &R->x, &t);
-    bnx_fq2_sqr(&c, &theta);
-    bnx_fq2_sqr(&d, &lambda);
-    bnx_fq2_mul(&e, &lambda, &d);
-    bnx_fq2_mul(&f, &R->z, &c);
-    bnx_fq2_mul(&g, &R->x, &d);
-    bnx_fq2_add(&h, &e, &f);
-    bnx_fq2_sub(&h, &h, &g);
-    bnx_fq2_sub(&h, &h, &g);
-    bnx_fq2_mul(&R->x, &lambda, &h);
-    bnx_fq2_sub(&t, &g, &h);
-    bnx_fq2_mul(&t, &theta, &t);
-    bnx_fq2_mul(&R->y, &e, &R->y);
-    bnx_fq2_sub(&R->y, &t, &R->y);
-    bnx_fq2_mul(&R->z, &R->z, &e);
-    bnx_fq2_t j;
-    bnx_fq2_mul(&j, &theta, &Q->x);
-    bnx_fq2_mul(&t, &lambda, &Q->y);
-    bnx_fq2_sub(&j, &j, &t);
+    bn_fq2_t theta, lambda, c, d, e, f, g, h, t;
+    bn_fq2_mul(&t, &Q->y, &R->z);
+    bn_fq2_sub(&theta, &R->y, &t);
+    bn_fq2_mul(&t, &Q->x, &R->z);
+    bn_fq2_sub(&lambda, &R->x, &t);
+    bn_fq2_sqr(&c, &theta);
+    bn_fq2_sqr(&d, &lambda);
+    bn_fq2_mul(&e, &lambda, &d);
+    bn_fq2_mul(&f, &R->z, &c);
+    bn_fq2_mul(&g, &R->x, &d);
+    bn_fq2_add(&h, &e, &f);
+    bn_fq2_sub(&h, &h, &g);
+    bn_fq2_sub(&h, &h, &g);
+    bn_fq2_mul(&R->x, &lambda, &h);
+    bn_fq2_sub(&t, &g, &h);
+    bn_fq2_mul(&t, &theta, &t);
+    bn_fq2_mul(&R->y, &e, &R->y);
+    bn_fq2_sub(&R->y, &t, &R->y);
+    bn_fq2_mul(&R->z, &R->z, &e);
+    bn_fq2_t j;
+    bn_fq2_mul(&j, &theta, &Q->x);
+    bn_fq2_mul(&t, &lambda, &Q->y);
+    bn_fq2_sub(&j, &j, &t);
     l->c0 = lambda;
-    bnx_fq2_neg(&l->c1, &theta);
+    bn_fq2_neg(&l->c1, &theta);
     l->c2 = j;
 }
 
 static void psi_aff(bn_g2_aff_t *r, const bn_g2_aff_t *p) {
-    bnx_fq2_conj(&r->x, &p->x);
-    bnx_fq2_mul(&r->x, &r->x, &K.psi_x);
-    bnx_fq2_conj(&r->y, &p->y);
-    bnx_fq2_mul(&r->y, &r->y, &K.psi_y);
+    bn_fq2_conj(&r->x, &p->x);
+    bn_fq2_mul(&r->x, &r->x, &K.psi_x);
+    bn_fq2_conj(&r->y, &p->y);
+    bn_fq2_mul(&r->y, &r->y, &K.psi_y);
 }
 
-static void psi_x(bnx_g2_xyzz_t *r, const bnx_g2_xyzz_t *p) {
-    bnx_fq2_conj(&r->x, &p->x);
-    bnx_fq2_mul(&r->x, &r->x, &K.psi_x);
-    bnx_fq2_conj(&r->y, &p->y);
-    bnx_fq2_mul(&r->y, &r->y, &K.psi_y);
-    bnx_fq2_conj(&r->zz, &p->zz);
-    bnx_fq2_conj(&r->zzz, &p->zzz);
+static void psi_x(bn_g2_xyzz_t *r, const bn_g2_xyzz_t *p) {
+    bn_fq2_conj(&r->x, &p->x);
+    bn_fq2_mul(&r->x, &r->x, &K.psi_x);
+    bn_fq2_conj(&r->y, &p->y);
+    bn_fq2_mul(&r->y, &r->y, &K.psi_y);
+    bn_fq2_conj(&r->zz, &p->zz);
+    bn_fq2_conj(&r->zzz, &p->zzz);
 }
 
 void bn_g2_psi(bn_g2_xyzz_t *r, const bn_g2_xyzz_t *p) {
     consts();
-    bnx_g2_xyzz_t a;
-    memcpy(&a, p, sizeof(a));
-    psi_x(&a, &a);
-    memcpy(r, &a, sizeof(a));
+    psi_x(r, p);
 }
 
 void bn_g2_prepare(bn_g2_prep_t *r, const bn_g2_aff_t *q) {
@@ -212,15 +203,15 @@ void bn_g2_prepare(bn_g2_prep_t *r, const bn_g2_aff_t *q) {
     bn_g2_aff_t q1, q2;
     psi_aff(&q1, q);
     psi_aff(&q2, &q1);
-    bnx_fq2_neg(&q2.y, &q2.y);
+    bn_fq2_neg(&q2.y, &q2.y);
     add_step(&R, &q1, &r->ell[r->n++]);
     add_step(&R, &q2, &r->ell[r->n++]);
 }
 
 static inline void ell(bn_fq12_t *f, const bn_ell_t *l, const bn_g1_aff_t *p) {
-    bnx_fq2_t c0, c1;
-    bnx_fq2_mul_base(&c0, &l->c0, &p->y);
-    bnx_fq2_mul_base(&c1, &l->c1, &p->x);
+    bn_fq2_t c0, c1;
+    bn_fq2_mul_base(&c0, &l->c0, &p->y);
+    bn_fq2_mul_base(&c1, &l->c1, &p->x);
     bn_fq12_mul_by_034(f, f, &c0, &c1, &l->c2);
 }
 
@@ -304,20 +295,18 @@ void bn_pairing(bn_fq12_t *r, const bn_g1_aff_t *p, const bn_g2_aff_t *q) {
 bool bn_g2_in_subgroup(const bn_g2_aff_t *q) {
     consts();
     if (bn_g2_aff_is_inf(q)) return true;
-    bnx_g2_aff_t qa;
-    memcpy(&qa, q, sizeof(qa));
-    bnx_g2_xyzz_t Q, xQ, t, lhs, rhs;
-    bnx_g2_xyzz_from_aff(&Q, &qa);
+    bn_g2_xyzz_t Q, xQ, t, lhs, rhs;
+    bn_g2_xyzz_from_aff(&Q, q);
     uint64_t x = BN_X;
-    bnx_g2_xyzz_mul(&xQ, &Q, &x, 1);
-    bnx_g2_xyzz_add(&lhs, &xQ, &Q);
+    bn_g2_xyzz_mul(&xQ, &Q, &x, 1);
+    bn_g2_xyzz_add(&lhs, &xQ, &Q);
     psi_x(&t, &xQ);
-    bnx_g2_xyzz_add(&lhs, &lhs, &t);
+    bn_g2_xyzz_add(&lhs, &lhs, &t);
     psi_x(&t, &t);
-    bnx_g2_xyzz_add(&lhs, &lhs, &t);
-    bnx_g2_xyzz_dbl(&rhs, &xQ);
+    bn_g2_xyzz_add(&lhs, &lhs, &t);
+    bn_g2_xyzz_dbl(&rhs, &xQ);
     psi_x(&rhs, &rhs);
     psi_x(&rhs, &rhs);
     psi_x(&rhs, &rhs);
-    return bnx_g2_xyzz_eq(&lhs, &rhs);
+    return bn_g2_xyzz_eq(&lhs, &rhs);
 }

@@ -6,11 +6,7 @@
 #define VF(name) VT_CAT(VT, name)
 #define G1A VT_CAT(VT, g1_aff_t)
 #define G2A VT_CAT(VT, g2_aff_t)
-#define VT_PASTE2(a, b) a##b
-#define VT_PASTE(a, b) VT_PASTE2(a, b)
-#define VX(name) VT_CAT(VT_PASTE(VT, x), name) /* bn -> bnx_: the fast-field curve of zk/pairing.h */
-#define G1XA VX(g1_aff_t)
-#define G1X VX(g1_xyzz_t)
+#define G1X VT_CAT(VT, g1_xyzz_t)
 #define FQ VT_CAT(VT, fq_t)
 #define FQ2 VT_CAT(VT, fq2_t)
 #define FQ12 VT_CAT(VT, fq12_t)
@@ -77,7 +73,7 @@ static int VF(vk_prepare)(zk_vk_t *vk, zk_err_t *err) {
 static void VF(vk_x)(G1A *out, const zk_vk_t *vk, const uint8_t *pub, uint32_t n) {
     const uint8_t *ic = vk->ic;
     G1X acc;
-    VX(g1_xyzz_set_inf)(&acc);
+    VF(g1_xyzz_set_inf)(&acc);
     int top = -1;
     for (uint32_t i = 0; i < n; i++)
         for (int b = 255; b > top; b--)
@@ -86,19 +82,18 @@ static void VF(vk_x)(G1A *out, const zk_vk_t *vk, const uint8_t *pub, uint32_t n
                 break;
             }
     for (int b = top; b >= 0; b--) {
-        VX(g1_xyzz_dbl)(&acc, &acc);
+        VF(g1_xyzz_dbl)(&acc, &acc);
         for (uint32_t i = 0; i < n; i++)
             if ((pub[32 * i + b / 8] >> (b % 8)) & 1) {
-                G1XA p;
+                G1A p;
                 memcpy(&p, ic + (size_t)(i + 1) * sizeof(p), sizeof(p));
-                VX(g1_xyzz_add_aff)(&acc, &acc, &p);
+                VF(g1_xyzz_add_aff)(&acc, &acc, &p);
             }
     }
-    G1XA p0;
+    G1A p0;
     memcpy(&p0, ic, sizeof(p0));
-    VX(g1_xyzz_add_aff)(&acc, &acc, &p0);
-    VX(g1_xyzz_to_aff)(&p0, &acc);
-    memcpy(out, &p0, sizeof(p0));
+    VF(g1_xyzz_add_aff)(&acc, &acc, &p0);
+    VF(g1_xyzz_to_aff)(out, &acc);
 }
 
 static int VF(verify)(const zk_vk_t *vk, const zk_proof_t *pf, const uint8_t *pub, uint32_t n, zk_err_t *err) {
@@ -180,10 +175,6 @@ static void VF(g2_from_jac)(uint8_t *out, const uint64_t *c) {
 #undef G1A
 #undef G2A
 #undef G1X
-#undef G1XA
-#undef VX
-#undef VT_PASTE
-#undef VT_PASTE2
 #undef FQ
 #undef FQ2
 #undef FQ12
