@@ -69,7 +69,9 @@ static void drop(uint32_t slab, uint32_t job, uint32_t part, const char *reason)
     shm_bump(&S.hdr->job_seq);
 }
 
-static void prove(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
+/* Returns when the GPU stage finished with the slab: the end of the backend call, so that the idle
+ * gap measured up to the next pick includes our own bookkeeping and logging. */
+static uint64_t prove(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     shm_slab_t *d = &S.slabs[slab];
     shm_slab_hdr_t *h = shm_slab_header(&S, slab);
     uint32_t job = atomic_load(&d->job), part = atomic_load(&d->part);
@@ -83,7 +85,7 @@ static void prove(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
               last_done <= t_ready);
     if (atomic_load(&J->gen) != atomic_load(&d->job_gen) || atomic_load(&J->state) != JOB_ACTIVE) {
         drop(slab, job, part, NULL);
-        return;
+        return daemon_now_ns();
     }
     shm_heartbeat(&S, slab);
     log_ctx_t lc = {.job = h->job_id, .part = (int)part, .slab = (int)slab};
@@ -91,13 +93,13 @@ static void prove(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     zk_zkey_t *z;
     if (key_get(J->circuit, &z, why, sizeof why) < 0) {
         drop(slab, job, part, why);
-        return;
+        return daemon_now_ns();
     }
     if (z->n_vars != h->n_vars || z->domain_size != h->domain_size) {
         snprintf(why, sizeof why, "slab %u was filled for %u wires / domain %u, the key has %u / %u", slab, h->n_vars,
                  h->domain_size, z->n_vars, z->domain_size);
         drop(slab, job, part, why);
-        return;
+        return daemon_now_ns();
     }
     shm_part_t *P = &J->parts[part];
     atomic_fetch_add(&P->prove_count, 1);
@@ -112,7 +114,7 @@ static void prove(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     uint64_t t1 = daemon_now_ns();
     if (r < 0) {
         drop(slab, job, part, e.msg);
-        return;
+        return daemon_now_ns();
     }
     h->core = tm;
     h->t_gpu_ns = t1 - t0;
@@ -121,7 +123,7 @@ static void prove(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     atomic_store(&d->t_proved_ns, t1);
     if (shm_slab_move(&S, slab, SLAB_PROVING, SLAB_PROVED) < 0) {
         log_msg(LOG_ERR, &lc, NULL, "Slab %u was taken from us while proving", slab);
-        return;
+        return t1;
     }
     proved++;
     busy_ns += t1 - t_pick;
@@ -147,6 +149,7 @@ static void prove(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     const char *fields[] = {f[0], f[1], f[2], f[3], NULL};
     log_msg(LOG_DEBUG, &lc, fields, "Proved partition %u of job %s in %.1f ms", part, h->job_id, (t1 - t0) / 1e6);
     shm_heartbeat(&S, SHM_NONE);
+    return t1;
 }
 
 int main(int argc, char **argv) {
@@ -224,8 +227,7 @@ int main(int argc, char **argv) {
         uint32_t slab;
         if (shm_slab_pick(&S, SLAB_READY, SLAB_PROVING, &slab) == 0) {
             uint64_t t_pick = daemon_now_ns();
-            prove(slab, t_pick, last_done);
-            last_done = daemon_now_ns();
+            last_done = prove(slab, t_pick, last_done);
             continue;
         }
         uint64_t now = daemon_now_ns();

@@ -76,7 +76,10 @@ start() {
     finalizerd*) bin=$FINALIZERD ;;
     *) fail "unknown daemon $name" ;;
     esac
-    env "$@" "$bin" --config "$CONF" --instance "${inst:-0}" >>"$T/logs/$name.log" 2>&1 &
+    local pre=()
+    # NICE_STAGES="synthd finalizerd": run those stages at a lower CPU priority than gpud
+    [[ " ${NICE_STAGES:-} " == *" ${name%%[0-9]*} "* ]] && pre=(nice -n "${NICE_LEVEL:-10}")
+    "${pre[@]}" env "$@" "$bin" --config "$CONF" --instance "${inst:-0}" >>"$T/logs/$name.log" 2>&1 &
     PIDS[$name]=$!
 }
 
