@@ -202,10 +202,32 @@ int zk_public_json(const uint8_t *witness, uint32_t n_pub, char **ret_json) {
     return 0;
 }
 
+int zk_tmp_path(char *tmp, size_t size, const char *path, zk_err_t *err) {
+    if ((size_t)snprintf(tmp, size, "%s.tmp.%d", path, (int)getpid()) >= size)
+        return zk_fail(err, ENAMETOOLONG, "%s: path too long", path);
+    return 0;
+}
+
+int zk_rename_synced(const char *tmp, const char *path, zk_err_t *err) {
+    if (rename(tmp, path) < 0) {
+        int e = errno;
+        unlink(tmp);
+        return zk_fail(err, e, "%s: rename failed: %s", path, strerror(e));
+    }
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s", path);
+    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        (void)fsync(dfd);
+        close(dfd);
+    }
+    return 0;
+}
+
 int zk_write_file_atomic(const char *path, const char *data, size_t len, zk_err_t *err) {
     char tmp[4096];
-    if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp))
-        return zk_fail(err, ENAMETOOLONG, "%s: path too long", path);
+    int rc = zk_tmp_path(tmp, sizeof(tmp), path, err);
+    if (rc < 0) return rc;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return zk_fail(err, errno, "%s: cannot create: %s", tmp, strerror(errno));
     size_t off = 0;
@@ -231,17 +253,5 @@ int zk_write_file_atomic(const char *path, const char *data, size_t len, zk_err_
         unlink(tmp);
         return zk_fail(err, e, "%s: close failed: %s", tmp, strerror(e));
     }
-    if (rename(tmp, path) < 0) {
-        int e = errno;
-        unlink(tmp);
-        return zk_fail(err, e, "%s: rename failed: %s", path, strerror(e));
-    }
-    char dir[4096];
-    snprintf(dir, sizeof(dir), "%s", path);
-    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        (void)fsync(dfd);
-        close(dfd);
-    }
-    return 0;
+    return zk_rename_synced(tmp, path, err);
 }

@@ -71,3 +71,8 @@ int zk_public_json(const uint8_t *witness, uint32_t n_pub, char **ret_json);
 
 /* Writes a file atomically: PATH.tmp.<pid>, fsync, rename, fsync of the directory. */
 int zk_write_file_atomic(const char *path, const char *data, size_t len, zk_err_t *err);
+/* The two halves of that, for writers that stream into the temporary file themselves (zk/keygen.c):
+ * tmp = "PATH.tmp.<pid>" (ENAMETOOLONG if it does not fit in size bytes); then, once tmp is complete
+ * and synced, rename it over path (removing tmp if that fails) and fsync the directory. */
+int zk_tmp_path(char *tmp, size_t size, const char *path, zk_err_t *err);
+int zk_rename_synced(const char *tmp, const char *path, zk_err_t *err);

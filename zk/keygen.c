@@ -3,8 +3,6 @@
 #include "keygen.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <omp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -99,8 +97,8 @@ typedef struct {
 
 static int zk_kg_file_open(zk_kg_file_t *zf, const char *path, zk_err_t *err) {
     zf->path = path;
-    if ((size_t)snprintf(zf->tmp, sizeof(zf->tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(zf->tmp))
-        return zk_fail(err, ENAMETOOLONG, "%s: path too long", path);
+    int rc = zk_tmp_path(zf->tmp, sizeof(zf->tmp), path, err);
+    if (rc < 0) return rc;
     zf->f = fopen(zf->tmp, "wbxe");
     if (!zf->f) return zk_fail(err, errno, "%s: cannot create: %s", zf->tmp, strerror(errno));
     setvbuf(zf->f, NULL, _IOFBF, 1 << 22);
@@ -120,19 +118,7 @@ static int zk_kg_file_commit(zk_kg_file_t *zf, zk_err_t *err) {
         unlink(zf->tmp);
         return zk_fail(err, e, "%s: write failed: %s", zf->tmp, strerror(e));
     }
-    if (rename(zf->tmp, zf->path) < 0) {
-        e = errno;
-        unlink(zf->tmp);
-        return zk_fail(err, e, "%s: rename failed: %s", zf->path, strerror(e));
-    }
-    char dir[4096];
-    snprintf(dir, sizeof(dir), "%s", zf->path);
-    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        (void)fsync(dfd);
-        close(dfd);
-    }
-    return 0;
+    return zk_rename_synced(zf->tmp, zf->path, err);
 }
 
 uint64_t zk_keygen_domain_size(const zk_r1cs_t *r) {
