@@ -409,6 +409,14 @@ log "broken ini + daemon-reload + start while running: nothing stopped"
 stop_target() {
   local since=@$(date +%s) u s r n state st
   C systemctl stop zkpipe.target
+  # The target goes down first (it is ordered after its stages), then each stage drains: wait for them.
+  all_down() {
+    local u
+    for u in zkpipe-synthd@1 zkpipe-synthd@2 zkpipe-synthd@3 zkpipe-gpud@0 zkpipe-finalizerd@1 zkpipe-segment; do
+      [ "$(C systemctl is-active "$u" || true)" = inactive ] || return 1
+    done
+  }
+  wait_for 60 "every stage to drain and stop" all_down
   for u in zkpipe-synthd@1 zkpipe-synthd@2 zkpipe-synthd@3 zkpipe-gpud@0 zkpipe-finalizerd@1 zkpipe-segment; do
     s=$(C systemctl is-active "$u" || true)
     [ "$s" = inactive ] || die "$u is '$s' after stopping zkpipe.target"
