@@ -40,6 +40,7 @@ wait_for 120 "$SOLO READY slabs" readyall
 kill -CONT "${PIDS[gpud]}"
 wait_job "$J" 600 || fail "solo job failed"
 solo=$(json_get "$(result_json "$J")" "len(r['partitions']) / ((max(p['t_prove_start_ns'] + p['gpu_ms'] * 1e6 for p in r['partitions']) - min(p['t_prove_start_ns'] for p in r['partitions'])) / 1e9)")
+solo_ms=$(json_get "$(result_json "$J")" "sum(p['gpu_ms'] for p in r['partitions']) / len(r['partitions'])")
 stop_all
 rm -f "$SEGMENT"
 
@@ -71,7 +72,7 @@ for j in "${JOBS[@]}"; do wait_job "$j" 600 || fail "job $j failed"; done
 "$ZKPIPE" status --config "$CONF" >"$T/status.txt"
 results=()
 for j in "${JOBS[@]}"; do results+=("$(result_json "$j")"); done
-NICE_STAGES=$NICE_STAGES python3 - "$T/trace.json" "$T/status.txt" "$solo" "$N" "$CIRCUIT" "${RSS10[gpud]}" "${RSSN[gpud]}" \
+SOLO_MS=$solo_ms NICE_STAGES=$NICE_STAGES python3 - "$T/trace.json" "$T/status.txt" "$solo" "$N" "$CIRCUIT" "${RSS10[gpud]}" "${RSSN[gpud]}" \
     "${RSS10[finalizerd]}" "${RSSN[finalizerd]}" "${results[@]}" <<'PY'
 import json, os, sys
 trace, status, solo, n, circuit = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
@@ -108,6 +109,8 @@ for name, a, b in (("gpud", rss[0], rss[1]), ("finalizerd", rss[2], rss[3])):
     print(f"  {name} RSS at partition 10: {a['VmRSS']} kB (anon {a['RssAnon']} kB); at partition {n}: {b['VmRSS']} kB (anon {b['RssAnon']} kB); anon growth {100 * (b['RssAnon'] - a['RssAnon']) / a['RssAnon']:+.1f} % (target < 5 %)")
 print(f"  slab payload bytes copied by gpud/finalizerd: {counters.get('bytes_copied', -1)} (target 0)")
 print(f"  solo GPU stage: {solo * 60:.1f} proofs/min; pipeline: {thr * 60:.1f} proofs/min")
+pipe_ms = sum(p["gpu_ms"] for p in parts) / len(parts)
+print(f"  mean prove call: solo {float(os.environ['SOLO_MS']):.1f} ms, in the pipeline {pipe_ms:.1f} ms (CPU backend: the prove calls share the cores with synthesis and finalization)")
 print(f"  ratio pipeline / solo = {thr / solo:.3f} (target >= 0.95)")
 PY
 stop_all
