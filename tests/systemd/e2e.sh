@@ -390,10 +390,11 @@ log "instances = 2 + daemon-reload + start zkpipe.target: synthd@3 stopped (Resu
 GPID=$(prop zkpipe-gpud@0 MainPID)
 printf '[pipeline]\nname = e2e\n[synth]\ninstances = 2\nthreds = 4\n' > "$CR/etc/zkpipe/zkpipe.ini"
 C systemctl daemon-reload
-C systemctl start zkpipe.target
-sleep 0.5
+C systemctl start zkpipe.target   # returns after zkpipe-reconcile.service ran (the target is ordered after it)
+jobs=$(C systemctl list-jobs --no-legend 'zkpipe-*' || true)
+[ -z "$jobs" ] || die "jobs queued by a start with a broken ini: $jobs"
 for u in zkpipe-synthd@1 zkpipe-synthd@2 zkpipe-finalizerd@1; do
-  [ "$(prop "$u" MainPID)" = "${PID0[$u]}" ] || die "$u stopped or restarted by a start with a broken ini"
+  active "$u" && [ "$(prop "$u" MainPID)" = "${PID0[$u]}" ] || die "$u stopped or restarted by a start with a broken ini"
 done
 [ "$(prop zkpipe-gpud@0 MainPID)" = "$GPID" ] || die "gpud stopped or restarted by a start with a broken ini"
 C journalctl --no-pager -o cat -u zkpipe-reconcile.service | grep -q 'wants no stage.*stopping nothing' \
