@@ -82,13 +82,21 @@ int zkpipe_cmd_submit(int argc, char **argv) {
     optind = 1;
     while ((o = getopt_long(argc, argv, "c:C:p:h", opts, NULL)) != -1) {
         switch (o) {
-        case 'c': config = optarg; break;
-        case 'C': circuit = optarg; break;
-        case 'p': prio_s = optarg; break;
+        case 'c':
+            config = optarg;
+            break;
+        case 'C':
+            circuit = optarg;
+            break;
+        case 'p':
+            prio_s = optarg;
+            break;
         case 'h':
-            printf("Usage: zkpipe submit [--config FILE] --circuit NAME [--priority CRITICAL|HIGH|NORMAL|LOW] W1.wtns [W2.wtns ...]\n");
+            printf("Usage: zkpipe submit [--config FILE] --circuit NAME [--priority CRITICAL|HIGH|NORMAL|LOW] W1.wtns "
+                   "[W2.wtns ...]\n");
             return 0;
-        default: return 2;
+        default:
+            return 2;
         }
     }
     if (!circuit || optind >= argc) {
@@ -197,10 +205,17 @@ int zkpipe_cmd_wait(int argc, char **argv) {
     optind = 1;
     while ((o = getopt_long(argc, argv, "c:t:h", opts, NULL)) != -1) {
         switch (o) {
-        case 'c': config = optarg; break;
-        case 't': timeout = atof(optarg); break;
-        case 'h': printf("Usage: zkpipe wait [--config FILE] [--timeout SECONDS] JOB\n"); return 0;
-        default: return 2;
+        case 'c':
+            config = optarg;
+            break;
+        case 't':
+            timeout = atof(optarg);
+            break;
+        case 'h':
+            printf("Usage: zkpipe wait [--config FILE] [--timeout SECONDS] JOB\n");
+            return 0;
+        default:
+            return 2;
         }
     }
     if (optind + 1 != argc || !spool_valid_id(argv[optind])) {
@@ -249,19 +264,22 @@ int zkpipe_cmd_wait(int argc, char **argv) {
             return 1;
         }
         /* the finalizer bumps job_seq when a job ends; the timeout covers a missing segment */
-        if (attached) (void)shm_wait(&s.hdr->job_seq, seq, 500);
-        else usleep(200000);
+        if (attached)
+            (void)shm_wait(&s.hdr->job_seq, seq, 500);
+        else
+            usleep(200000);
     }
 }
 
 static void print_counters(shm_t *s) {
     _Atomic uint64_t *c = s->hdr->counters;
-    printf("counters: synthesized %llu proved %llu finalized %llu partitions_failed %llu jobs_done %llu jobs_failed %llu "
-           "reclaimed %llu trims %llu verify_failed %llu bytes_copied %llu\n",
-           (unsigned long long)c[CNT_SYNTHESIZED], (unsigned long long)c[CNT_PROVED], (unsigned long long)c[CNT_FINALIZED],
-           (unsigned long long)c[CNT_PART_FAILED], (unsigned long long)c[CNT_JOBS_DONE],
-           (unsigned long long)c[CNT_JOBS_FAILED], (unsigned long long)c[CNT_RECLAIMED], (unsigned long long)c[CNT_TRIMS],
-           (unsigned long long)c[CNT_VERIFY_FAILED], (unsigned long long)c[CNT_BYTES_COPIED]);
+    printf(
+        "counters: synthesized %llu proved %llu finalized %llu partitions_failed %llu jobs_done %llu jobs_failed %llu "
+        "reclaimed %llu trims %llu verify_failed %llu bytes_copied %llu\n",
+        (unsigned long long)c[CNT_SYNTHESIZED], (unsigned long long)c[CNT_PROVED], (unsigned long long)c[CNT_FINALIZED],
+        (unsigned long long)c[CNT_PART_FAILED], (unsigned long long)c[CNT_JOBS_DONE],
+        (unsigned long long)c[CNT_JOBS_FAILED], (unsigned long long)c[CNT_RECLAIMED], (unsigned long long)c[CNT_TRIMS],
+        (unsigned long long)c[CNT_VERIFY_FAILED], (unsigned long long)c[CNT_BYTES_COPIED]);
     uint64_t sp = c[CNT_SYNTHESIZED], pr = c[CNT_PROVED], fi = c[CNT_FINALIZED];
     printf("stage times: synth %.1f ms/partition, gpu %.1f ms/partition, finalize %.1f ms/partition\n",
            sp ? c[CNT_SYNTH_BUSY_NS] / 1e6 / sp : 0.0, pr ? c[CNT_GPU_BUSY_NS] / 1e6 / pr : 0.0,
@@ -273,7 +291,8 @@ static void print_job(shm_t *s, uint32_t i, bool parts) {
     uint32_t st = atomic_load(&j->state);
     uint32_t cnt[5] = {0};
     for (uint32_t k = 0; k < j->n_parts; k++) cnt[atomic_load(&j->parts[k].word) & 0xff]++;
-    printf("job %s circuit %s priority %s state %s partitions %u done %u inflight %u pending %u failed %u dropped %u%s%s\n",
+    printf("job %s circuit %s priority %s state %s partitions %u done %u inflight %u pending %u failed %u dropped "
+           "%u%s%s\n",
            j->id, j->circuit, cfg_priority_name((int)j->prio), shm_job_state_name(st), j->n_parts, cnt[PART_DONE],
            cnt[PART_INFLIGHT], cnt[PART_PENDING], cnt[PART_FAILED], cnt[PART_DROPPED],
            atomic_load(&j->err_set) == 2 ? " error: " : "", atomic_load(&j->err_set) == 2 ? j->error : "");
@@ -281,8 +300,9 @@ static void print_job(shm_t *s, uint32_t i, bool parts) {
     for (uint32_t k = 0; k < j->n_parts; k++) {
         shm_part_t *p = &j->parts[k];
         uint64_t w = atomic_load(&p->word);
-        printf("  partition %u %s%s%.0u synth %.1f ms gpu %.1f ms finalize %.1f ms synthesized %u times, proved %u times\n", k,
-               shm_part_state_name(w & 0xff), (w & 0xff) == PART_INFLIGHT ? " slab " : "",
+        printf("  partition %u %s%s%.0u synth %.1f ms gpu %.1f ms finalize %.1f ms synthesized %u times, proved %u "
+               "times\n",
+               k, shm_part_state_name(w & 0xff), (w & 0xff) == PART_INFLIGHT ? " slab " : "",
                (w & 0xff) == PART_INFLIGHT ? (unsigned)(w >> 8) : 0u, atomic_load(&p->synth_ns) / 1e6,
                atomic_load(&p->gpu_ns) / 1e6, atomic_load(&p->fin_ns) / 1e6, atomic_load(&p->synth_count),
                atomic_load(&p->prove_count));
@@ -290,15 +310,21 @@ static void print_job(shm_t *s, uint32_t i, bool parts) {
 }
 
 int zkpipe_cmd_status(int argc, char **argv) {
-    static const struct option opts[] = {{"config", required_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {0}};
+    static const struct option opts[] = {
+        {"config", required_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {0}};
     const char *config = CFG_DEFAULT_PATH;
     int o;
     optind = 1;
     while ((o = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
         switch (o) {
-        case 'c': config = optarg; break;
-        case 'h': printf("Usage: zkpipe status [--config FILE] [JOB]\n"); return 0;
-        default: return 2;
+        case 'c':
+            config = optarg;
+            break;
+        case 'h':
+            printf("Usage: zkpipe status [--config FILE] [JOB]\n");
+            return 0;
+        default:
+            return 2;
         }
     }
     if (optind + 1 < argc) {
@@ -376,15 +402,21 @@ int zkpipe_cmd_status(int argc, char **argv) {
 }
 
 int zkpipe_cmd_cancel(int argc, char **argv) {
-    static const struct option opts[] = {{"config", required_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {0}};
+    static const struct option opts[] = {
+        {"config", required_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {0}};
     const char *config = CFG_DEFAULT_PATH;
     int o;
     optind = 1;
     while ((o = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
         switch (o) {
-        case 'c': config = optarg; break;
-        case 'h': printf("Usage: zkpipe cancel [--config FILE] JOB\n"); return 0;
-        default: return 2;
+        case 'c':
+            config = optarg;
+            break;
+        case 'h':
+            printf("Usage: zkpipe cancel [--config FILE] JOB\n");
+            return 0;
+        default:
+            return 2;
         }
     }
     if (optind + 1 != argc || !spool_valid_id(argv[optind])) {
@@ -417,8 +449,10 @@ int zkpipe_cmd_cancel(int argc, char **argv) {
         char dir[1400];
         snprintf(dir, sizeof dir, "%s/%s/%s", c.spool, place, id);
         int r = spool_fail_dir(c.spool, dir, id, "cancelled", "cancelled before it started");
-        if (r < 0) fprintf(stderr, "zkpipe: cannot move %s to failed/: %s\n", dir, strerror(-r));
-        else printf("cancelled job %s\n", id), rc = 0;
+        if (r < 0)
+            fprintf(stderr, "zkpipe: cannot move %s to failed/: %s\n", dir, strerror(-r));
+        else
+            printf("cancelled job %s\n", id), rc = 0;
     } else if (place) {
         fprintf(stderr, "zkpipe: job %s has already finished (%s/)\n", id, place);
     } else {
@@ -443,10 +477,17 @@ int zkpipe_cmd_trace(int argc, char **argv) {
     optind = 1;
     while ((o = getopt_long(argc, argv, "c:o:h", opts, NULL)) != -1) {
         switch (o) {
-        case 'c': config = optarg; break;
-        case 'o': out = optarg; break;
-        case 'h': printf("Usage: zkpipe trace [--config FILE] --out FILE\n"); return 0;
-        default: return 2;
+        case 'c':
+            config = optarg;
+            break;
+        case 'o':
+            out = optarg;
+            break;
+        case 'h':
+            printf("Usage: zkpipe trace [--config FILE] --out FILE\n");
+            return 0;
+        default:
+            return 2;
         }
     }
     if (!out || optind != argc) {
@@ -485,16 +526,18 @@ int zkpipe_cmd_trace(int argc, char **argv) {
         if (k == npids && npids < 256) pids[npids] = ev.pid, roles[npids++] = ev.role;
         char job[64];
         spool_json_escape(ev.job, job, sizeof job);
-        fprintf(f, "%s{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%u,\"tid\":%u,"
-                   "\"args\":{\"job\":\"%s\",\"partition\":%u,\"slab\":%d,\"value\":%llu}}",
-                comma ? ",\n" : "", shm_event_name(ev.type), shm_role_name(ev.role), ev.t_ns / 1e3, ev.dur_ns / 1e3, ev.pid,
-                ev.pid, job, ev.part, ev.slab == SHM_NONE ? -1 : (int)ev.slab, (unsigned long long)ev.value);
+        fprintf(f,
+                "%s{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%u,\"tid\":%u,"
+                "\"args\":{\"job\":\"%s\",\"partition\":%u,\"slab\":%d,\"value\":%llu}}",
+                comma ? ",\n" : "", shm_event_name(ev.type), shm_role_name(ev.role), ev.t_ns / 1e3, ev.dur_ns / 1e3,
+                ev.pid, ev.pid, job, ev.part, ev.slab == SHM_NONE ? -1 : (int)ev.slab, (unsigned long long)ev.value);
         comma = true;
         written++;
     }
     for (int k = 0; k < npids; k++)
-        fprintf(f, "%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"name\":\"%s %u\"}}", comma ? ",\n" : "",
-                pids[k], shm_role_name(roles[k]), pids[k]), comma = true;
+        fprintf(f, "%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"name\":\"%s %u\"}}",
+                comma ? ",\n" : "", pids[k], shm_role_name(roles[k]), pids[k]),
+            comma = true;
     fprintf(f, "\n]}\n");
     int bad = ferror(f);
     if (fclose(f) != 0 || bad) {
@@ -510,15 +553,21 @@ int zkpipe_cmd_trace(int argc, char **argv) {
 /* Creates the segment and the spool from the ini, or checks that the live segment has the ini's
  * geometry (systemd's zkpipe-segment.service runs this before any stage). */
 int zkpipe_cmd_setup(int argc, char **argv) {
-    static const struct option opts[] = {{"config", required_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {0}};
+    static const struct option opts[] = {
+        {"config", required_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {0}};
     const char *config = CFG_DEFAULT_PATH;
     int o;
     optind = 1;
     while ((o = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
         switch (o) {
-        case 'c': config = optarg; break;
-        case 'h': printf("Usage: zkpipe setup [--config FILE]\n"); return 0;
-        default: return 2;
+        case 'c':
+            config = optarg;
+            break;
+        case 'h':
+            printf("Usage: zkpipe setup [--config FILE]\n");
+            return 0;
+        default:
+            return 2;
         }
     }
     if (optind != argc) {

@@ -29,12 +29,10 @@ void daemon_signals_init(void) {
 }
 
 bool daemon_parse_args(int argc, char **argv, const char *name, bool gpu, daemon_args_t *a, int *ret_exit) {
-    static const struct option opts[] = {{"config", required_argument, NULL, 'c'},
-                                         {"instance", required_argument, NULL, 'i'},
-                                         {"backend", required_argument, NULL, 'b'},
-                                         {"device", required_argument, NULL, 'd'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {0}};
+    static const struct option opts[] = {
+        {"config", required_argument, NULL, 'c'},  {"instance", required_argument, NULL, 'i'},
+        {"backend", required_argument, NULL, 'b'}, {"device", required_argument, NULL, 'd'},
+        {"help", no_argument, NULL, 'h'},          {0}};
     a->config = CFG_DEFAULT_PATH;
     a->instance = 0;
     a->backend = NULL;
@@ -43,8 +41,12 @@ bool daemon_parse_args(int argc, char **argv, const char *name, bool gpu, daemon
     optind = 1;
     while ((c = getopt_long(argc, argv, "c:i:b:d:h", opts, NULL)) != -1) {
         switch (c) {
-        case 'c': a->config = optarg; break;
-        case 'i': a->instance = atoi(optarg); break;
+        case 'c':
+            a->config = optarg;
+            break;
+        case 'i':
+            a->instance = atoi(optarg);
+            break;
         case 'b':
             if (!gpu) goto usage;
             a->backend = optarg;
@@ -55,16 +57,19 @@ bool daemon_parse_args(int argc, char **argv, const char *name, bool gpu, daemon
             if (!a->instance) a->instance = a->device;
             break;
         case 'h':
-            printf("Usage: %s [--config FILE] [--instance N]%s\n", name, gpu ? " [--backend cpu|cuda|auto] [--device N]" : "");
+            printf("Usage: %s [--config FILE] [--instance N]%s\n", name,
+                   gpu ? " [--backend cpu|cuda|auto] [--device N]" : "");
             *ret_exit = 0;
             return false;
-        default: goto usage;
+        default:
+            goto usage;
         }
     }
     if (optind != argc) goto usage;
     return true;
 usage:
-    fprintf(stderr, "Usage: %s [--config FILE] [--instance N]%s\n", name, gpu ? " [--backend cpu|cuda|auto] [--device N]" : "");
+    fprintf(stderr, "Usage: %s [--config FILE] [--instance N]%s\n", name,
+            gpu ? " [--backend cpu|cuda|auto] [--device N]" : "");
     *ret_exit = 2;
     return false;
 }

@@ -56,7 +56,8 @@ void log_msg(int prio, const log_ctx_t *ctx, const char *const *fields, const ch
     char extra[512] = "";
     size_t m = 0;
     if (ctx && ctx->job) m += snprintf(extra + m, sizeof extra - m, " job=%s", ctx->job);
-    if (ctx && ctx->part >= 0 && m < sizeof extra) m += snprintf(extra + m, sizeof extra - m, " partition=%d", ctx->part);
+    if (ctx && ctx->part >= 0 && m < sizeof extra)
+        m += snprintf(extra + m, sizeof extra - m, " partition=%d", ctx->part);
     if (ctx && ctx->slab >= 0 && m < sizeof extra) m += snprintf(extra + m, sizeof extra - m, " slab=%d", ctx->slab);
     for (int i = 0; fields && fields[i] && m < sizeof extra; i++)
         m += snprintf(extra + m, sizeof extra - m, " %s", fields[i]);

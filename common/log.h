@@ -8,9 +8,9 @@
 void log_init(const char *ident); /* "zkpipe-synthd@1" */
 
 typedef struct log_ctx {
-    const char *job;  /* NULL if none */
-    int part;         /* -1 if none */
-    int slab;         /* -1 if none */
+    const char *job; /* NULL if none */
+    int part;        /* -1 if none */
+    int slab;        /* -1 if none */
 } log_ctx_t;
 
 /* One entry. fields: up to 12 extra "NAME=value" strings, NULL-terminated list (may be NULL). */

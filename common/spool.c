@@ -62,8 +62,9 @@ bool spool_valid_id(const char *id) {
 int spool_write_job(const char *dir, const spool_job_t *j) {
     char path[1200], buf[512];
     snprintf(path, sizeof path, "%s/job.ini", dir);
-    int n = snprintf(buf, sizeof buf, "[job]\nid = %s\ncircuit = %s\npriority = %s\npartitions = %u\nsubmitted_ns = %llu\n",
-                     j->id, j->circuit, cfg_priority_name(j->prio), j->n_parts, (unsigned long long)j->submit_ns);
+    int n =
+        snprintf(buf, sizeof buf, "[job]\nid = %s\ncircuit = %s\npriority = %s\npartitions = %u\nsubmitted_ns = %llu\n",
+                 j->id, j->circuit, cfg_priority_name(j->prio), j->n_parts, (unsigned long long)j->submit_ns);
     return spool_write_atomic(path, buf, (size_t)n);
 }
 
@@ -240,9 +241,12 @@ void spool_json_escape(const char *in, char *out, size_t cap) {
     size_t o = 0;
     for (; *in && o + 7 < cap; in++) {
         unsigned char c = (unsigned char)*in;
-        if (c == '"' || c == '\\') out[o++] = '\\', out[o++] = (char)c;
-        else if (c < 0x20) o += snprintf(out + o, cap - o, "\\u%04x", c);
-        else out[o++] = (char)c;
+        if (c == '"' || c == '\\')
+            out[o++] = '\\', out[o++] = (char)c;
+        else if (c < 0x20)
+            o += snprintf(out + o, cap - o, "\\u%04x", c);
+        else
+            out[o++] = (char)c;
     }
     out[o] = 0;
 }
@@ -251,8 +255,9 @@ int spool_fail_dir(const char *spool, const char *from_dir, const char *id, cons
     char esc[1024], eid[128], buf[1400], path[1200], to[1200];
     spool_json_escape(reason, esc, sizeof esc);
     spool_json_escape(id, eid, sizeof eid);
-    int n = snprintf(buf, sizeof buf, "{\n \"job\": \"%s\",\n \"status\": \"%s\",\n \"error\": \"%s\",\n \"partitions\": []\n}\n",
-                     eid, status, esc);
+    int n = snprintf(buf, sizeof buf,
+                     "{\n \"job\": \"%s\",\n \"status\": \"%s\",\n \"error\": \"%s\",\n \"partitions\": []\n}\n", eid,
+                     status, esc);
     snprintf(path, sizeof path, "%s/result.json", from_dir);
     int r = spool_write_atomic(path, buf, (size_t)n);
     if (r < 0) return r;

@@ -11,7 +11,7 @@
 typedef struct spool_job {
     char id[SPOOL_ID_MAX];
     char circuit[64];
-    int prio;           /* 0 CRITICAL .. 3 LOW */
+    int prio; /* 0 CRITICAL .. 3 LOW */
     uint32_t n_parts;
     uint64_t submit_ns; /* CLOCK_REALTIME */
 } spool_job_t;

@@ -82,11 +82,13 @@ int uring_read_file(uring_reader_t *u, const char *path, void *buf, size_t cap, 
         if (res < 0) {
             r = res;
         } else if ((size_t)res < want) {
-            if (res == 0) r = -EIO; /* file shrank under us */
+            if (res == 0)
+                r = -EIO; /* file shrank under us */
             else {
                 /* short read: ask for the rest of that chunk */
                 struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
-                if (!sqe) r = -EBUSY;
+                if (!sqe)
+                    r = -EBUSY;
                 else {
                     io_uring_prep_read(sqe, fd, (char *)buf + off + res, (unsigned)(want - res), off + res);
                     io_uring_sqe_set_data64(sqe, ((uint64_t)(off + res) << 24) | (want - res));

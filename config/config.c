@@ -16,7 +16,7 @@
 struct parse_state {
     cfg_t *c;
     const char *name;
-    int line;          /* current line, counted by our reader (inih passes none by default) */
+    int line; /* current line, counted by our reader (inih passes none by default) */
     int err_line;
     char *err;
     size_t errlen;
@@ -26,7 +26,7 @@ struct parse_state {
     const char *text;
     /* which keys were seen, for defaults that depend on others */
     bool seen_spool, seen_segment;
-    int cur_circuit;   /* index into c->circuits, -1 outside a circuit section */
+    int cur_circuit; /* index into c->circuits, -1 outside a circuit section */
 };
 
 static void perr(struct parse_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -58,11 +58,20 @@ int cfg_parse_size(const char *s, uint64_t *ret) {
     uint64_t mul = 1;
     if (*end) {
         switch (toupper((unsigned char)*end)) {
-        case 'K': mul = 1ull << 10; break;
-        case 'M': mul = 1ull << 20; break;
-        case 'G': mul = 1ull << 30; break;
-        case 'T': mul = 1ull << 40; break;
-        default: return -EINVAL;
+        case 'K':
+            mul = 1ull << 10;
+            break;
+        case 'M':
+            mul = 1ull << 20;
+            break;
+        case 'G':
+            mul = 1ull << 30;
+            break;
+        case 'T':
+            mul = 1ull << 40;
+            break;
+        default:
+            return -EINVAL;
         }
         end++;
         if (toupper((unsigned char)*end) == 'I') end++; /* KiB, MiB */
@@ -173,10 +182,14 @@ static int on_synth(struct parse_state *st, const char *k, const char *v) {
     } else if (!strcmp(k, "threads")) {
         if (parse_u32(v, 0, 4096, &c->synth_threads)) return perr(st, "threads = %s: expected 0 (all) to 4096", v), 0;
     } else if (!strcmp(k, "trim")) {
-        if (!strcasecmp(v, "always")) c->trim = CFG_TRIM_ALWAYS;
-        else if (!strcasecmp(v, "never")) c->trim = CFG_TRIM_NEVER;
-        else if (!cfg_parse_size(v, &c->trim_above)) c->trim = CFG_TRIM_ABOVE;
-        else return perr(st, "trim = %s: expected always, never or a size (trim when that much heap is free)", v), 0;
+        if (!strcasecmp(v, "always"))
+            c->trim = CFG_TRIM_ALWAYS;
+        else if (!strcasecmp(v, "never"))
+            c->trim = CFG_TRIM_NEVER;
+        else if (!cfg_parse_size(v, &c->trim_above))
+            c->trim = CFG_TRIM_ABOVE;
+        else
+            return perr(st, "trim = %s: expected always, never or a size (trim when that much heap is free)", v), 0;
     } else {
         return perr(st, "unknown key '%s' in [synth]", k), 0;
     }
@@ -188,10 +201,14 @@ static int on_gpu(struct parse_state *st, const char *k, const char *v) {
     if (!strcmp(k, "devices")) {
         if (parse_u32(v, 1, 64, &c->gpu_devices)) return perr(st, "devices = %s: expected 1 to 64", v), 0;
     } else if (!strcmp(k, "backend")) {
-        if (!strcasecmp(v, "auto")) c->backend = CFG_BACKEND_AUTO;
-        else if (!strcasecmp(v, "cpu")) c->backend = CFG_BACKEND_CPU;
-        else if (!strcasecmp(v, "cuda")) c->backend = CFG_BACKEND_CUDA;
-        else return perr(st, "backend = %s: expected auto, cuda or cpu", v), 0;
+        if (!strcasecmp(v, "auto"))
+            c->backend = CFG_BACKEND_AUTO;
+        else if (!strcasecmp(v, "cpu"))
+            c->backend = CFG_BACKEND_CPU;
+        else if (!strcasecmp(v, "cuda"))
+            c->backend = CFG_BACKEND_CUDA;
+        else
+            return perr(st, "backend = %s: expected auto, cuda or cpu", v), 0;
     } else if (!strcmp(k, "streams")) {
         if (parse_u32(v, 1, 64, &c->gpu_streams)) return perr(st, "streams = %s: expected 1 to 64", v), 0;
     } else if (!strcmp(k, "threads")) {
@@ -248,7 +265,8 @@ static int begin_section(struct parse_state *st, const char *section) {
             memmove(name, name + 1, l - 2);
             name[l - 2] = 0;
         }
-        if (!valid_name(name)) return perr(st, "[circuit %s]: a circuit name uses letters, digits, '_', '-', '.'", name), 0;
+        if (!valid_name(name))
+            return perr(st, "[circuit %s]: a circuit name uses letters, digits, '_', '-', '.'", name), 0;
         if (cfg_circuit(st->c, name)) return perr(st, "[circuit %s] is defined twice", name), 0;
         if (st->c->n_circuits >= CFG_MAX_CIRCUITS)
             return perr(st, "too many circuits (at most %d)", CFG_MAX_CIRCUITS), 0;
@@ -352,8 +370,10 @@ static int finish(struct parse_state *st) {
     char dir[CFG_PATH_MAX];
     snprintf(dir, sizeof dir, "%s", st->name);
     char *slash = strrchr(dir, '/');
-    if (slash) *slash = 0;
-    else strcpy(dir, ".");
+    if (slash)
+        *slash = 0;
+    else
+        strcpy(dir, ".");
     for (uint32_t i = 0; i < c->n_circuits; i++) {
         cfg_circuit_t *ci = &c->circuits[i];
         if (!ci->zkey[0]) {
@@ -422,7 +442,8 @@ static uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 uint64_t cfg_slab_bytes_needed(uint32_t n_vars, uint32_t domain_size) {
     /* header page + witness file image (values plus up to one page of file header and padding) + a, b, c */
-    return CFG_SLAB_HEADER + round_up((uint64_t)n_vars * 32 + 4096, 4096) + 3 * round_up((uint64_t)domain_size * 32, 4096);
+    return CFG_SLAB_HEADER + round_up((uint64_t)n_vars * 32 + 4096, 4096) +
+           3 * round_up((uint64_t)domain_size * 32, 4096);
 }
 
 static int read_exact(int fd, void *buf, size_t n, off_t off) {

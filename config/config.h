@@ -17,36 +17,36 @@ typedef enum { CFG_BACKEND_AUTO = 0, CFG_BACKEND_CPU = 1, CFG_BACKEND_CUDA = 2 }
 
 typedef struct cfg_circuit {
     char name[CFG_NAME_MAX];
-    char zkey[CFG_PATH_MAX];      /* required */
-    char r1cs[CFG_PATH_MAX];      /* optional ("" = no constraint check in synthd) */
-    bool preload;                 /* gpud loads the key at start (default yes) */
-    cfg_priority_t priority;      /* default priority of jobs for this circuit (NORMAL) */
-    int line;                     /* line of the [circuit NAME] header, for later errors */
+    char zkey[CFG_PATH_MAX]; /* required */
+    char r1cs[CFG_PATH_MAX]; /* optional ("" = no constraint check in synthd) */
+    bool preload;            /* gpud loads the key at start (default yes) */
+    cfg_priority_t priority; /* default priority of jobs for this circuit (NORMAL) */
+    int line;                /* line of the [circuit NAME] header, for later errors */
 } cfg_circuit_t;
 
 typedef struct cfg {
     char path[CFG_PATH_MAX];
     /* [pipeline] */
-    char name[CFG_NAME_MAX];      /* pipeline name: [A-Za-z0-9_.-]+ (default "main") */
-    char spool[CFG_PATH_MAX];     /* default /var/spool/zkpipe/<name> */
-    char segment[CFG_PATH_MAX];   /* default /dev/shm/zkpipe-<name> */
-    uint32_t slabs;               /* slab count = the memory budget (default 8) */
-    uint64_t slab_size;           /* bytes, multiple of 2 MiB; 0 when auto and not resolved yet */
-    bool slab_size_auto;          /* slab_size = auto (the default) */
-    bool hugepages;               /* segment on hugetlbfs (segment must then be a hugetlbfs path) */
-    uint32_t reserve_critical;    /* slabs only CRITICAL work may fill (default 0) */
-    uint32_t jobs;                /* job table size (default 64) */
-    uint32_t events;              /* event ring records (default 65536) */
+    char name[CFG_NAME_MAX];    /* pipeline name: [A-Za-z0-9_.-]+ (default "main") */
+    char spool[CFG_PATH_MAX];   /* default /var/spool/zkpipe/<name> */
+    char segment[CFG_PATH_MAX]; /* default /dev/shm/zkpipe-<name> */
+    uint32_t slabs;             /* slab count = the memory budget (default 8) */
+    uint64_t slab_size;         /* bytes, multiple of 2 MiB; 0 when auto and not resolved yet */
+    bool slab_size_auto;        /* slab_size = auto (the default) */
+    bool hugepages;             /* segment on hugetlbfs (segment must then be a hugetlbfs path) */
+    uint32_t reserve_critical;  /* slabs only CRITICAL work may fill (default 0) */
+    uint32_t jobs;              /* job table size (default 64) */
+    uint32_t events;            /* event ring records (default 65536) */
     /* [synth] */
-    uint32_t synth_instances;     /* default 2 */
-    uint32_t synth_threads;       /* 0 = all CPUs (default 1) */
-    cfg_trim_t trim;              /* trim = always | never | SIZE (trim when the free heap exceeds SIZE) */
+    uint32_t synth_instances; /* default 2 */
+    uint32_t synth_threads;   /* 0 = all CPUs (default 1) */
+    cfg_trim_t trim;          /* trim = always | never | SIZE (trim when the free heap exceeds SIZE) */
     uint64_t trim_above;
     /* [gpu] */
-    uint32_t gpu_devices;         /* gpud instances, one per device (default 1) */
-    cfg_backend_t backend;        /* default auto */
-    uint32_t gpu_streams;         /* default 2 */
-    uint32_t gpu_threads;         /* CPU backend threads, 0 = all CPUs (default 0) */
+    uint32_t gpu_devices;  /* gpud instances, one per device (default 1) */
+    cfg_backend_t backend; /* default auto */
+    uint32_t gpu_streams;  /* default 2 */
+    uint32_t gpu_threads;  /* CPU backend threads, 0 = all CPUs (default 0) */
     /* [finalizer] */
     bool verify;                  /* default yes */
     uint32_t finalizer_instances; /* default 1 */

@@ -138,24 +138,24 @@ static void complete_job(uint32_t slot) {
         n += snprintf(buf + n, cap - n,
                       "{\n \"job\": \"%s\",\n \"status\": \"%s\",\n \"circuit\": \"%s\",\n \"priority\": \"%s\",\n"
                       " \"error\": \"%s\",\n \"submitted_ns\": %llu,\n \"total_ms\": %.3f,\n \"partitions\": [\n",
-                      J->id, status, J->circuit, cfg_priority_name((int)J->prio), esc,
-                      (unsigned long long)J->submit_ns, ms(now - J->registered_ns));
+                      J->id, status, J->circuit, cfg_priority_name((int)J->prio), esc, (unsigned long long)J->submit_ns,
+                      ms(now - J->registered_ns));
         for (uint32_t k = 0; k < J->n_parts; k++) {
             shm_part_t *P = &J->parts[k];
             uint32_t ps = atomic_load(&P->word) & 0xff;
             uint64_t claim = atomic_load(&P->t_claim_ns), ready = atomic_load(&P->t_ready_ns);
             uint64_t pstart = atomic_load(&P->t_prove_start_ns), done = atomic_load(&P->t_done_ns);
-            n += snprintf(buf + n, cap - n,
-                          "  {\"index\": %u, \"status\": \"%s\", \"proof\": \"proof-%u.json\", \"public\": \"public-%u.json\", "
-                          "\"queue_ms\": %.3f, \"synth_ms\": %.3f, \"ready_wait_ms\": %.3f, \"gpu_ms\": %.3f, "
-                          "\"finalize_ms\": %.3f, \"synth_count\": %u, \"prove_count\": %u, "
-                          "\"t_ready_ns\": %llu, \"t_prove_start_ns\": %llu, \"t_done_ns\": %llu, \"reused\": %s}%s\n",
-                          k, shm_part_state_name(ps), k, k, claim ? ms(claim - J->registered_ns) : 0.0,
-                          ms(atomic_load(&P->synth_ns)), pstart && ready && pstart > ready ? ms(pstart - ready) : 0.0,
-                          ms(atomic_load(&P->gpu_ns)), ms(atomic_load(&P->fin_ns)), atomic_load(&P->synth_count),
-                          atomic_load(&P->prove_count), (unsigned long long)ready, (unsigned long long)pstart,
-                          (unsigned long long)done, ps == PART_DONE && !claim ? "true" : "false",
-                          k + 1 < J->n_parts ? "," : "");
+            n += snprintf(
+                buf + n, cap - n,
+                "  {\"index\": %u, \"status\": \"%s\", \"proof\": \"proof-%u.json\", \"public\": \"public-%u.json\", "
+                "\"queue_ms\": %.3f, \"synth_ms\": %.3f, \"ready_wait_ms\": %.3f, \"gpu_ms\": %.3f, "
+                "\"finalize_ms\": %.3f, \"synth_count\": %u, \"prove_count\": %u, "
+                "\"t_ready_ns\": %llu, \"t_prove_start_ns\": %llu, \"t_done_ns\": %llu, \"reused\": %s}%s\n",
+                k, shm_part_state_name(ps), k, k, claim ? ms(claim - J->registered_ns) : 0.0,
+                ms(atomic_load(&P->synth_ns)), pstart && ready && pstart > ready ? ms(pstart - ready) : 0.0,
+                ms(atomic_load(&P->gpu_ns)), ms(atomic_load(&P->fin_ns)), atomic_load(&P->synth_count),
+                atomic_load(&P->prove_count), (unsigned long long)ready, (unsigned long long)pstart,
+                (unsigned long long)done, ps == PART_DONE && !claim ? "true" : "false", k + 1 < J->n_parts ? "," : "");
         }
         n += snprintf(buf + n, cap - n, " ]\n}\n");
         snprintf(path, sizeof path, "%s/result.json", src);

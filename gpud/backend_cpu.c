@@ -30,7 +30,8 @@ static int cpu_register_memory(void *ctx, void *base, size_t len, zk_err_t *err)
 static int ensure_scratch(cpu_ctx_t *c, size_t need, zk_err_t *err) {
     if (need <= c->scratch_size) return 0;
     void *p = NULL;
-    if (posix_memalign(&p, 64, need)) return zk_fail(err, ENOMEM, "cpu backend: cannot allocate %zu bytes of scratch", need);
+    if (posix_memalign(&p, 64, need))
+        return zk_fail(err, ENOMEM, "cpu backend: cannot allocate %zu bytes of scratch", need);
     free(c->scratch);
     c->scratch = p;
     c->scratch_size = need;

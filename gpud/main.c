@@ -79,8 +79,7 @@ static uint64_t prove(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     uint64_t t_ready = atomic_load(&d->t_ready_ns);
     if (!t_first_ready || t_ready < t_first_ready) t_first_ready = t_ready;
     /* idle gap since the previous partition; value 1 = a READY slab was waiting during the gap */
-    if (last_done)
-        shm_event(&S, EV_GPU_WAIT, job, part, slab, last_done, t_pick - last_done, t_ready <= last_done);
+    if (last_done) shm_event(&S, EV_GPU_WAIT, job, part, slab, last_done, t_pick - last_done, t_ready <= last_done);
     shm_event(&S, EV_GPU_HANDOFF, job, part, slab, t_ready, t_pick > t_ready ? t_pick - t_ready : 0,
               last_done <= t_ready);
     if (atomic_load(&J->gen) != atomic_load(&d->job_gen) || atomic_load(&J->state) != JOB_ACTIVE) {
@@ -109,7 +108,8 @@ static uint64_t prove(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     zk_core_times_t tm = {0};
     zk_err_t e = {{0}};
     uint64_t t0 = daemon_now_ns();
-    int r = B->prove(bctx, z, base + h->values_off, base + h->a_off, base + h->b_off, base + h->c_off, &h->raw, &tm, &e);
+    int r =
+        B->prove(bctx, z, base + h->values_off, base + h->a_off, base + h->b_off, base + h->c_off, &h->raw, &tm, &e);
     daemon_test_point("gpu.after_prove", (int)part);
     uint64_t t1 = daemon_now_ns();
     if (r < 0) {
@@ -134,7 +134,8 @@ static uint64_t prove(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     /* the backend's steps, laid end to end inside the prove slice */
     uint64_t at = t0;
     const uint64_t steps[] = {tm.h2d_ns, tm.ntt_ns, tm.msm_a_ns, tm.msm_b1_ns, tm.msm_b2_ns, tm.msm_c_ns, tm.msm_h_ns};
-    const uint32_t types[] = {EV_GPU_H2D, EV_GPU_NTT, EV_GPU_MSM_A, EV_GPU_MSM_B1, EV_GPU_MSM_B2, EV_GPU_MSM_C, EV_GPU_MSM_H};
+    const uint32_t types[] = {EV_GPU_H2D,    EV_GPU_NTT,   EV_GPU_MSM_A, EV_GPU_MSM_B1,
+                              EV_GPU_MSM_B2, EV_GPU_MSM_C, EV_GPU_MSM_H};
     for (int i = 0; i < 7; i++) {
         if (!steps[i]) continue;
         shm_event(&S, types[i], job, part, slab, at, steps[i], 0);
@@ -164,7 +165,7 @@ int main(int argc, char **argv) {
         log_err("Failed to load the configuration: %s", err);
         return 1;
     }
-    const char *bname = args.backend ? args.backend
+    const char *bname = args.backend                      ? args.backend
                         : cfg.backend == CFG_BACKEND_CPU  ? "cpu"
                         : cfg.backend == CFG_BACKEND_CUDA ? "cuda"
                                                           : "auto";

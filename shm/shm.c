@@ -97,15 +97,19 @@ static int geometry_check(const shm_t *s, const shm_geometry_t *g, char *err, si
     if (!g) return 0;
     char diff[512] = "";
     size_t n = 0;
-#define DIFF(field, fmt, a, b)                                                                                     \
-    if ((a) != (b)) n += snprintf(diff + n, n < sizeof diff ? sizeof diff - n : 0, "%s" field " is " fmt " in the segment, " fmt " in the config", n ? "; " : "", a, b)
+#define DIFF(field, fmt, a, b)                                                                                         \
+    if ((a) != (b))                                                                                                    \
+    n += snprintf(diff + n, n < sizeof diff ? sizeof diff - n : 0,                                                     \
+                  "%s" field " is " fmt " in the segment, " fmt " in the config", n ? "; " : "", a, b)
     DIFF("slabs", "%u", h->n_slabs, g->slabs);
     DIFF("slab_size", "%llu", (unsigned long long)h->slab_size, (unsigned long long)g->slab_size);
     DIFF("jobs", "%u", h->n_jobs, g->jobs);
     DIFF("events", "%u", h->n_events, g->events);
 #undef DIFF
     if (n) {
-        seterr(err, errlen, "%s: geometry differs: %s (stop every process of this pipeline and remove the segment to change it)", s->path, diff);
+        seterr(err, errlen,
+               "%s: geometry differs: %s (stop every process of this pipeline and remove the segment to change it)",
+               s->path, diff);
         return -ESTALE;
     }
     return 0;
@@ -115,8 +119,10 @@ static int attach(shm_t *s, const shm_geometry_t *g, char *err, size_t errlen) {
     int fd = open(s->path, O_RDWR | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
-        if (e != ENOENT) seterr(err, errlen, "%s: cannot open: %s", s->path, strerror(e));
-        else seterr(err, errlen, "%s: no such segment (is the pipeline running?)", s->path);
+        if (e != ENOENT)
+            seterr(err, errlen, "%s: cannot open: %s", s->path, strerror(e));
+        else
+            seterr(err, errlen, "%s: no such segment (is the pipeline running?)", s->path);
         return -e;
     }
     struct stat st;
@@ -278,7 +284,8 @@ bool shm_owner_alive(shm_t *s, uint64_t word) {
     if (atomic_load_explicit(&p->ready_inc, ACQ) == inc) {
         uint64_t st;
         int r = shm_proc_starttime(pid, &st);
-        if (r == -ENOENT || r == -ESRCH || (r == 0 && st != atomic_load_explicit(&p->starttime, RLX))) return false; /* pid reused */
+        if (r == -ENOENT || r == -ESRCH || (r == 0 && st != atomic_load_explicit(&p->starttime, RLX)))
+            return false; /* pid reused */
     }
     return true;
 }
@@ -473,8 +480,8 @@ int shm_job_find(shm_t *s, const char *id) {
     return best;
 }
 
-int shm_job_register(shm_t *s, const char *id, const char *circuit, uint32_t prio, uint32_t n_parts,
-                     uint64_t submit_ns, const bool *done_mask) {
+int shm_job_register(shm_t *s, const char *id, const char *circuit, uint32_t prio, uint32_t n_parts, uint64_t submit_ns,
+                     const bool *done_mask) {
     if (n_parts == 0 || n_parts > SHM_MAX_PARTS || strlen(id) >= SHM_ID_MAX || strlen(circuit) >= SHM_CIRCUIT_MAX)
         return -EINVAL;
     int ex = shm_job_find(s, id);
@@ -509,7 +516,8 @@ int shm_job_register(shm_t *s, const char *id, const char *circuit, uint32_t pri
     atomic_store_explicit(&j->done_ns, 0, RLX);
     for (uint32_t k = 0; k < SHM_MAX_PARTS; k++) {
         shm_part_t *p = &j->parts[k];
-        atomic_store_explicit(&p->word, (uint64_t)(done_mask && k < n_parts && done_mask[k] ? PART_DONE : PART_PENDING), RLX);
+        atomic_store_explicit(&p->word, (uint64_t)(done_mask && k < n_parts && done_mask[k] ? PART_DONE : PART_PENDING),
+                              RLX);
         atomic_store_explicit(&p->synth_count, 0, RLX);
         atomic_store_explicit(&p->prove_count, 0, RLX);
         atomic_store_explicit(&p->t_claim_ns, 0, RLX);
@@ -606,8 +614,8 @@ int shm_part_claim(shm_t *s, uint32_t slab, bool critical_only, uint32_t *ret_jo
         atomic_store_explicit(&d->order, j->order, RLX);
         atomic_thread_fence(memory_order_seq_cst);
         uint64_t w = PART_PENDING;
-        if (atomic_compare_exchange_strong_explicit(&j->parts[bk].word, &w, (uint64_t)PART_INFLIGHT | (uint64_t)slab << 8,
-                                                    ACQREL, ACQ)) {
+        if (atomic_compare_exchange_strong_explicit(&j->parts[bk].word, &w,
+                                                    (uint64_t)PART_INFLIGHT | (uint64_t)slab << 8, ACQREL, ACQ)) {
             atomic_store_explicit(&j->parts[bk].t_claim_ns, shm_now_ns(), RLX);
             atomic_fetch_add_explicit(&j->parts[bk].synth_count, 1, RLX);
             *ret_job = (uint32_t)bj;
@@ -658,8 +666,8 @@ int shm_reclaim(shm_t *s) {
 
 /* ---- events ---- */
 
-void shm_event(shm_t *s, uint32_t type, uint32_t job_slot, uint32_t part, uint32_t slab, uint64_t t_ns,
-               uint64_t dur_ns, uint64_t value) {
+void shm_event(shm_t *s, uint32_t type, uint32_t job_slot, uint32_t part, uint32_t slab, uint64_t t_ns, uint64_t dur_ns,
+               uint64_t value) {
     uint64_t h = atomic_fetch_add_explicit(&s->hdr->ev_head, 1, RLX);
     shm_event_t *e = &s->events[h % s->hdr->n_events];
     atomic_store_explicit(&e->seq, 0, RLX);
@@ -673,8 +681,10 @@ void shm_event(shm_t *s, uint32_t type, uint32_t job_slot, uint32_t part, uint32
     e->slab = slab;
     e->part = part;
     e->job_slot = job_slot;
-    if (job_slot < s->hdr->n_jobs) snprintf(e->job, sizeof e->job, "%.31s", s->jobs[job_slot].id);
-    else e->job[0] = 0;
+    if (job_slot < s->hdr->n_jobs)
+        snprintf(e->job, sizeof e->job, "%.31s", s->jobs[job_slot].id);
+    else
+        e->job[0] = 0;
     atomic_store_explicit(&e->seq, h + 1, REL);
 }
 
@@ -697,14 +707,26 @@ const char *shm_role_name(uint32_t role) {
     return role < 5 ? n[role] : "?";
 }
 const char *shm_event_name(uint32_t type) {
-    static const char *n[EV_MAX] = {
-        [EV_SYNTH_READ] = "synth.read", [EV_SYNTH_CHECK] = "synth.check", [EV_SYNTH_EVAL] = "synth.eval",
-        [EV_SYNTH_TRIM] = "synth.trim", [EV_SYNTH_WAIT_SLAB] = "synth.wait_slab", [EV_GPU_WAIT] = "gpu.idle",
-        [EV_GPU_HANDOFF] = "gpu.handoff", [EV_GPU_PROVE] = "gpu.prove", [EV_GPU_H2D] = "gpu.h2d",
-        [EV_GPU_NTT] = "gpu.ntt", [EV_GPU_MSM_A] = "gpu.msm_a", [EV_GPU_MSM_B1] = "gpu.msm_b1",
-        [EV_GPU_MSM_B2] = "gpu.msm_b2", [EV_GPU_MSM_C] = "gpu.msm_c", [EV_GPU_MSM_H] = "gpu.msm_h",
-        [EV_GPU_LOAD_KEY] = "gpu.load_key", [EV_FIN_RANDOMIZE] = "finalize.randomize",
-        [EV_FIN_VERIFY] = "finalize.verify", [EV_FIN_WRITE] = "finalize.write", [EV_JOB_DONE] = "job.done",
-        [EV_RECLAIM] = "reclaim"};
+    static const char *n[EV_MAX] = {[EV_SYNTH_READ] = "synth.read",
+                                    [EV_SYNTH_CHECK] = "synth.check",
+                                    [EV_SYNTH_EVAL] = "synth.eval",
+                                    [EV_SYNTH_TRIM] = "synth.trim",
+                                    [EV_SYNTH_WAIT_SLAB] = "synth.wait_slab",
+                                    [EV_GPU_WAIT] = "gpu.idle",
+                                    [EV_GPU_HANDOFF] = "gpu.handoff",
+                                    [EV_GPU_PROVE] = "gpu.prove",
+                                    [EV_GPU_H2D] = "gpu.h2d",
+                                    [EV_GPU_NTT] = "gpu.ntt",
+                                    [EV_GPU_MSM_A] = "gpu.msm_a",
+                                    [EV_GPU_MSM_B1] = "gpu.msm_b1",
+                                    [EV_GPU_MSM_B2] = "gpu.msm_b2",
+                                    [EV_GPU_MSM_C] = "gpu.msm_c",
+                                    [EV_GPU_MSM_H] = "gpu.msm_h",
+                                    [EV_GPU_LOAD_KEY] = "gpu.load_key",
+                                    [EV_FIN_RANDOMIZE] = "finalize.randomize",
+                                    [EV_FIN_VERIFY] = "finalize.verify",
+                                    [EV_FIN_WRITE] = "finalize.write",
+                                    [EV_JOB_DONE] = "job.done",
+                                    [EV_RECLAIM] = "reclaim"};
     return type < EV_MAX && n[type] ? n[type] : "?";
 }

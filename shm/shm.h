@@ -38,28 +38,73 @@
 #define SHM_NONE 0xffffu
 
 /* Slab states. */
-enum { SLAB_FREE = 0, SLAB_FILLING = 1, SLAB_READY = 2, SLAB_PROVING = 3, SLAB_PROVED = 4, SLAB_FINALIZING = 5,
-       SLAB_NSTATES = 6 };
+enum {
+    SLAB_FREE = 0,
+    SLAB_FILLING = 1,
+    SLAB_READY = 2,
+    SLAB_PROVING = 3,
+    SLAB_PROVED = 4,
+    SLAB_FINALIZING = 5,
+    SLAB_NSTATES = 6
+};
 /* Partition states. */
 enum { PART_PENDING = 0, PART_INFLIGHT = 1, PART_DONE = 2, PART_FAILED = 3, PART_DROPPED = 4 };
 /* Job states. FREE slots are unused; DONE/FAILED/CANCELLED records stay for `status` until reused. */
-enum { JOB_FREE = 0, JOB_LOADING = 1, JOB_ACTIVE = 2, JOB_FAILING = 3, JOB_CANCELLING = 4, JOB_DONE = 5,
-       JOB_FAILED = 6, JOB_CANCELLED = 7 };
+enum {
+    JOB_FREE = 0,
+    JOB_LOADING = 1,
+    JOB_ACTIVE = 2,
+    JOB_FAILING = 3,
+    JOB_CANCELLING = 4,
+    JOB_DONE = 5,
+    JOB_FAILED = 6,
+    JOB_CANCELLED = 7
+};
 /* Process roles. */
 enum { ROLE_NONE = 0, ROLE_SYNTHD = 1, ROLE_GPUD = 2, ROLE_FINALIZERD = 3, ROLE_CLI = 4 };
 
 /* Event types of the ring (one slice of a partition's timeline each; value is type-specific). */
 enum {
-    EV_SYNTH_READ = 1, EV_SYNTH_CHECK, EV_SYNTH_EVAL, EV_SYNTH_TRIM, EV_SYNTH_WAIT_SLAB,
-    EV_GPU_WAIT, EV_GPU_HANDOFF, EV_GPU_PROVE, EV_GPU_H2D, EV_GPU_NTT, EV_GPU_MSM_A, EV_GPU_MSM_B1, EV_GPU_MSM_B2,
-    EV_GPU_MSM_C, EV_GPU_MSM_H, EV_GPU_LOAD_KEY,
-    EV_FIN_RANDOMIZE, EV_FIN_VERIFY, EV_FIN_WRITE, EV_JOB_DONE, EV_RECLAIM, EV_MAX
+    EV_SYNTH_READ = 1,
+    EV_SYNTH_CHECK,
+    EV_SYNTH_EVAL,
+    EV_SYNTH_TRIM,
+    EV_SYNTH_WAIT_SLAB,
+    EV_GPU_WAIT,
+    EV_GPU_HANDOFF,
+    EV_GPU_PROVE,
+    EV_GPU_H2D,
+    EV_GPU_NTT,
+    EV_GPU_MSM_A,
+    EV_GPU_MSM_B1,
+    EV_GPU_MSM_B2,
+    EV_GPU_MSM_C,
+    EV_GPU_MSM_H,
+    EV_GPU_LOAD_KEY,
+    EV_FIN_RANDOMIZE,
+    EV_FIN_VERIFY,
+    EV_FIN_WRITE,
+    EV_JOB_DONE,
+    EV_RECLAIM,
+    EV_MAX
 };
 
 /* Counters (header.counters[]). */
 enum {
-    CNT_SYNTHESIZED = 0, CNT_PROVED, CNT_FINALIZED, CNT_PART_FAILED, CNT_JOBS_DONE, CNT_JOBS_FAILED, CNT_RECLAIMED,
-    CNT_TRIMS, CNT_BYTES_COPIED, CNT_GPU_BUSY_NS, CNT_SYNTH_BUSY_NS, CNT_FIN_BUSY_NS, CNT_VERIFY_FAILED, CNT_MAX
+    CNT_SYNTHESIZED = 0,
+    CNT_PROVED,
+    CNT_FINALIZED,
+    CNT_PART_FAILED,
+    CNT_JOBS_DONE,
+    CNT_JOBS_FAILED,
+    CNT_RECLAIMED,
+    CNT_TRIMS,
+    CNT_BYTES_COPIED,
+    CNT_GPU_BUSY_NS,
+    CNT_SYNTH_BUSY_NS,
+    CNT_FIN_BUSY_NS,
+    CNT_VERIFY_FAILED,
+    CNT_MAX
 };
 
 typedef struct shm_header {
@@ -68,8 +113,8 @@ typedef struct shm_header {
     uint32_t n_slabs, n_jobs, n_events, n_procs;
     uint64_t slab_size, total_size;
     uint64_t procs_off, slabs_off, jobs_off, events_off, data_off;
-    uint64_t generation;  /* random at creation: tells clients the segment was re-created */
-    uint64_t created_ns;  /* CLOCK_REALTIME */
+    uint64_t generation; /* random at creation: tells clients the segment was re-created */
+    uint64_t created_ns; /* CLOCK_REALTIME */
     char name[64];
     alignas(64) _Atomic uint32_t slab_seq;
     alignas(64) _Atomic uint32_t job_seq;
@@ -84,8 +129,8 @@ typedef struct shm_proc {
     _Atomic uint64_t starttime;         /* /proc/<pid>/stat field 22 of the owner */
     _Atomic uint32_t ready_inc;         /* == claim's incarnation once starttime is valid */
     _Atomic uint32_t role, instance;
-    _Atomic uint32_t cur_slab;          /* slab being worked on, SHM_NONE if idle */
-    _Atomic uint64_t heartbeat_ns;      /* CLOCK_MONOTONIC of the last loop step */
+    _Atomic uint32_t cur_slab;     /* slab being worked on, SHM_NONE if idle */
+    _Atomic uint64_t heartbeat_ns; /* CLOCK_MONOTONIC of the last loop step */
     _Atomic uint64_t started_ns;
     _Atomic uint64_t busy_ns;
     _Atomic uint64_t steps;
@@ -96,9 +141,9 @@ typedef struct shm_slab {
     /* Written by the FILLING owner, read after READY (acquire). */
     _Atomic uint32_t job, job_gen, part, prio;
     _Atomic uint64_t order;
-    _Atomic uint64_t t_ready_ns;   /* CLOCK_MONOTONIC when published READY */
+    _Atomic uint64_t t_ready_ns; /* CLOCK_MONOTONIC when published READY */
     _Atomic uint64_t t_proved_ns;
-    _Atomic uint32_t fills;        /* times this slab was filled (diagnostics) */
+    _Atomic uint32_t fills; /* times this slab was filled (diagnostics) */
 } shm_slab_t;
 
 typedef struct shm_part {
@@ -110,22 +155,22 @@ typedef struct shm_part {
 
 typedef struct shm_job {
     alignas(64) _Atomic uint32_t state;
-    _Atomic uint32_t gen;        /* bumped each time the slot is (re)used */
+    _Atomic uint32_t gen; /* bumped each time the slot is (re)used */
     char id[SHM_ID_MAX];
     char circuit[SHM_CIRCUIT_MAX];
-    char error[SHM_ERROR_MAX];   /* first failure reason, set once (err_set) */
+    char error[SHM_ERROR_MAX]; /* first failure reason, set once (err_set) */
     _Atomic uint32_t err_set;
     uint32_t prio, n_parts;
     uint64_t order;
-    uint64_t submit_ns;          /* CLOCK_REALTIME from job.ini */
-    uint64_t registered_ns;      /* CLOCK_MONOTONIC */
-    _Atomic uint64_t done_ns;    /* CLOCK_MONOTONIC when it became terminal */
+    uint64_t submit_ns;       /* CLOCK_REALTIME from job.ini */
+    uint64_t registered_ns;   /* CLOCK_MONOTONIC */
+    _Atomic uint64_t done_ns; /* CLOCK_MONOTONIC when it became terminal */
     shm_part_t parts[SHM_MAX_PARTS];
 } shm_job_t;
 
 typedef struct shm_event {
-    _Atomic uint64_t seq;  /* head+1 once written; readers skip records that change under them */
-    uint64_t t_ns;         /* start, CLOCK_MONOTONIC */
+    _Atomic uint64_t seq; /* head+1 once written; readers skip records that change under them */
+    uint64_t t_ns;        /* start, CLOCK_MONOTONIC */
     uint64_t dur_ns;
     uint64_t value;
     uint32_t pid, role, type, slab, part, job_slot;
@@ -138,12 +183,12 @@ typedef struct shm_slab_hdr {
     char job_id[SHM_ID_MAX];
     char circuit[SHM_CIRCUIT_MAX];
     uint32_t n_vars, n_pub, domain_size, pad0;
-    uint64_t wtns_off, wtns_len;    /* the witness file image, relative to the slab */
-    uint64_t values_off;            /* witness values (n_vars x 32, standard form) */
-    uint64_t a_off, b_off, c_off;   /* a, b, c (domain_size x 32 each, Montgomery) */
+    uint64_t wtns_off, wtns_len;               /* the witness file image, relative to the slab */
+    uint64_t values_off;                       /* witness values (n_vars x 32, standard form) */
+    uint64_t a_off, b_off, c_off;              /* a, b, c (domain_size x 32 each, Montgomery) */
     uint64_t t_read_ns, t_check_ns, t_eval_ns; /* synthesis step durations */
-    zk_raw_t raw;                   /* written by gpud */
-    zk_core_times_t core;           /* gpud step durations */
+    zk_raw_t raw;                              /* written by gpud */
+    zk_core_times_t core;                      /* gpud step durations */
     uint64_t t_gpu_ns;
 } shm_slab_hdr_t;
 
@@ -162,7 +207,7 @@ typedef struct shm {
     shm_job_t *jobs;
     shm_event_t *events;
     uint8_t *data;
-    int self;          /* own process slot, -1 if not registered */
+    int self; /* own process slot, -1 if not registered */
     uint32_t self_inc;
     uint32_t self_role;
     bool created;
@@ -180,7 +225,7 @@ int shm_unlink_segment(const char *path);
 /* Process table. */
 int shm_register(shm_t *s, uint32_t role, uint32_t instance);
 void shm_unregister(shm_t *s);
-uint64_t shm_tag(const shm_t *s, uint32_t state);          /* own state word with owner */
+uint64_t shm_tag(const shm_t *s, uint32_t state); /* own state word with owner */
 static inline uint32_t shm_word_state(uint64_t w) { return (uint32_t)(w & 0xff); }
 static inline uint32_t shm_word_slot(uint64_t w) { return (uint32_t)((w >> 8) & 0xffff); }
 static inline uint32_t shm_word_inc(uint64_t w) { return (uint32_t)(w >> 24); }
@@ -224,9 +269,9 @@ int shm_job_find(shm_t *s, const char *id); /* slot or -ENOENT (any state, newes
 /* Under the lock: registers a job (idempotent: returns the existing live slot). done_mask marks
  * partitions already finished (their proofs exist); may be NULL. -ENOSPC when the table is full
  * of live jobs. */
-int shm_job_register(shm_t *s, const char *id, const char *circuit, uint32_t prio, uint32_t n_parts,
-                     uint64_t submit_ns, const bool *done_mask);
-bool shm_job_live(uint32_t state);          /* ACTIVE, FAILING or CANCELLING */
+int shm_job_register(shm_t *s, const char *id, const char *circuit, uint32_t prio, uint32_t n_parts, uint64_t submit_ns,
+                     const bool *done_mask);
+bool shm_job_live(uint32_t state); /* ACTIVE, FAILING or CANCELLING */
 /* Sets the job's error once and moves ACTIVE -> FAILING. */
 void shm_job_fail(shm_t *s, uint32_t slot, const char *reason);
 int shm_job_cancel(shm_t *s, uint32_t slot); /* ACTIVE -> CANCELLING */
@@ -242,8 +287,8 @@ bool shm_critical_pending(shm_t *s);
 void shm_job_drop_pending(shm_t *s, uint32_t slot);
 
 /* Event ring (lossy). */
-void shm_event(shm_t *s, uint32_t type, uint32_t job_slot, uint32_t part, uint32_t slab, uint64_t t_ns,
-               uint64_t dur_ns, uint64_t value);
+void shm_event(shm_t *s, uint32_t type, uint32_t job_slot, uint32_t part, uint32_t slab, uint64_t t_ns, uint64_t dur_ns,
+               uint64_t value);
 static inline void shm_count(shm_t *s, int c, uint64_t v) {
     atomic_fetch_add_explicit(&s->hdr->counters[c], v, memory_order_relaxed);
 }

@@ -79,8 +79,10 @@ static int register_active(const char *dir, const spool_job_t *j) {
     shm_lock(&S);
     int r;
     snprintf(p, sizeof p, "%s/job.ini", dir);
-    if (!spool_exists(p)) r = -ENOENT; /* completed and moved away meanwhile */
-    else r = shm_job_register(&S, j->id, j->circuit, (uint32_t)j->prio, j->n_parts, j->submit_ns, done);
+    if (!spool_exists(p))
+        r = -ENOENT; /* completed and moved away meanwhile */
+    else
+        r = shm_job_register(&S, j->id, j->circuit, (uint32_t)j->prio, j->n_parts, j->submit_ns, done);
     shm_unlock(&S);
     return r;
 }
@@ -130,11 +132,14 @@ static void intake(void) {
         spool_job_t j;
         if (load_job(dst, names[i], &j) < 0) continue;
         int r = register_active(dst, &j);
-        if (r == -ENOSPC) log_warn("Job table full; job %s waits in active/", j.id);
-        else if (r < 0) log_err("Failed to register job %s: %s", j.id, strerror(-r));
-        else log_msg(LOG_INFO, &(log_ctx_t){.job = j.id, .part = -1, .slab = -1}, NULL,
-                     "Job %s registered: circuit %s, %u partitions, priority %s", j.id, j.circuit, j.n_parts,
-                     cfg_priority_name(j.prio));
+        if (r == -ENOSPC)
+            log_warn("Job table full; job %s waits in active/", j.id);
+        else if (r < 0)
+            log_err("Failed to register job %s: %s", j.id, strerror(-r));
+        else
+            log_msg(LOG_INFO, &(log_ctx_t){.job = j.id, .part = -1, .slab = -1}, NULL,
+                    "Job %s registered: circuit %s, %u partitions, priority %s", j.id, j.circuit, j.n_parts,
+                    cfg_priority_name(j.prio));
     }
     spool_free_list(names, n);
 }
@@ -239,8 +244,10 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     shm_event(&S, EV_SYNTH_READ, job, part, slab, t_start, t_read - t_start, len);
     if (r == -EFBIG) {
         char why[400];
-        snprintf(why, sizeof why, "%s: %zu bytes, more than a witness of circuit %s (nVars %u) can be: the witness is for another circuit",
-                 name, len, J->circuit, c->z.n_vars);
+        snprintf(
+            why, sizeof why,
+            "%s: %zu bytes, more than a witness of circuit %s (nVars %u) can be: the witness is for another circuit",
+            name, len, J->circuit, c->z.n_vars);
         give_up(slab, job, part, why);
         return;
     }

@@ -135,7 +135,8 @@ TEST(reclaim_dead_owner) {
     if (pid == 0) {
         shm_t c;
         char e[256];
-        if (shm_open_segment(&c, seg_path, &geo, false, e, sizeof e) < 0 || shm_register(&c, ROLE_SYNTHD, 1) < 0) _exit(1);
+        if (shm_open_segment(&c, seg_path, &geo, false, e, sizeof e) < 0 || shm_register(&c, ROLE_SYNTHD, 1) < 0)
+            _exit(1);
         uint32_t a, b, jj, k;
         if (shm_slab_take_free(&c, 0, false, &a, NULL) || shm_part_claim(&c, a, false, &jj, &k)) _exit(2);
         if (shm_slab_take_free(&c, 0, false, &b, NULL) || shm_part_claim(&c, b, false, &jj, &k)) _exit(3);
