@@ -20,11 +20,9 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-if [ ! -x "$BUILD/cli/zkpipe" ] || [ ! -x "$BUILD/gpud/zkpipe-gpud" ]; then
-    echo "== building zkpipe in $BUILD"
-    [ -f "$BUILD/build.ninja" ] || meson setup "$BUILD" "$ROOT" >/dev/null
-    ninja -C "$BUILD" >/dev/null
-fi
+# build (or bring up to date) just what the demo runs
+[ -f "$BUILD/build.ninja" ] || { echo "== configuring $BUILD"; meson setup "$BUILD" "$ROOT" >/dev/null; }
+ninja -C "$BUILD" cli/zkpipe synthd/zkpipe-synthd gpud/zkpipe-gpud finalizerd/zkpipe-finalizerd | grep -v '^ninja: ' || true
 ZKPIPE=$BUILD/cli/zkpipe
 DATA=$ROOT/tests/data
 T=$(mktemp -d /tmp/zkpipe-demo.XXXXXX)
