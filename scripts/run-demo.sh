@@ -2,20 +2,22 @@
 # zkpipe demo: runs the whole pipeline as plain processes on a temporary segment and spool, proves the
 # bundled fixture witnesses (bn128 and bls12381), shows progress, verifies every proof, prints a
 # summary and stops everything cleanly.
-#   scripts/run-demo.sh [--build DIR] [--synthd N] [--snarkjs] [--keep]
+#   scripts/run-demo.sh [--build DIR] [--synthd N] [--backend cpu|auto|cuda] [--snarkjs] [--keep]
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${ZKPIPE_BUILD_ROOT:-$ROOT/build}
 NSYNTH=2
+BACKEND=cpu
 SNARKJS_CHECK=0
 KEEP=0
 while [ $# -gt 0 ]; do
     case $1 in
     --build) BUILD=$2; shift ;;
     --synthd) NSYNTH=$2; shift ;;
+    --backend) BACKEND=$2; shift ;;
     --snarkjs) SNARKJS_CHECK=1 ;;
     --keep) KEEP=1 ;;
-    -h | --help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run-demo.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -46,7 +48,7 @@ reserve_critical = 1
 [synth]
 instances = $NSYNTH
 [gpu]
-backend = cpu
+backend = $BACKEND
 [circuit mulchain]
 zkey = $DATA/bn128/mulchain/mulchain.zkey
 r1cs = $DATA/bn128/mulchain/mulchain.r1cs
@@ -66,11 +68,12 @@ for i in $(seq 1 "$NSYNTH"); do
     "$BUILD/synthd/zkpipe-synthd" --config "$CONF" --instance "$i" 2>"$T/synthd$i.log" &
     PIDS+=($!)
 done
-"$BUILD/gpud/zkpipe-gpud" --config "$CONF" --backend cpu 2>"$T/gpud.log" &
+"$BUILD/gpud/zkpipe-gpud" --config "$CONF" 2>"$T/gpud.log" &
 PIDS+=($!)
 "$BUILD/finalizerd/zkpipe-finalizerd" --config "$CONF" 2>"$T/finalizerd.log" &
 PIDS+=($!)
-echo "== started $NSYNTH synthd, 1 gpud (CPU backend), 1 finalizerd"
+sleep 0.3
+echo "== started $NSYNTH synthd, 1 gpud ($(grep -o "with backend [a-z]*" "$T/gpud.log" || echo "backend $BACKEND")), 1 finalizerd"
 
 declare -A CIRC=() VK=() NPART=()
 JOBS=()
