@@ -156,10 +156,13 @@ log "container up: nspawn=$NSP init=$L ($(el "$T_BOOT") s, $state$([ "$state" = 
 
 # ------------------------------------------------------------------ install (as a package would)
 # Overlay each top-level folder of the install tree on the container's own (its /usr is the host's, ro).
+# Shallower first: with prefix /usr the tree has usr/ and lib/ (= /usr/lib), and an overlay on /usr
+# mounted last would hide the one on /usr/lib.
 for d in "$WORK/dest"/*; do
   top=$(basename "$d")
-  real=$(C realpath "/$top")
-  C mount -t overlay overlay -o "lowerdir=/opt/zkpipe-dest/$top:$real" "$real" || die "overlay /$top"
+  echo "$(C realpath "/$top") $top"
+done | awk '{ print length($1), $0 }' | sort -n | while read -r _ real top; do
+  C mount -t overlay overlay -o "lowerdir=/opt/zkpipe-dest/$top:$real" "$real" || die "overlay /$top on $real"
 done
 C systemd-sysusers
 C systemd-tmpfiles --create "$ZKPIPE_TMPFILESDIR/zkpipe.conf"

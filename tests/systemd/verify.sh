@@ -26,8 +26,10 @@ T=$ZKPIPE_VERIFY_INNER
 . "$B/systemd/install-paths.sh"
 # Overlay each top-level folder of the install tree on the real one (so /usr/local/bin/zkpipe-synthd,
 # /usr/local/lib/systemd/system/... exist exactly where the units and systemd look for them).
+# Shallower first (prefix /usr: usr/ and lib/ = /usr/lib; the /usr overlay must not hide the other).
 for d in "$T/dest"/*; do
-  real=$(realpath "/$(basename "$d")")
+  echo "$(realpath "/$(basename "$d")") $d"
+done | awk '{ print length($1), $0 }' | sort -n | while read -r _ real d; do
   mount -t overlay overlay -o "lowerdir=$d:$real" "$real" || fail "overlay $d on $real"
 done
 GEN=$ZKPIPE_GENERATORDIR/zkpipe-generator
