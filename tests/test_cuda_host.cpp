@@ -1,7 +1,8 @@
 /* The CUDA backend's field and curve code (gpud/cuda/ff.cuh, ec.cuh), compiled for the host with its
  * emulated carry chains, against zk/ on random inputs: every field incl. Fq2, G1/G2 XYZZ add,
  * mixed add and double with their special cases, signed window digits, and a host run of the
- * MSM's bucket/segment/window reduction against a plain sum of scalar multiples, and the NTT set-up
+ * MSM's bucket/segment/window reduction against a plain sum of scalar multiples, the MSM kernels'
+ * own per-thread bodies (msm_body.cuh) run thread by thread in launch order, and the NTT set-up
  * (roots of unity, inverses, split power tables) against zk/. */
 #include <sys/random.h>
 
@@ -15,6 +16,7 @@ extern "C" {
 }
 #include "gpud/cuda/ec.cuh"
 #include "gpud/cuda/fr_host.cuh"
+#include "gpud/cuda/msm_body.cuh"
 
 static void rnd(void *p, size_t n) {
     uint8_t *b = (uint8_t *)p;
@@ -322,3 +324,106 @@ MSM_HOST(bls_g2, zc_bls_g2, bls_g2_gen, bls_fr)
 
 NTT_SETUP(bn, zc_bn_fr, zk_curve_bn128)
 NTT_SETUP(bls, zc_bls_fr, zk_curve_bls12381)
+
+/* zc_msm_enqueue (msm.cuh) step by step on the host: the same bodies, the same buffers (filled
+ * with garbage first, as device memory is), a stable sort standing in for CUB's radix sort, every
+ * "thread" of each launch run in turn. */
+template <class G>
+static G emu_msm(const std::vector<typename G::aff_t> &pts, const std::vector<uint32_t> &sc, int c) {
+    zc_msm_plan p;
+    zc_msm_geometry(&p, (uint32_t)pts.size(), c);
+    auto junk32 = [](size_t k) { return std::vector<uint32_t>(k, 0xa5a5a5a5u); };
+    auto junkg = [](size_t k) {
+        std::vector<G> v(k);
+        memset((void *)v.data(), 0xa5, k * sizeof(G));
+        return v;
+    };
+    std::vector<uint32_t> keys = junk32(p.m), vals = junk32(p.m), skeys = junk32(p.m), svals = junk32(p.m);
+    std::vector<uint32_t> start = junk32(p.nbt + 1), end = junk32(p.nbt + 1), cnt = junk32(p.nbt + 1);
+    std::vector<uint32_t> tasks = junk32(p.nbt + 1), off = junk32(p.nbt + 1);
+    std::vector<G> part0 = junkg(p.cap0), part1 = junkg(p.cap1), seg0 = junkg(p.nw * p.nseg), seg1 = junkg(p.nw * p.nseg);
+    for (uint32_t i = 0; i < p.n; i++) zc_b_digits<G>(pts.data(), sc.data(), p.n, p.c, p.nw, p.nb, keys.data(), vals.data(), i);
+    std::vector<size_t> ord(p.m);
+    for (size_t e = 0; e < p.m; e++) ord[e] = e;
+    std::stable_sort(ord.begin(), ord.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+    for (size_t e = 0; e < p.m; e++) skeys[e] = keys[ord[e]], svals[e] = vals[ord[e]];
+    std::fill(start.begin(), start.end(), 0);
+    std::fill(end.begin(), end.end(), 0);
+    for (size_t e = 0; e < p.m; e++) zc_b_runs(skeys.data(), p.m, start.data(), end.data(), e);
+    const G *in = nullptr;
+    G *out = part0.data();
+    size_t bound = p.cap0;
+    for (int l = 0; l < p.levels; l++) {
+        for (size_t b = 0; b <= p.nbt; b++) zc_b_tasks(start.data(), cnt.data(), end.data(), tasks.data(), p.nbt, l == 0, b);
+        uint32_t acc = 0;
+        for (size_t b = 0; b <= p.nbt; b++) off[b] = acc, acc += tasks[b];
+        for (size_t t = 0; t < bound; t++) {
+            if (l == 0) zc_b_bucket_sum<G, true>(pts.data(), svals.data(), nullptr, start.data(), cnt.data(), off.data(), p.nbt, out, (uint32_t)t);
+            else zc_b_bucket_sum<G, false>(pts.data(), nullptr, in, start.data(), cnt.data(), off.data(), p.nbt, out, (uint32_t)t);
+        }
+        for (size_t b = 0; b < p.nbt; b++) zc_b_next_level(start.data(), cnt.data(), tasks.data(), off.data(), p.nbt, b);
+        in = out;
+        out = (out == part0.data()) ? part1.data() : part0.data();
+        bound = bound / ZC_MSM_K + p.nbt + 1;
+    }
+    size_t nseg = p.nseg;
+    for (size_t id = 0; id < p.nw * nseg; id++)
+        zc_b_window_seg<G>(in, start.data(), cnt.data(), p.nw, p.nb, (uint32_t)p.seg, (uint32_t)nseg, seg0.data(), (uint32_t)id);
+    G *a = seg0.data(), *b = seg1.data();
+    while (nseg > 1) {
+        size_t ng = (nseg + ZC_MSM_GROUP - 1) / ZC_MSM_GROUP;
+        for (size_t id = 0; id < p.nw * ng; id++) zc_b_sum_groups<G>(a, (uint32_t)nseg, ZC_MSM_GROUP, p.nw, b, (uint32_t)id);
+        std::swap(a, b);
+        nseg = ng;
+    }
+    G total = G::inf();
+    for (int w = p.nw - 1; w >= 0; w--) {
+        for (int i = 0; i < p.c; i++) total = total.dbl();
+        total = total.add(a[w]);
+    }
+    return total;
+}
+
+#define MSM_EMU(G, DEV, GEN, FR)                                                                                     \
+    TEST(G##_msm_kernels_emulated) {                                                                                 \
+        int ns[] = {1, 300, 1100};                                                                                   \
+        for (int n : ns) {                                                                                           \
+            std::vector<DEV::aff_t> pts(n);                                                                          \
+            std::vector<uint32_t> sc(8 * n);                                                                         \
+            G##_xyzz_t g, acc, t, base;                                                                              \
+            G##_xyzz_from_aff(&g, &GEN);                                                                             \
+            G##_xyzz_set_inf(&acc);                                                                                  \
+            uint64_t k0;                                                                                             \
+            rnd(&k0, 8);                                                                                             \
+            G##_xyzz_mul(&base, &g, &k0, 1);                                                                         \
+            for (int i = 0; i < n; i++) {                                                                            \
+                G##_xyzz_add(&base, &base, &g);                                                                      \
+                G##_aff_t a;                                                                                         \
+                G##_xyzz_to_aff(&a, &base);                                                                          \
+                if (i % 29 == 4) memset(&a, 0, sizeof a);                                                            \
+                pts[i] = to_dev<DEV::aff_t>(a);                                                                      \
+                FR##_t s;                                                                                            \
+                uint8_t kind;                                                                                        \
+                rnd(&kind, 1);                                                                                       \
+                RAND_FIELD(FR, 4, s);                                                                                \
+                if (kind % 10 < 7) { FR##_zero(&s); s.l[0] = 1; } /* mostly ones: one crowded bucket */             \
+                else if (kind % 10 == 7) FR##_zero(&s);                                                              \
+                memcpy(&sc[8 * i], s.l, 32);                                                                         \
+                G##_xyzz_t p;                                                                                        \
+                G##_xyzz_from_aff(&p, &a);                                                                           \
+                G##_xyzz_mul(&t, &p, s.l, 4);                                                                        \
+                G##_xyzz_add(&acc, &acc, &t);                                                                        \
+            }                                                                                                        \
+            int cs[] = {0, 4, 7};                                                                                    \
+            for (int c : cs) {                                                                                       \
+                DEV r = emu_msm<DEV>(pts, sc, c);                                                                    \
+                G##_xyzz_t rh;                                                                                       \
+                memcpy(&rh, &r, sizeof rh);                                                                          \
+                CHECK_MSG(G##_xyzz_eq(&rh, &acc), "n=%d c=%d", n, c);                                                \
+            }                                                                                                        \
+        }                                                                                                            \
+        return 0;                                                                                                    \
+    }
+
+MSM_EMU(bn_g1, zc_bn_g1, bn_g1_gen, bn_fr)
+MSM_EMU(bls_g2, zc_bls_g2, bls_g2_gen, bls_fr)

@@ -10,152 +10,45 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
-#include "ec.cuh"
+#include "msm_body.cuh"
 #include "zkcuda_int.cuh"
 
-#define ZC_MSM_K 32 /* entries per bucket-sum task */
+#define ZC_TID ((size_t)blockIdx.x * blockDim.x + threadIdx.x)
 
 template <class G>
 __global__ void zc_k_digits(const typename G::aff_t *pts, const uint32_t *sc, uint32_t n, int c, int nw, uint32_t nb,
                             uint32_t *keys, uint32_t *vals) {
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    const uint32_t sentinel = (uint32_t)nw * nb;
-    uint32_t s[8];
-    const uint4 *sv = (const uint4 *)(sc + 8 * (size_t)i);
-    uint4 s0 = sv[0], s1 = sv[1];
-    s[0] = s0.x, s[1] = s0.y, s[2] = s0.z, s[3] = s0.w, s[4] = s1.x, s[5] = s1.y, s[6] = s1.z, s[7] = s1.w;
-    bool skip = pts[i].is_inf();
-    uint32_t carry = 0;
-    for (int w = 0; w < nw; w++) {
-        int d = zc_window_digit(s, w, c, &carry);
-        size_t o = (size_t)w * n + i;
-        if (d == 0 || skip) {
-            keys[o] = sentinel;
-            vals[o] = 0;
-        } else {
-            keys[o] = (uint32_t)w * nb + (uint32_t)(d < 0 ? -d : d) - 1;
-            vals[o] = i << 1 | (uint32_t)(d < 0);
-        }
-    }
+    if (ZC_TID < n) zc_b_digits<G>(pts, sc, n, c, nw, nb, keys, vals, (uint32_t)ZC_TID);
 }
-
-/* start[k] and end[k] of every key's run in the sorted keys (both zeroed before). */
 static __global__ void zc_k_runs(const uint32_t *keys, size_t m, uint32_t *start, uint32_t *end) {
-    size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= m) return;
-    uint32_t k = keys[e];
-    if (e == 0 || keys[e - 1] != k) start[k] = (uint32_t)e;
-    if (e == m - 1 || keys[e + 1] != k) end[k] = (uint32_t)(e + 1);
+    zc_b_runs(keys, m, start, end, ZC_TID);
 }
-
-/* cnt = end - start (level 0) and the number of tasks of each bucket; tasks[nbt] = 0 so that the
- * exclusive scan's last entry is the total. */
-static __global__ void zc_k_tasks(const uint32_t *start, uint32_t *cnt, const uint32_t *end, uint32_t *tasks, size_t nbt, int first) {
-    size_t b = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (b > nbt) return;
-    if (b == nbt) {
-        tasks[b] = 0;
-        return;
-    }
-    if (first) cnt[b] = end[b] - start[b];
-    tasks[b] = (cnt[b] + ZC_MSM_K - 1) / ZC_MSM_K;
+static __global__ void zc_k_tasks(const uint32_t *start, uint32_t *cnt, const uint32_t *end, uint32_t *tasks, size_t nbt,
+                                  int first) {
+    zc_b_tasks(start, cnt, end, tasks, nbt, first, ZC_TID);
 }
-
-/* One thread per task: sums at most K consecutive entries of one bucket. */
 template <class G, bool FIRST>
 __global__ void zc_k_bucket_sum(const typename G::aff_t *pts, const uint32_t *vals, const G *in, const uint32_t *start,
                                 const uint32_t *cnt, const uint32_t *off, size_t nbt, G *out) {
-    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= off[nbt]) return;
-    size_t lo = 0, hi = nbt;
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (off[mid] <= t) lo = mid;
-        else hi = mid;
-    }
-    size_t b = lo;
-    uint32_t e0 = start[b] + (t - off[b]) * ZC_MSM_K;
-    uint32_t e1 = min(start[b] + cnt[b], e0 + ZC_MSM_K);
-    G acc = G::inf();
-    for (uint32_t e = e0; e < e1; e++) {
-        if (FIRST) {
-            uint32_t v = vals[e];
-            typename G::aff_t p = pts[v >> 1];
-            acc = acc.add((v & 1) ? p.neg() : p);
-        } else {
-            acc = acc.add(in[e]);
-        }
-    }
-    out[t] = acc;
+    zc_b_bucket_sum<G, FIRST>(pts, vals, in, start, cnt, off, nbt, out, (uint32_t)ZC_TID);
 }
-
-/* After a level: the bucket's partial sums are the tasks just written. */
-static __global__ void zc_k_next_level(uint32_t *start, uint32_t *cnt, const uint32_t *tasks, const uint32_t *off, size_t nbt) {
-    size_t b = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (b >= nbt) return;
-    cnt[b] = tasks[b];
-    start[b] = off[b];
+static __global__ void zc_k_next_level(uint32_t *start, uint32_t *cnt, const uint32_t *tasks, const uint32_t *off,
+                                       size_t nbt) {
+    zc_b_next_level(start, cnt, tasks, off, nbt, ZC_TID);
 }
-
-/* Window w, digits [lo, hi): Σ j·B_j = Σ (j-lo+1)·B_j + (lo-1)·Σ B_j, by running sums. */
 template <class G>
 __global__ void zc_k_window_seg(const G *part, const uint32_t *start, const uint32_t *cnt, int nw, uint32_t nb,
                                 uint32_t seg, uint32_t nseg, G *out) {
-    uint32_t id = blockIdx.x * blockDim.x + threadIdx.x;
-    if (id >= (uint32_t)nw * nseg) return;
-    uint32_t w = id / nseg, s = id % nseg;
-    uint32_t lo = 1 + s * seg, hi = min(nb + 1, lo + seg);
-    G run = G::inf(), acc = G::inf();
-    for (uint32_t j = hi; j-- > lo;) {
-        size_t b = (size_t)w * nb + j - 1;
-        if (cnt[b]) run = run.add(part[start[b]]);
-        acc = acc.add(run);
-    }
-    out[id] = acc.add(run.mul_small(lo - 1));
+    zc_b_window_seg<G>(part, start, cnt, nw, nb, seg, nseg, out, (uint32_t)ZC_TID);
 }
-
-/* out[w*ng + g] = Σ in[w*m + g*group .. +group) (clipped to m), ng = ceil(m/group). */
 template <class G>
 __global__ void zc_k_sum_groups(const G *in, uint32_t m, uint32_t group, int nw, G *out) {
-    uint32_t ng = (m + group - 1) / group;
-    uint32_t id = blockIdx.x * blockDim.x + threadIdx.x;
-    if (id >= (uint32_t)nw * ng) return;
-    uint32_t w = id / ng, g = id % ng;
-    uint32_t e1 = min(m, (g + 1) * group);
-    G acc = G::inf();
-    for (uint32_t e = g * group; e < e1; e++) acc = acc.add(in[(size_t)w * m + e]);
-    out[id] = acc;
-}
-
-static inline int zc_msm_window(uint32_t n) {
-    int lg = 0;
-    while ((1ull << lg) < n) lg++;
-    int c = lg - 4;
-    if (c < 4) c = 4;
-    if (c > 16) c = 16;
-    return c;
+    zc_b_sum_groups<G>(in, m, group, nw, out, (uint32_t)ZC_TID);
 }
 
 template <class G>
 static cudaError_t zc_msm_plan_make(zc_msm_plan *p, uint32_t n, int c) {
-    p->n = n;
-    p->c = c ? c : zc_msm_window(n);
-    p->nw = (256 + p->c - 1) / p->c;
-    p->nb = 1u << (p->c - 1);
-    p->nbt = (size_t)p->nw * p->nb;
-    p->m = (size_t)p->nw * n;
-    p->cap0 = p->m / ZC_MSM_K + p->nbt + 1;
-    p->cap1 = p->cap0 / ZC_MSM_K + p->nbt + 1;
-    p->levels = 1;
-    for (uint64_t r = ZC_MSM_K; r < n; r *= ZC_MSM_K) p->levels++;
-    p->end_bit = 1;
-    while ((1ull << p->end_bit) <= p->nbt) p->end_bit++;
-    /* about 32 threads' worth of segments per window-bucket range */
-    p->seg = p->nb >= 4096 ? 32 : (p->nb >= 256 ? 16 : 4);
-    p->nseg = (p->nb + p->seg - 1) / p->seg;
-    p->sort_tmp = 0;
-    p->scan_tmp = 0;
+    zc_msm_geometry(p, n, c);
     cudaError_t e = cub::DeviceRadixSort::SortPairs(nullptr, p->sort_tmp, (uint32_t *)nullptr, (uint32_t *)nullptr,
                                                     (uint32_t *)nullptr, (uint32_t *)nullptr, (int)p->m, 0, p->end_bit);
     if (e != cudaSuccess) return e;
@@ -231,7 +124,7 @@ static cudaError_t zc_msm_enqueue(const zc_msm_plan *p, const typename G::aff_t 
                                                                              (uint32_t)p->seg, (uint32_t)nseg, seg0);
     G *a = seg0, *b = seg1;
     while (nseg > 1) {
-        uint32_t group = 8;
+        uint32_t group = ZC_MSM_GROUP;
         size_t ng = (nseg + group - 1) / group;
         zc_k_sum_groups<G><<<zc_blocks((size_t)p->nw * ng, 64), 64, 0, st>>>(a, (uint32_t)nseg, group, p->nw, b);
         G *t = a;
