@@ -12,6 +12,7 @@
 #include "test.h"
 extern "C" {
 #include "zk/curve.h"
+#include "zk/groth16.h"
 #include "zk/ntt.h"
 }
 #include "gpud/cuda/ec.cuh"
@@ -427,3 +428,82 @@ static G emu_msm(const std::vector<typename G::aff_t> &pts, const std::vector<ui
 
 MSM_EMU(bn_g1, zc_bn_g1, bn_g1_gen, bn_fr)
 MSM_EMU(bls_g2, zc_bls_g2, bls_g2_gen, bls_fr)
+
+/* zc_ntt_tables_make and zc_ntt_coset (ntt.cuh) step by step on the host with the kernels' own
+ * bodies (shared-memory tiles, then global stages), against zk_fr_to_odd_coset. */
+template <class F>
+static void emu_dit(F *x, uint32_t logn, const F *tw) {
+    if (!logn) return;
+    uint32_t S = logn < ZC_NTT_TILE_LOG ? logn : ZC_NTT_TILE_LOG;
+    size_t T = (size_t)1 << S, n = (size_t)1 << logn;
+    std::vector<F> tile(T);
+    for (size_t base = 0; base < n; base += T) {
+        std::copy(x + base, x + base + T, tile.begin());
+        for (uint32_t st = 1; st <= S; st++)
+            for (size_t t = 0; t < T / 2; t++) zc_b_butterfly(tile.data(), logn, st, tw, t);
+        std::copy(tile.begin(), tile.end(), x + base);
+    }
+    for (uint32_t st = S + 1; st <= logn; st++)
+        for (size_t t = 0; t < n / 2; t++) zc_b_butterfly(x, logn, st, tw, t);
+}
+
+template <class F>
+static void emu_bitrev(const F *in, F *out, uint32_t logn, const F *lo, const F *hi, uint32_t split) {
+    for (size_t i = 0; i < ((size_t)1 << logn); i++) {
+        size_t j = 0;
+        for (uint32_t b = 0; b < logn; b++) j |= ((i >> b) & 1) << (logn - 1 - b);
+        zc_b_bitrev(in, out, logn, lo, hi, split, i, j);
+    }
+}
+
+template <class F>
+static void emu_coset(F *x, uint32_t logn) {
+    uint32_t split = (logn + 1) / 2, nlo = 1u << split, nhi = 1u << (logn - split);
+    size_t n = (size_t)1 << logn, half = n / 2 ? n / 2 : 1;
+    F w = zc_root<F>(logn), wi = zc_inv(w), w2 = zc_root<F>(logn + 1), ninv = zc_inv(zc_from_u64<F>(n));
+    std::vector<F> lo(nlo), hi(nhi), tw_f(half), tw_i(half), co_lo(nlo), co_hi(nhi), tmp(n);
+    zc_host_pow_halves(w, F::one(), logn, split, lo.data(), hi.data());
+    for (size_t k = 0; k < half; k++) tw_f[k] = lo[k & (nlo - 1)] * hi[k >> split];
+    zc_host_pow_halves(wi, F::one(), logn, split, lo.data(), hi.data());
+    for (size_t k = 0; k < half; k++) tw_i[k] = lo[k & (nlo - 1)] * hi[k >> split];
+    zc_host_pow_halves(w2, ninv, logn, split, co_lo.data(), co_hi.data());
+    emu_bitrev<F>(x, tmp.data(), logn, nullptr, nullptr, 0);
+    emu_dit(tmp.data(), logn, tw_i.data());
+    emu_bitrev<F>(tmp.data(), x, logn, co_lo.data(), co_hi.data(), split);
+    emu_dit(x, logn, tw_f.data());
+}
+
+#define NTT_EMU(PFX, DEV, CURVE)                                                                                     \
+    TEST(PFX##_ntt_kernels_emulated) {                                                                               \
+        uint32_t logs[] = {1, 2, 5, 10, 11, 13};                                                                     \
+        for (uint32_t logn : logs) {                                                                                 \
+            size_t n = (size_t)1 << logn;                                                                            \
+            std::vector<PFX##_fr_t> a(n), b(n), c(n);                                                                \
+            for (auto &v : a) RAND_FIELD(PFX##_fr, 4, v);                                                            \
+            for (auto &v : b) RAND_FIELD(PFX##_fr, 4, v);                                                            \
+            for (size_t i = 0; i < n; i++) PFX##_fr_mul(&c[i], &a[i], &b[i]);                                        \
+            std::vector<DEV> x(n), y(n), z(n);                                                                       \
+            memcpy(x.data(), a.data(), n * 32);                                                                      \
+            memcpy(y.data(), b.data(), n * 32);                                                                      \
+            memcpy(z.data(), c.data(), n * 32);                                                                      \
+            emu_coset(x.data(), logn);                                                                               \
+            emu_coset(y.data(), logn);                                                                               \
+            emu_coset(z.data(), logn);                                                                               \
+            CHECK(zk_fr_to_odd_coset(&CURVE, a.data(), logn, 2) == 0);                                               \
+            CHECK(zk_fr_to_odd_coset(&CURVE, b.data(), logn, 2) == 0);                                               \
+            CHECK(zk_fr_to_odd_coset(&CURVE, c.data(), logn, 2) == 0);                                               \
+            CHECK_MSG(memcmp(x.data(), a.data(), n * 32) == 0, "coset 2^%u", logn);                                  \
+            for (size_t i = 0; i < n; i++) {                                                                         \
+                zc_b_abc(x.data(), y.data(), z.data(), i);                                                           \
+                PFX##_fr_t p, q;                                                                                     \
+                PFX##_fr_mul(&p, &a[i], &b[i]);                                                                      \
+                PFX##_fr_sub(&p, &p, &c[i]);                                                                         \
+                PFX##_fr_from_mont(&q, &p);                                                                          \
+                CHECK_MSG(same(x[i], q), "P 2^%u i=%zu", logn, i);                                                   \
+            }                                                                                                        \
+        }                                                                                                            \
+        return 0;                                                                                                    \
+    }
+
+NTT_EMU(bn, zc_bn_fr, zk_curve_bn128)
+NTT_EMU(bls, zc_bls_fr, zk_curve_bls12381)

@@ -1,7 +1,10 @@
 /* Host-side Fr helpers of the NTT set-up (roots of unity, inverses, power tables), kept free of
- * CUDA so that tests/test_cuda_host.cpp checks them against zk/. */
+ * CUDA so that tests/test_cuda_host.cpp checks them against zk/; also the per-thread bodies of the
+ * NTT kernels, which the host test runs in the kernels' launch order. */
 #pragma once
 #include "ff.cuh"
+
+#define ZC_NTT_TILE_LOG 10 /* the first stages run on 2^10-element tiles in shared memory */
 
 /* Host-side exponentiation by a multi-word exponent (table setup only). */
 template <class F>
@@ -65,3 +68,32 @@ static void zc_host_pow_halves(F base, F first, uint32_t logn, uint32_t split, F
     }
 }
 
+
+/* out[j] = in[i]·factor(i), j = bit-reverse of i (the caller computes it: __brev on the device). */
+template <class F>
+ZC_HD void zc_b_bitrev(const F *in, F *out, uint32_t logn, const F *lo, const F *hi, uint32_t split, size_t i, size_t j) {
+    (void)logn;
+    F v = in[i];
+    if (lo) v = v * (lo[i & ((1u << split) - 1)] * hi[i >> split]);
+    out[j] = v;
+}
+
+/* Butterfly t of DIT stage st (blocks of 2^st): (x[i0], x[i1]) <- (u + w·v, u − w·v) with
+ * w = ω_(2^st)^j = tw[j·2^(logn−st)]. The same on a shared-memory tile (local t) as on the whole
+ * array: tiles start at multiples of 2^st, so j does not change. */
+template <class F>
+ZC_HD void zc_b_butterfly(F *x, uint32_t logn, uint32_t st, const F *tw, size_t t) {
+    size_t half = (size_t)1 << (st - 1);
+    size_t j = t & (half - 1);
+    size_t i0 = ((t >> (st - 1)) << st) | j, i1 = i0 + half;
+    F w = tw[j << (logn - st)];
+    F u = x[i0], v = x[i1] * w;
+    x[i0] = u + v;
+    x[i1] = u - v;
+}
+
+/* P[i] = standard(A[i]·B[i] − C[i]), over A. */
+template <class F>
+ZC_HD void zc_b_abc(F *a, const F *b, const F *c, size_t i) {
+    a[i] = (a[i] * b[i] - c[i]).from_mont();
+}

@@ -8,7 +8,6 @@
 #include "ff.cuh"
 #include "fr_host.cuh"
 
-#define ZC_NTT_TILE_LOG 10
 
 template <class F>
 __global__ void zc_k_pow_table(F *out, size_t count, const F *lo, const F *hi, uint32_t split) {
@@ -22,10 +21,7 @@ template <class F>
 __global__ void zc_k_bitrev(const F *in, F *out, uint32_t logn, const F *lo, const F *hi, uint32_t split) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >> logn) return;
-    size_t j = logn ? (size_t)(__brev((uint32_t)i) >> (32 - logn)) : 0;
-    F v = in[i];
-    if (lo) v = v * (lo[i & ((1u << split) - 1)] * hi[i >> split]);
-    out[j] = v;
+    zc_b_bitrev(in, out, logn, lo, hi, split, i, logn ? (size_t)(__brev((uint32_t)i) >> (32 - logn)) : 0);
 }
 
 template <class F>
@@ -37,14 +33,8 @@ __global__ void zc_k_dit_shared(F *x, uint32_t logn, uint32_t S, const F *tw) {
     for (uint32_t i = threadIdx.x; i < T; i += blockDim.x) s[i] = x[base + i];
     __syncthreads();
     for (uint32_t st = 1; st <= S; st++) {
-        uint32_t half = 1u << (st - 1);
         for (uint32_t t = threadIdx.x; t < T / 2; t += blockDim.x) {
-            uint32_t j = t & (half - 1);
-            uint32_t i0 = ((t >> (st - 1)) << st) | j, i1 = i0 + half;
-            F w = tw[(size_t)j << (logn - st)];
-            F u = s[i0], v = s[i1] * w;
-            s[i0] = u + v;
-            s[i1] = u - v;
+            zc_b_butterfly(s, logn, st, tw, t);
         }
         __syncthreads();
     }
@@ -55,13 +45,7 @@ template <class F>
 __global__ void zc_k_dit_stage(F *x, uint32_t logn, uint32_t st, const F *tw) {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= ((size_t)1 << (logn - 1))) return;
-    size_t half = (size_t)1 << (st - 1);
-    size_t j = t & (half - 1);
-    size_t i0 = ((t >> (st - 1)) << st) | j, i1 = i0 + half;
-    F w = tw[j << (logn - st)];
-    F u = x[i0], v = x[i1] * w;
-    x[i0] = u + v;
-    x[i1] = u - v;
+    zc_b_butterfly(x, logn, st, tw, t);
 }
 
 template <class F>
@@ -74,7 +58,7 @@ __global__ void zc_k_scale(F *x, size_t n, F f) {
 template <class F>
 __global__ void zc_k_abc(F *a, const F *b, const F *c, size_t n) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) a[i] = (a[i] * b[i] - c[i]).from_mont();
+    if (i < n) zc_b_abc(a, b, c, i);
 }
 
 /* Per-domain tables, device memory: twiddles (forward, inverse; n/2 each) and the coset factors
