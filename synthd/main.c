@@ -128,7 +128,16 @@ static void intake(void) {
         char src[1400], dst[1400];
         snprintf(src, sizeof src, "%s/incoming/%s", cfg.spool, names[i]);
         snprintf(dst, sizeof dst, "%s/active/%s", cfg.spool, names[i]);
-        if (rename(src, dst) < 0) continue; /* another synthd took it */
+        if (rename(src, dst) < 0) {
+            /* ENOENT: another synthd took it. Anything else (EACCES: a job directory the zkpipe user
+             * cannot move) would leave the job in incoming/ forever: say so, once per job. */
+            static char warned[256];
+            if (errno != ENOENT && strcmp(warned, names[i])) {
+                log_err("Failed to claim job %s (%s -> %s): %m; it stays in incoming/", names[i], src, dst);
+                snprintf(warned, sizeof warned, "%s", names[i]);
+            }
+            continue;
+        }
         spool_job_t j;
         if (load_job(dst, names[i], &j) < 0) continue;
         int r = register_active(dst, &j);
