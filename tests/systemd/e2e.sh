@@ -380,6 +380,13 @@ C timeout 60 "$ZKPIPE_BINDIR/zkpipe" wait --config /etc/zkpipe/zkpipe.ini "$JOB2
   || die "zkpipe wait $JOB2: $(cat "$WORK/logs/wait2.txt")"
 log "second job $JOB2 (3 partitions, submitted by root) done with 3 synthd"
 
+# A job directory the stages cannot move (made by hand, root-owned 0755) is reported, not ignored.
+C mkdir -m 0755 "$SPOOL/incoming/20261130T000000.000000-badc0d"
+claimerr() { C journalctl --no-pager -o cat -u 'zkpipe-synthd@*' | grep -q 'Failed to claim job 20261130T000000.000000-badc0d'; }
+wait_for 20 "synthd to report the job it cannot claim" claimerr
+C rmdir "$SPOOL/incoming/20261130T000000.000000-badc0d"
+log "a job directory synthd cannot move is reported in the journal"
+
 # ... and back to 2: the same daemon-reload + start stops synthd@3 (zkpipe-reconcile.service) alone.
 write_ini 2
 C systemctl daemon-reload
