@@ -184,8 +184,10 @@ static int read_result(const char *path, char *status, size_t slen, char *error,
 }
 
 /* Where a job is: "incoming", "active", "done", "failed" or NULL. */
+/* A job only moves forward (incoming -> active -> done | failed), each step one rename, so scanning
+ * in that order cannot miss a job that moves while we look. */
 static const char *job_place(const cfg_t *c, const char *id) {
-    static const char *places[] = {"done", "failed", "active", "incoming"};
+    static const char *places[] = {"incoming", "active", "done", "failed"};
     for (int i = 0; i < 4; i++) {
         char p[1400];
         snprintf(p, sizeof p, "%s/%s/%s", c->spool, places[i], id);
