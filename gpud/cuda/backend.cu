@@ -61,10 +61,10 @@ struct zc_ctx {
 static int zc_fail_cuda(zk_err_t *err, const char *what, cudaError_t e) {
     return zk_fail(err, e == cudaErrorMemoryAllocation ? ENOMEM : EIO, "CUDA: %s: %s", what, cudaGetErrorString(e));
 }
-#define ZC_CK(what, expr)                                                                                            \
-    do {                                                                                                             \
-        cudaError_t _e = (expr);                                                                                     \
-        if (_e != cudaSuccess) return zc_fail_cuda(err, what, _e);                                                   \
+#define ZC_CK(what, expr)                                                                                              \
+    do {                                                                                                               \
+        cudaError_t _e = (expr);                                                                                       \
+        if (_e != cudaSuccess) return zc_fail_cuda(err, what, _e);                                                     \
     } while (0)
 
 /* Grows a device buffer (never shrinks); growth happens on the first partition of a bigger
@@ -96,14 +96,14 @@ static int zc_init(void **ret_ctx, int device, int threads, zk_err_t *err) {
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n == 0)
         return zk_fail(err, ENODEV, "CUDA: no usable GPU (%s)", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
-    if (device < 0 || device >= n) return zk_fail(err, ENODEV, "CUDA: device %d does not exist (%d present)", device, n);
+    if (device < 0 || device >= n)
+        return zk_fail(err, ENODEV, "CUDA: device %d does not exist (%d present)", device, n);
     ZC_CK("cudaSetDevice", cudaSetDevice(device));
     zc_ctx *c = new (std::nothrow) zc_ctx();
     if (!c) return zk_fail(err, ENOMEM, "CUDA: out of memory");
     c->device = device;
     cudaDeviceProp prop;
-    if (cudaGetDeviceProperties(&prop, device) == cudaSuccess)
-        snprintf(c->name, sizeof c->name, "%s", prop.name);
+    if (cudaGetDeviceProperties(&prop, device) == cudaSuccess) snprintf(c->name, sizeof c->name, "%s", prop.name);
     if ((e = cudaStreamCreateWithFlags(&c->cs, cudaStreamNonBlocking)) != cudaSuccess ||
         (e = cudaStreamCreateWithFlags(&c->xs, cudaStreamNonBlocking)) != cudaSuccess) {
         delete c;
@@ -132,8 +132,10 @@ static int zc_register(void *ctx, void *base, size_t len, zk_err_t *err) {
             struct rlimit rl;
             char lim[64] = "unknown";
             if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
-                if (rl.rlim_cur == RLIM_INFINITY) snprintf(lim, sizeof lim, "unlimited");
-                else snprintf(lim, sizeof lim, "%llu bytes", (unsigned long long)rl.rlim_cur);
+                if (rl.rlim_cur == RLIM_INFINITY)
+                    snprintf(lim, sizeof lim, "unlimited");
+                else
+                    snprintf(lim, sizeof lim, "%llu bytes", (unsigned long long)rl.rlim_cur);
             }
             while (c->n_reg > first) cudaHostUnregister(c->reg[--c->n_reg].base);
             return zk_fail(err, e == cudaErrorMemoryAllocation ? ENOMEM : EIO,
@@ -242,8 +244,8 @@ static float zc_ms(cudaEvent_t a, cudaEvent_t b) {
     return ms;
 }
 
-static int zc_prove(void *ctx, const zk_zkey_t *z, const uint8_t *witness, const void *a, const void *b,
-                    const void *cc, zk_raw_t *out, zk_core_times_t *times, zk_err_t *err) {
+static int zc_prove(void *ctx, const zk_zkey_t *z, const uint8_t *witness, const void *a, const void *b, const void *cc,
+                    zk_raw_t *out, zk_core_times_t *times, zk_err_t *err) {
     zc_ctx *c = (zc_ctx *)ctx;
     cudaSetDevice(c->device);
     if (z->n_vars < z->n_pub + 1) return zk_fail(err, EINVAL, "CUDA: key has nVars %u < nPublic+1", z->n_vars);
@@ -392,14 +394,22 @@ extern "C" int zkcuda_field_op(void *ctx, const zk_curve_t *curve, int field, in
     size_t es;
     cudaError_t (*fn)(int, const void *, const void *, void *, size_t, cudaStream_t);
     switch (field) {
-    case ZKCUDA_FQ: es = curve->n8q, fn = co->g1->field_op; break;
-    case ZKCUDA_FR: es = 32, fn = co->fr->field_op; break;
-    case ZKCUDA_FQ2: es = 2 * curve->n8q, fn = co->g2->field_op; break;
-    default: return zk_fail(err, EINVAL, "unknown field %d", field);
+    case ZKCUDA_FQ:
+        es = curve->n8q, fn = co->g1->field_op;
+        break;
+    case ZKCUDA_FR:
+        es = 32, fn = co->fr->field_op;
+        break;
+    case ZKCUDA_FQ2:
+        es = 2 * curve->n8q, fn = co->g2->field_op;
+        break;
+    default:
+        return zk_fail(err, EINVAL, "unknown field %d", field);
     }
     const void *in[2] = {a, b};
     size_t bytes[2] = {n * es, n * es};
-    return zc_io(c, in, bytes, 2, out, n * es, [&](void **d, void *o) { return fn(op, d[0], d[1], o, n, c->cs); }, err);
+    return zc_io(
+        c, in, bytes, 2, out, n * es, [&](void **d, void *o) { return fn(op, d[0], d[1], o, n, c->cs); }, err);
 }
 
 extern "C" int zkcuda_ec_op(void *ctx, const zk_curve_t *curve, int g2, int op, const void *p, const void *q, void *out,
@@ -409,8 +419,9 @@ extern "C" int zkcuda_ec_op(void *ctx, const zk_curve_t *curve, int g2, int op, 
     const zc_group_ops *g = g2 ? zc_curve(curve)->g2 : zc_curve(curve)->g1;
     const void *in[2] = {p, q};
     size_t bytes[2] = {n * g->xyzz_size, n * (op == ZKCUDA_EC_ADD_AFF ? g->aff_size : g->xyzz_size)};
-    return zc_io(c, in, bytes, 2, out, n * g->xyzz_size,
-                 [&](void **d, void *o) { return g->ec_op(op, d[0], d[1], o, n, c->cs); }, err);
+    return zc_io(
+        c, in, bytes, 2, out, n * g->xyzz_size,
+        [&](void **d, void *o) { return g->ec_op(op, d[0], d[1], o, n, c->cs); }, err);
 }
 
 extern "C" int zkcuda_msm(void *ctx, const zk_curve_t *curve, int g2, const void *points, const uint8_t *scalars,
@@ -427,9 +438,9 @@ extern "C" int zkcuda_msm(void *ctx, const zk_curve_t *curve, int g2, const void
     ZC_CK("cudaMallocHost", cudaMallocHost(&win, (size_t)p.nw * g->xyzz_size));
     const void *in[2] = {points, scalars};
     size_t bytes[2] = {n * g->aff_size, n * 32};
-    int r = zc_io(c, in, bytes, 2, nullptr, 0, [&](void **d, void *) {
-        return g->enqueue(&p, d[0], (const uint32_t *)d[1], c->ws.p, win, c->cs);
-    }, err);
+    int r = zc_io(
+        c, in, bytes, 2, nullptr, 0,
+        [&](void **d, void *) { return g->enqueue(&p, d[0], (const uint32_t *)d[1], c->ws.p, win, c->cs); }, err);
     if (r == 0) {
         if (ms) *ms = zc_ms(c->ev[11], c->ev[12]);
         g->finish(&p, win, out);
@@ -451,14 +462,17 @@ extern "C" int zkcuda_ntt(void *ctx, const zk_curve_t *curve, void *data, uint32
     ZC_CK("allocating the NTT buffer", zc_ensure(&c->tmp, n * 32));
     const void *in[1] = {data};
     size_t bytes[1] = {n * 32};
-    r = zc_io(c, in, bytes, 1, data, n * 32, [&](void **d, void *o) {
-        if (mode == ZKCUDA_NTT_COSET) {
-            fr->coset(d[0], c->tmp.p, t, c->cs);
-            return cudaMemcpyAsync(o, d[0], n * 32, cudaMemcpyDeviceToDevice, c->cs);
-        }
-        fr->ntt(d[0], o, t, mode == ZKCUDA_NTT_INVERSE, c->cs);
-        return cudaSuccess;
-    }, err);
+    r = zc_io(
+        c, in, bytes, 1, data, n * 32,
+        [&](void **d, void *o) {
+            if (mode == ZKCUDA_NTT_COSET) {
+                fr->coset(d[0], c->tmp.p, t, c->cs);
+                return cudaMemcpyAsync(o, d[0], n * 32, cudaMemcpyDeviceToDevice, c->cs);
+            }
+            fr->ntt(d[0], o, t, mode == ZKCUDA_NTT_INVERSE, c->cs);
+            return cudaSuccess;
+        },
+        err);
     if (r == 0 && ms) *ms = zc_ms(c->ev[11], c->ev[12]);
     return r;
 }

@@ -4,15 +4,13 @@
 #pragma once
 #include "ff.cuh"
 
-template <class F>
-struct zc_aff {
+template <class F> struct zc_aff {
     F x, y;
     ZC_HD bool is_inf() const { return x.is_zero() && y.is_zero(); }
     ZC_HD zc_aff neg() const { return {x, y.neg()}; }
 };
 
-template <class F>
-struct zc_xyzz {
+template <class F> struct zc_xyzz {
     F x, y, zz, zzz;
     typedef zc_aff<F> aff_t;
 

@@ -44,62 +44,146 @@ struct zc_chain {
 #ifdef __CUDA_ARCH__
 #define ZC_ASM2(op, d, a, b) asm volatile(op " %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b))
 #define ZC_ASM3(op, d, a, b, c) asm volatile(op " %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c))
-    __device__ __forceinline__ uint32_t add_cc(uint32_t a, uint32_t b) { uint32_t d; ZC_ASM2("add.cc.u32", d, a, b); return d; }
-    __device__ __forceinline__ uint32_t addc_cc(uint32_t a, uint32_t b) { uint32_t d; ZC_ASM2("addc.cc.u32", d, a, b); return d; }
-    __device__ __forceinline__ uint32_t addc(uint32_t a, uint32_t b) { uint32_t d; ZC_ASM2("addc.u32", d, a, b); return d; }
-    __device__ __forceinline__ uint32_t sub_cc(uint32_t a, uint32_t b) { uint32_t d; ZC_ASM2("sub.cc.u32", d, a, b); return d; }
-    __device__ __forceinline__ uint32_t subc_cc(uint32_t a, uint32_t b) { uint32_t d; ZC_ASM2("subc.cc.u32", d, a, b); return d; }
-    __device__ __forceinline__ uint32_t subc(uint32_t a, uint32_t b) { uint32_t d; ZC_ASM2("subc.u32", d, a, b); return d; }
-    __device__ __forceinline__ uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t d; ZC_ASM3("mad.lo.cc.u32", d, a, b, c); return d; }
-    __device__ __forceinline__ uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t d; ZC_ASM3("madc.lo.cc.u32", d, a, b, c); return d; }
-    __device__ __forceinline__ uint32_t mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t d; ZC_ASM3("mad.hi.cc.u32", d, a, b, c); return d; }
-    __device__ __forceinline__ uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t d; ZC_ASM3("madc.hi.cc.u32", d, a, b, c); return d; }
+    __device__ __forceinline__ uint32_t add_cc(uint32_t a, uint32_t b) {
+        uint32_t d;
+        ZC_ASM2("add.cc.u32", d, a, b);
+        return d;
+    }
+    __device__ __forceinline__ uint32_t addc_cc(uint32_t a, uint32_t b) {
+        uint32_t d;
+        ZC_ASM2("addc.cc.u32", d, a, b);
+        return d;
+    }
+    __device__ __forceinline__ uint32_t addc(uint32_t a, uint32_t b) {
+        uint32_t d;
+        ZC_ASM2("addc.u32", d, a, b);
+        return d;
+    }
+    __device__ __forceinline__ uint32_t sub_cc(uint32_t a, uint32_t b) {
+        uint32_t d;
+        ZC_ASM2("sub.cc.u32", d, a, b);
+        return d;
+    }
+    __device__ __forceinline__ uint32_t subc_cc(uint32_t a, uint32_t b) {
+        uint32_t d;
+        ZC_ASM2("subc.cc.u32", d, a, b);
+        return d;
+    }
+    __device__ __forceinline__ uint32_t subc(uint32_t a, uint32_t b) {
+        uint32_t d;
+        ZC_ASM2("subc.u32", d, a, b);
+        return d;
+    }
+    __device__ __forceinline__ uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) {
+        uint32_t d;
+        ZC_ASM3("mad.lo.cc.u32", d, a, b, c);
+        return d;
+    }
+    __device__ __forceinline__ uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) {
+        uint32_t d;
+        ZC_ASM3("madc.lo.cc.u32", d, a, b, c);
+        return d;
+    }
+    __device__ __forceinline__ uint32_t mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) {
+        uint32_t d;
+        ZC_ASM3("mad.hi.cc.u32", d, a, b, c);
+        return d;
+    }
+    __device__ __forceinline__ uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) {
+        uint32_t d;
+        ZC_ASM3("madc.hi.cc.u32", d, a, b, c);
+        return d;
+    }
 #undef ZC_ASM2
 #undef ZC_ASM3
 #else
-    inline uint32_t add_cc(uint32_t a, uint32_t b) { uint64_t s = (uint64_t)a + b; cf = (uint32_t)(s >> 32); return (uint32_t)s; }
-    inline uint32_t addc_cc(uint32_t a, uint32_t b) { uint64_t s = (uint64_t)a + b + cf; cf = (uint32_t)(s >> 32); return (uint32_t)s; }
+    inline uint32_t add_cc(uint32_t a, uint32_t b) {
+        uint64_t s = (uint64_t)a + b;
+        cf = (uint32_t)(s >> 32);
+        return (uint32_t)s;
+    }
+    inline uint32_t addc_cc(uint32_t a, uint32_t b) {
+        uint64_t s = (uint64_t)a + b + cf;
+        cf = (uint32_t)(s >> 32);
+        return (uint32_t)s;
+    }
     inline uint32_t addc(uint32_t a, uint32_t b) { return a + b + cf; }
-    inline uint32_t sub_cc(uint32_t a, uint32_t b) { cf = a < b; return a - b; }
-    inline uint32_t subc_cc(uint32_t a, uint32_t b) { uint64_t s = (uint64_t)b + cf; uint32_t d = (uint32_t)((uint64_t)a - s); cf = (uint64_t)a < s; return d; }
+    inline uint32_t sub_cc(uint32_t a, uint32_t b) {
+        cf = a < b;
+        return a - b;
+    }
+    inline uint32_t subc_cc(uint32_t a, uint32_t b) {
+        uint64_t s = (uint64_t)b + cf;
+        uint32_t d = (uint32_t)((uint64_t)a - s);
+        cf = (uint64_t)a < s;
+        return d;
+    }
     inline uint32_t subc(uint32_t a, uint32_t b) { return a - b - cf; }
     inline uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) { return add_cc(a * b, c); }
     inline uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) { return addc_cc(a * b, c); }
-    inline uint32_t mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) { return add_cc((uint32_t)(((uint64_t)a * b) >> 32), c); }
-    inline uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) { return addc_cc((uint32_t)(((uint64_t)a * b) >> 32), c); }
+    inline uint32_t mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) {
+        return add_cc((uint32_t)(((uint64_t)a * b) >> 32), c);
+    }
+    inline uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) {
+        return addc_cc((uint32_t)(((uint64_t)a * b) >> 32), c);
+    }
 #endif
 };
 
 /* Field parameters: N 32-bit limbs, M0 = -p^-1 mod 2^32, and limb i of p, R mod p, R^2 mod p,
  * taken from zk/constants.h (64-bit limbs, little-endian) so both backends share one source. */
-#define ZC_FIELD_PARAMS(NAME, CONST, N64)                                                                            \
-    struct NAME {                                                                                                    \
-        static constexpr int N = 2 * (N64);                                                                          \
-        static constexpr uint32_t M0 = (uint32_t)(CONST##_INV);                                                      \
-        ZC_HD static constexpr uint32_t p(int i) { constexpr uint64_t v[N64] = CONST##_P; return (uint32_t)(v[i >> 1] >> (32 * (i & 1))); } \
-        ZC_HD static constexpr uint32_t one(int i) { constexpr uint64_t v[N64] = CONST##_ONE; return (uint32_t)(v[i >> 1] >> (32 * (i & 1))); } \
-        ZC_HD static constexpr uint32_t r2(int i) { constexpr uint64_t v[N64] = CONST##_R2; return (uint32_t)(v[i >> 1] >> (32 * (i & 1))); } \
+#define ZC_FIELD_PARAMS(NAME, CONST, N64)                                                                              \
+    struct NAME {                                                                                                      \
+        static constexpr int N = 2 * (N64);                                                                            \
+        static constexpr uint32_t M0 = (uint32_t)(CONST##_INV);                                                        \
+        ZC_HD static constexpr uint32_t p(int i) {                                                                     \
+            constexpr uint64_t v[N64] = CONST##_P;                                                                     \
+            return (uint32_t)(v[i >> 1] >> (32 * (i & 1)));                                                            \
+        }                                                                                                              \
+        ZC_HD static constexpr uint32_t one(int i) {                                                                   \
+            constexpr uint64_t v[N64] = CONST##_ONE;                                                                   \
+            return (uint32_t)(v[i >> 1] >> (32 * (i & 1)));                                                            \
+        }                                                                                                              \
+        ZC_HD static constexpr uint32_t r2(int i) {                                                                    \
+            constexpr uint64_t v[N64] = CONST##_R2;                                                                    \
+            return (uint32_t)(v[i >> 1] >> (32 * (i & 1)));                                                            \
+        }                                                                                                              \
     }
 
-template <class P>
-struct zc_fp {
+template <class P> struct zc_fp {
     static constexpr int N = P::N;
     uint32_t l[N];
 
-    ZC_HD static zc_fp zero() { zc_fp r; for (int i = 0; i < N; i++) r.l[i] = 0; return r; }
-    ZC_HD static zc_fp one() { zc_fp r; for (int i = 0; i < N; i++) r.l[i] = P::one(i); return r; }
-    ZC_HD static zc_fp modulus() { zc_fp r; for (int i = 0; i < N; i++) r.l[i] = P::p(i); return r; }
-    ZC_HD static zc_fp r2() { zc_fp r; for (int i = 0; i < N; i++) r.l[i] = P::r2(i); return r; }
+    ZC_HD static zc_fp zero() {
+        zc_fp r;
+        for (int i = 0; i < N; i++) r.l[i] = 0;
+        return r;
+    }
+    ZC_HD static zc_fp one() {
+        zc_fp r;
+        for (int i = 0; i < N; i++) r.l[i] = P::one(i);
+        return r;
+    }
+    ZC_HD static zc_fp modulus() {
+        zc_fp r;
+        for (int i = 0; i < N; i++) r.l[i] = P::p(i);
+        return r;
+    }
+    ZC_HD static zc_fp r2() {
+        zc_fp r;
+        for (int i = 0; i < N; i++) r.l[i] = P::r2(i);
+        return r;
+    }
 
     ZC_HD bool is_zero() const {
         uint32_t x = 0;
-ZC_UNROLL
+        ZC_UNROLL
         for (int i = 0; i < N; i++) x |= l[i];
         return x == 0;
     }
     ZC_HD bool operator==(const zc_fp &b) const {
         uint32_t x = 0;
-ZC_UNROLL
+        ZC_UNROLL
         for (int i = 0; i < N; i++) x |= l[i] ^ b.l[i];
         return x == 0;
     }
@@ -110,10 +194,10 @@ ZC_UNROLL
         zc_fp s, r;
         zc_chain ch;
         s.l[0] = ch.sub_cc(t[0], P::p(0));
-ZC_UNROLL
+        ZC_UNROLL
         for (int i = 1; i < N; i++) s.l[i] = ch.subc_cc(t[i], P::p(i));
         uint32_t borrow = ch.subc(0, 0); /* all ones when t < p */
-ZC_UNROLL
+        ZC_UNROLL
         for (int i = 0; i < N; i++) r.l[i] = (t[i] & borrow) | (s.l[i] & ~borrow);
         return r;
     }
@@ -122,7 +206,7 @@ ZC_UNROLL
         uint32_t t[N];
         zc_chain ch;
         t[0] = ch.add_cc(a.l[0], b.l[0]);
-ZC_UNROLL
+        ZC_UNROLL
         for (int i = 1; i < N; i++) t[i] = ch.addc_cc(a.l[i], b.l[i]);
         return reduce_once(t);
     }
@@ -131,12 +215,12 @@ ZC_UNROLL
         zc_fp t, r;
         zc_chain ch;
         t.l[0] = ch.sub_cc(a.l[0], b.l[0]);
-ZC_UNROLL
+        ZC_UNROLL
         for (int i = 1; i < N; i++) t.l[i] = ch.subc_cc(a.l[i], b.l[i]);
         uint32_t mask = ch.subc(0, 0);
         zc_chain ch2;
         r.l[0] = ch2.add_cc(t.l[0], P::p(0) & mask);
-ZC_UNROLL
+        ZC_UNROLL
         for (int i = 1; i < N; i++) r.l[i] = ch2.addc_cc(t.l[i], P::p(i) & mask);
         return r;
     }
@@ -148,7 +232,7 @@ ZC_UNROLL
         zc_fp r;
         zc_chain ch;
         r.l[0] = ch.sub_cc(P::p(0), l[0]);
-ZC_UNROLL
+        ZC_UNROLL
         for (int i = 1; i < N; i++) r.l[i] = ch.subc_cc(P::p(i), l[i]);
         return r;
     }
@@ -157,15 +241,15 @@ ZC_UNROLL
      * low halves into t[0..N) and the high halves into t[1..N], carries running into t[N], t[N+1]. */
     ZC_HD friend zc_fp operator*(const zc_fp &a, const zc_fp &b) {
         uint32_t t[N + 2];
-ZC_UNROLL
+        ZC_UNROLL
         for (int i = 0; i < N + 2; i++) t[i] = 0;
-ZC_UNROLL
+        ZC_UNROLL
         for (int i = 0; i < N; i++) {
             uint32_t bi = b.l[i];
             {
                 zc_chain ch;
                 t[0] = ch.mad_lo_cc(a.l[0], bi, t[0]);
-ZC_UNROLL
+                ZC_UNROLL
                 for (int j = 1; j < N; j++) t[j] = ch.madc_lo_cc(a.l[j], bi, t[j]);
                 t[N] = ch.addc_cc(t[N], 0);
                 t[N + 1] = ch.addc(t[N + 1], 0);
@@ -173,7 +257,7 @@ ZC_UNROLL
             {
                 zc_chain ch;
                 t[1] = ch.mad_hi_cc(a.l[0], bi, t[1]);
-ZC_UNROLL
+                ZC_UNROLL
                 for (int j = 1; j < N; j++) t[j + 1] = ch.madc_hi_cc(a.l[j], bi, t[j + 1]);
                 t[N + 1] = ch.addc(t[N + 1], 0);
             }
@@ -181,7 +265,7 @@ ZC_UNROLL
             {
                 zc_chain ch;
                 t[0] = ch.mad_lo_cc(m, P::p(0), t[0]);
-ZC_UNROLL
+                ZC_UNROLL
                 for (int j = 1; j < N; j++) t[j] = ch.madc_lo_cc(m, P::p(j), t[j]);
                 t[N] = ch.addc_cc(t[N], 0);
                 t[N + 1] = ch.addc(t[N + 1], 0);
@@ -189,12 +273,12 @@ ZC_UNROLL
             {
                 zc_chain ch;
                 t[1] = ch.mad_hi_cc(m, P::p(0), t[1]);
-ZC_UNROLL
+                ZC_UNROLL
                 for (int j = 1; j < N; j++) t[j + 1] = ch.madc_hi_cc(m, P::p(j), t[j + 1]);
                 t[N + 1] = ch.addc(t[N + 1], 0);
             }
             /* t[0] is now zero: divide by 2^32 */
-ZC_UNROLL
+            ZC_UNROLL
             for (int j = 0; j < N + 1; j++) t[j] = t[j + 1];
             t[N + 1] = 0;
         }
@@ -231,8 +315,7 @@ typedef zc_fp<zc_bls_fq_p> zc_bls_fq;
 typedef zc_fp<zc_bls_fr_p> zc_bls_fr;
 
 /* Fq2 = Fq[u]/(u^2 + 1) for both curves; formulas as zk/fp2_tmpl.h. */
-template <class F>
-struct zc_fp2 {
+template <class F> struct zc_fp2 {
     F c0, c1;
     ZC_HD static zc_fp2 zero() { return {F::zero(), F::zero()}; }
     ZC_HD static zc_fp2 one() { return {F::one(), F::zero()}; }

@@ -3,38 +3,39 @@
 #include "gpud/cuda/group.cuh"
 #include "gpud/cuda/ntt.cuh"
 
-#define ZC_FR_UNIT(NAME, F)                                                                                          \
-    static void *NAME##_tables_new(uint32_t logn, cudaStream_t st, cudaError_t *ret_err) {                           \
-        zc_ntt_tables<F> *t = new zc_ntt_tables<F>();                                                                \
-        cudaError_t e = zc_ntt_tables_make(t, logn, st);                                                             \
-        if (e != cudaSuccess) {                                                                                      \
-            zc_ntt_tables_free(t);                                                                                   \
-            delete t;                                                                                                \
-            *ret_err = e;                                                                                            \
-            return nullptr;                                                                                          \
-        }                                                                                                            \
-        return t;                                                                                                    \
-    }                                                                                                                \
-    static void NAME##_tables_free(void *t) {                                                                        \
-        if (!t) return;                                                                                              \
-        zc_ntt_tables_free((zc_ntt_tables<F> *)t);                                                                   \
-        delete (zc_ntt_tables<F> *)t;                                                                                \
-    }                                                                                                                \
-    static uint32_t NAME##_tables_logn(const void *t) { return ((const zc_ntt_tables<F> *)t)->logn; }                \
-    static void NAME##_coset(void *x, void *tmp, const void *t, cudaStream_t st) {                                   \
-        zc_ntt_coset<F>((F *)x, (F *)tmp, (const zc_ntt_tables<F> *)t, st);                                          \
-    }                                                                                                                \
-    static void NAME##_ntt(const void *in, void *out, const void *tv, int inverse, cudaStream_t st) {                \
-        const zc_ntt_tables<F> *t = (const zc_ntt_tables<F> *)tv;                                                    \
-        size_t n = (size_t)1 << t->logn;                                                                             \
-        zc_k_bitrev<F><<<zc_blocks(n, 256), 256, 0, st>>>((const F *)in, (F *)out, t->logn, nullptr, nullptr, 0);    \
-        zc_ntt_dit<F>((F *)out, t->logn, inverse ? t->tw_i : t->tw_f, st);                                           \
-        if (inverse) zc_k_scale<F><<<zc_blocks(n, 256), 256, 0, st>>>((F *)out, n, t->ninv);                         \
-    }                                                                                                                \
-    static void NAME##_abc(void *a, const void *b, const void *c, size_t n, cudaStream_t st) {                       \
-        zc_k_abc<F><<<zc_blocks(n, 256), 256, 0, st>>>((F *)a, (const F *)b, (const F *)c, n);                       \
-    }                                                                                                                \
-    extern const zc_fr_ops zc_ops_##NAME = {                                                                         \
-        NAME##_tables_new, NAME##_tables_free, NAME##_tables_logn, NAME##_coset, NAME##_ntt, NAME##_abc,             \
-        zc_field_op<F>,                                                                                              \
+#define ZC_FR_UNIT(NAME, F)                                                                                            \
+    static void *NAME##_tables_new(uint32_t logn, cudaStream_t st, cudaError_t *ret_err) {                             \
+        zc_ntt_tables<F> *t = new zc_ntt_tables<F>();                                                                  \
+        cudaError_t e = zc_ntt_tables_make(t, logn, st);                                                               \
+        if (e != cudaSuccess) {                                                                                        \
+            zc_ntt_tables_free(t);                                                                                     \
+            delete t;                                                                                                  \
+            *ret_err = e;                                                                                              \
+            return nullptr;                                                                                            \
+        }                                                                                                              \
+        return t;                                                                                                      \
+    }                                                                                                                  \
+    static void NAME##_tables_free(void *t) {                                                                          \
+        if (!t) return;                                                                                                \
+        zc_ntt_tables_free((zc_ntt_tables<F> *)t);                                                                     \
+        delete (zc_ntt_tables<F> *)t;                                                                                  \
+    }                                                                                                                  \
+    static uint32_t NAME##_tables_logn(const void *t) { return ((const zc_ntt_tables<F> *)t)->logn; }                  \
+    static void NAME##_coset(void *x, void *tmp, const void *t, cudaStream_t st) {                                     \
+        zc_ntt_coset<F>((F *)x, (F *)tmp, (const zc_ntt_tables<F> *)t, st);                                            \
+    }                                                                                                                  \
+    static void NAME##_ntt(const void *in, void *out, const void *tv, int inverse, cudaStream_t st) {                  \
+        const zc_ntt_tables<F> *t = (const zc_ntt_tables<F> *)tv;                                                      \
+        size_t n = (size_t)1 << t->logn;                                                                               \
+        zc_k_bitrev<F><<<zc_blocks(n, 256), 256, 0, st>>>((const F *)in, (F *)out, t->logn, nullptr, nullptr, 0);      \
+        zc_ntt_dit<F>((F *)out, t->logn, inverse ? t->tw_i : t->tw_f, st);                                             \
+        if (inverse) zc_k_scale<F><<<zc_blocks(n, 256), 256, 0, st>>>((F *)out, n, t->ninv);                           \
+    }                                                                                                                  \
+    static void NAME##_abc(void *a, const void *b, const void *c, size_t n, cudaStream_t st) {                         \
+        zc_k_abc<F><<<zc_blocks(n, 256), 256, 0, st>>>((F *)a, (const F *)b, (const F *)c, n);                         \
+    }                                                                                                                  \
+    extern const zc_fr_ops zc_ops_##NAME =                                                                             \
+        {                                                                                                              \
+            NAME##_tables_new, NAME##_tables_free, NAME##_tables_logn, NAME##_coset,                                   \
+            NAME##_ntt,        NAME##_abc,         zc_field_op<F>,                                                     \
     };

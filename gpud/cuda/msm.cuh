@@ -23,8 +23,8 @@ __global__ void zc_k_digits(const typename G::aff_t *pts, const uint32_t *sc, ui
 static __global__ void zc_k_runs(const uint32_t *keys, size_t m, uint32_t *start, uint32_t *end) {
     zc_b_runs(keys, m, start, end, ZC_TID);
 }
-static __global__ void zc_k_tasks(const uint32_t *start, uint32_t *cnt, const uint32_t *end, uint32_t *tasks, size_t nbt,
-                                  int first) {
+static __global__ void zc_k_tasks(const uint32_t *start, uint32_t *cnt, const uint32_t *end, uint32_t *tasks,
+                                  size_t nbt, int first) {
     zc_b_tasks(start, cnt, end, tasks, nbt, first, ZC_TID);
 }
 template <class G, bool FIRST>
@@ -41,26 +41,24 @@ __global__ void zc_k_window_seg(const G *part, const uint32_t *start, const uint
                                 uint32_t seg, uint32_t nseg, G *out) {
     zc_b_window_seg<G>(part, start, cnt, nw, nb, seg, nseg, out, (uint32_t)ZC_TID);
 }
-template <class G>
-__global__ void zc_k_sum_groups(const G *in, uint32_t m, uint32_t group, int nw, G *out) {
+template <class G> __global__ void zc_k_sum_groups(const G *in, uint32_t m, uint32_t group, int nw, G *out) {
     zc_b_sum_groups<G>(in, m, group, nw, out, (uint32_t)ZC_TID);
 }
 
-template <class G>
-static cudaError_t zc_msm_plan_make(zc_msm_plan *p, uint32_t n, int c) {
+template <class G> static cudaError_t zc_msm_plan_make(zc_msm_plan *p, uint32_t n, int c) {
     zc_msm_geometry(p, n, c);
     cudaError_t e = cub::DeviceRadixSort::SortPairs(nullptr, p->sort_tmp, (uint32_t *)nullptr, (uint32_t *)nullptr,
                                                     (uint32_t *)nullptr, (uint32_t *)nullptr, (int)p->m, 0, p->end_bit);
     if (e != cudaSuccess) return e;
-    return cub::DeviceScan::ExclusiveSum(nullptr, p->scan_tmp, (uint32_t *)nullptr, (uint32_t *)nullptr, (int)(p->nbt + 1));
+    return cub::DeviceScan::ExclusiveSum(nullptr, p->scan_tmp, (uint32_t *)nullptr, (uint32_t *)nullptr,
+                                         (int)(p->nbt + 1));
 }
 
 /* Bytes of device workspace for this plan. */
-template <class G>
-static size_t zc_msm_ws_size(const zc_msm_plan *p) {
+template <class G> static size_t zc_msm_ws_size(const zc_msm_plan *p) {
     size_t s = 0;
-    s += 4 * zc_align(p->m * 4);            /* keys, vals, sorted keys, sorted vals */
-    s += 5 * zc_align((p->nbt + 1) * 4);    /* start, end, cnt, tasks, off */
+    s += 4 * zc_align(p->m * 4);         /* keys, vals, sorted keys, sorted vals */
+    s += 5 * zc_align((p->nbt + 1) * 4); /* start, end, cnt, tasks, off */
     s += zc_align(p->cap0 * sizeof(G)) + zc_align(p->cap1 * sizeof(G));
     s += 2 * zc_align((size_t)p->nw * p->nseg * sizeof(G));
     s += zc_align(p->sort_tmp > p->scan_tmp ? p->sort_tmp : p->scan_tmp);
@@ -111,9 +109,11 @@ static cudaError_t zc_msm_enqueue(const zc_msm_plan *p, const typename G::aff_t 
         e = cub::DeviceScan::ExclusiveSum(tmp, tb, tasks, off, (int)(p->nbt + 1), st);
         if (e != cudaSuccess) return e;
         if (l == 0)
-            zc_k_bucket_sum<G, true><<<zc_blocks(bound, 128), 128, 0, st>>>(pts, svals, nullptr, start, cnt, off, p->nbt, out);
+            zc_k_bucket_sum<G, true>
+                <<<zc_blocks(bound, 128), 128, 0, st>>>(pts, svals, nullptr, start, cnt, off, p->nbt, out);
         else
-            zc_k_bucket_sum<G, false><<<zc_blocks(bound, 128), 128, 0, st>>>(pts, nullptr, in, start, cnt, off, p->nbt, out);
+            zc_k_bucket_sum<G, false>
+                <<<zc_blocks(bound, 128), 128, 0, st>>>(pts, nullptr, in, start, cnt, off, p->nbt, out);
         zc_k_next_level<<<zc_blocks(p->nbt, 256), 256, 0, st>>>(start, cnt, tasks, off, p->nbt);
         in = out;
         out = (out == part0) ? part1 : part0;
@@ -121,7 +121,7 @@ static cudaError_t zc_msm_enqueue(const zc_msm_plan *p, const typename G::aff_t 
     }
     size_t nseg = p->nseg;
     zc_k_window_seg<G><<<zc_blocks((size_t)p->nw * nseg, 64), 64, 0, st>>>(in, start, cnt, p->nw, p->nb,
-                                                                             (uint32_t)p->seg, (uint32_t)nseg, seg0);
+                                                                           (uint32_t)p->seg, (uint32_t)nseg, seg0);
     G *a = seg0, *b = seg1;
     while (nseg > 1) {
         uint32_t group = ZC_MSM_GROUP;
@@ -138,8 +138,7 @@ static cudaError_t zc_msm_enqueue(const zc_msm_plan *p, const typename G::aff_t 
 }
 
 /* Horner over the window sums on the host (same template, host build). */
-template <class G>
-static G zc_msm_finish(const zc_msm_plan *p, const G *win) {
+template <class G> static G zc_msm_finish(const zc_msm_plan *p, const G *win) {
     G acc = G::inf();
     for (int w = p->nw - 1; w >= 0; w--) {
         for (int i = 0; i < p->c; i++) acc = acc.dbl();

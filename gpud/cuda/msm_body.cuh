@@ -69,8 +69,10 @@ ZC_HD void zc_b_bucket_sum(const typename G::aff_t *pts, const uint32_t *vals, c
     size_t lo = 0, hi = nbt;
     while (hi - lo > 1) {
         size_t mid = (lo + hi) / 2;
-        if (off[mid] <= t) lo = mid;
-        else hi = mid;
+        if (off[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
     }
     size_t b = lo;
     uint32_t e0 = start[b] + (t - off[b]) * ZC_MSM_K;
@@ -113,8 +115,7 @@ ZC_HD void zc_b_window_seg(const G *part, const uint32_t *start, const uint32_t 
 }
 
 /* out[w·ng + g] = Σ in[w·m + g·group .. +group) (clipped to m), ng = ceil(m/group). */
-template <class G>
-ZC_HD void zc_b_sum_groups(const G *in, uint32_t m, uint32_t group, int nw, G *out, uint32_t id) {
+template <class G> ZC_HD void zc_b_sum_groups(const G *in, uint32_t m, uint32_t group, int nw, G *out, uint32_t id) {
     uint32_t ng = (m + group - 1) / group;
     if (id >= (uint32_t)nw * ng) return;
     uint32_t w = id / ng, g = id % ng;

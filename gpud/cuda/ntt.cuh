@@ -8,9 +8,7 @@
 #include "ff.cuh"
 #include "fr_host.cuh"
 
-
-template <class F>
-__global__ void zc_k_pow_table(F *out, size_t count, const F *lo, const F *hi, uint32_t split) {
+template <class F> __global__ void zc_k_pow_table(F *out, size_t count, const F *lo, const F *hi, uint32_t split) {
     size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= count) return;
     out[k] = lo[k & ((1u << split) - 1)] * hi[k >> split];
@@ -24,8 +22,7 @@ __global__ void zc_k_bitrev(const F *in, F *out, uint32_t logn, const F *lo, con
     zc_b_bitrev(in, out, logn, lo, hi, split, i, logn ? (size_t)(__brev((uint32_t)i) >> (32 - logn)) : 0);
 }
 
-template <class F>
-__global__ void zc_k_dit_shared(F *x, uint32_t logn, uint32_t S, const F *tw) {
+template <class F> __global__ void zc_k_dit_shared(F *x, uint32_t logn, uint32_t S, const F *tw) {
     extern __shared__ uint4 zc_smem[];
     F *s = (F *)zc_smem;
     uint32_t T = 1u << S;
@@ -41,37 +38,32 @@ __global__ void zc_k_dit_shared(F *x, uint32_t logn, uint32_t S, const F *tw) {
     for (uint32_t i = threadIdx.x; i < T; i += blockDim.x) x[base + i] = s[i];
 }
 
-template <class F>
-__global__ void zc_k_dit_stage(F *x, uint32_t logn, uint32_t st, const F *tw) {
+template <class F> __global__ void zc_k_dit_stage(F *x, uint32_t logn, uint32_t st, const F *tw) {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= ((size_t)1 << (logn - 1))) return;
     zc_b_butterfly(x, logn, st, tw, t);
 }
 
-template <class F>
-__global__ void zc_k_scale(F *x, size_t n, F f) {
+template <class F> __global__ void zc_k_scale(F *x, size_t n, F f) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) x[i] = x[i] * f;
 }
 
 /* P[i] = A[i]·B[i] − C[i], in standard form (the H MSM's scalars), written over A. */
-template <class F>
-__global__ void zc_k_abc(F *a, const F *b, const F *c, size_t n) {
+template <class F> __global__ void zc_k_abc(F *a, const F *b, const F *c, size_t n) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) zc_b_abc(a, b, c, i);
 }
 
 /* Per-domain tables, device memory: twiddles (forward, inverse; n/2 each) and the coset factors
  * n^-1·ω_2n^i as lo/hi halves. */
-template <class F>
-struct zc_ntt_tables {
+template <class F> struct zc_ntt_tables {
     uint32_t logn = 0, split = 0;
     F *tw_f = nullptr, *tw_i = nullptr, *co_lo = nullptr, *co_hi = nullptr;
     F ninv;
 };
 
-template <class F>
-static cudaError_t zc_ntt_tables_make(zc_ntt_tables<F> *t, uint32_t logn, cudaStream_t st) {
+template <class F> static cudaError_t zc_ntt_tables_make(zc_ntt_tables<F> *t, uint32_t logn, cudaStream_t st) {
     cudaError_t e;
     t->logn = logn;
     t->split = (logn + 1) / 2;
@@ -89,7 +81,8 @@ static cudaError_t zc_ntt_tables_make(zc_ntt_tables<F> *t, uint32_t logn, cudaSt
     /* forward twiddles */
     zc_host_pow_halves(w, F::one(), logn, t->split, h, h + nlo);
     zc_host_pow_halves(wi, F::one(), logn, t->split, h + nlo + nhi, h + 2 * nlo + nhi);
-    if ((e = cudaMemcpy(d_tmp, h, 2 * (size_t)(nlo + nhi) * sizeof(F), cudaMemcpyHostToDevice)) != cudaSuccess) goto out;
+    if ((e = cudaMemcpy(d_tmp, h, 2 * (size_t)(nlo + nhi) * sizeof(F), cudaMemcpyHostToDevice)) != cudaSuccess)
+        goto out;
     zc_k_pow_table<F><<<(unsigned)((half + 255) / 256), 256, 0, st>>>(t->tw_f, half, d_tmp, d_tmp + nlo, t->split);
     zc_k_pow_table<F><<<(unsigned)((half + 255) / 256), 256, 0, st>>>(t->tw_i, half, d_tmp + nlo + nhi,
                                                                       d_tmp + 2 * nlo + nhi, t->split);
@@ -104,8 +97,7 @@ out:
     return e;
 }
 
-template <class F>
-static void zc_ntt_tables_free(zc_ntt_tables<F> *t) {
+template <class F> static void zc_ntt_tables_free(zc_ntt_tables<F> *t) {
     cudaFree(t->tw_f);
     cudaFree(t->tw_i);
     cudaFree(t->co_lo);
@@ -115,8 +107,7 @@ static void zc_ntt_tables_free(zc_ntt_tables<F> *t) {
 }
 
 /* DIT on data already in bit-reversed order: natural-order result, in place. */
-template <class F>
-static void zc_ntt_dit(F *x, uint32_t logn, const F *tw, cudaStream_t st) {
+template <class F> static void zc_ntt_dit(F *x, uint32_t logn, const F *tw, cudaStream_t st) {
     if (logn == 0) return;
     uint32_t S = logn < ZC_NTT_TILE_LOG ? logn : ZC_NTT_TILE_LOG;
     uint32_t T = 1u << S;
@@ -129,8 +120,7 @@ static void zc_ntt_dit(F *x, uint32_t logn, const F *tw, cudaStream_t st) {
 }
 
 /* X (natural order, Montgomery) -> X(ω_2n·ω^i) for i < n: iNTT, ·n^-1·ω_2n^k, NTT. tmp: n elements. */
-template <class F>
-static void zc_ntt_coset(F *x, F *tmp, const zc_ntt_tables<F> *t, cudaStream_t st) {
+template <class F> static void zc_ntt_coset(F *x, F *tmp, const zc_ntt_tables<F> *t, cudaStream_t st) {
     size_t n = (size_t)1 << t->logn;
     unsigned b = (unsigned)((n + 255) / 256);
     zc_k_bitrev<F><<<b, 256, 0, st>>>(x, tmp, t->logn, nullptr, nullptr, 0);

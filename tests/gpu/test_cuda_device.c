@@ -37,10 +37,10 @@ static int ctx(void) {
     }
     return 0;
 }
-#define NEED_GPU()                                                                                                   \
-    do {                                                                                                             \
-        int _r = ctx();                                                                                              \
-        if (_r) return _r;                                                                                           \
+#define NEED_GPU()                                                                                                     \
+    do {                                                                                                               \
+        int _r = ctx();                                                                                                \
+        if (_r) return _r;                                                                                             \
     } while (0)
 
 static double now_ms(void) {
@@ -50,53 +50,62 @@ static double now_ms(void) {
 }
 
 /* random reduced element of a prime field with NL 64-bit limbs */
-#define RAND_FP(F, NL, out)                                                                                          \
-    do {                                                                                                             \
-        for (;;) {                                                                                                   \
-            rnd(&(out), sizeof(out));                                                                                \
-            (out).l[NL - 1] &= (2ULL << (63 - __builtin_clzll(F##_P.l[NL - 1]))) - 1;                                \
-            if (!F##_geq_p((out).l)) break;                                                                          \
-        }                                                                                                            \
+#define RAND_FP(F, NL, out)                                                                                            \
+    do {                                                                                                               \
+        for (;;) {                                                                                                     \
+            rnd(&(out), sizeof(out));                                                                                  \
+            (out).l[NL - 1] &= (2ULL << (63 - __builtin_clzll(F##_P.l[NL - 1]))) - 1;                                  \
+            if (!F##_geq_p((out).l)) break;                                                                            \
+        }                                                                                                              \
     } while (0)
 
 /* many random reduced elements at once: one getrandom, top bits cut to the modulus' length, one
  * conditional subtraction (the slight bias does not matter here) */
-#define RAND_FP_BULK(F, NL, arr, count)                                                                              \
-    do {                                                                                                             \
-        rnd((arr), (count) * sizeof(*(arr)));                                                                        \
-        uint64_t _m = (2ULL << (63 - __builtin_clzll(F##_P.l[NL - 1]))) - 1;                                         \
-        for (size_t _i = 0; _i < (count); _i++) {                                                                    \
-            (arr)[_i].l[NL - 1] &= _m;                                                                               \
-            F##_reduce_once(&(arr)[_i], (arr)[_i].l);                                                                \
-        }                                                                                                            \
+#define RAND_FP_BULK(F, NL, arr, count)                                                                                \
+    do {                                                                                                               \
+        rnd((arr), (count) * sizeof(*(arr)));                                                                          \
+        uint64_t _m = (2ULL << (63 - __builtin_clzll(F##_P.l[NL - 1]))) - 1;                                           \
+        for (size_t _i = 0; _i < (count); _i++) {                                                                      \
+            (arr)[_i].l[NL - 1] &= _m;                                                                                 \
+            F##_reduce_once(&(arr)[_i], (arr)[_i].l);                                                                  \
+        }                                                                                                              \
     } while (0)
 
 /* ---- field ops ---- */
-#define FIELD_CASE(F, NL, CURVE, FID, T2)                                                                            \
-    static int field_##F(size_t n) {                                                                                 \
-        T2 *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *o = malloc(n * sizeof *o);                       \
-        F##_t *fa = (F##_t *)a, *fb = (F##_t *)b;                                                                    \
-        size_t k = sizeof(T2) / sizeof(F##_t);                                                                       \
-        for (size_t i = 0; i < n * k; i++) { RAND_FP(F, NL, fa[i]); RAND_FP(F, NL, fb[i]); }                         \
-        for (int op = 0; op < 4; op++) {                                                                             \
-            CHECK_MSG(zkcuda_field_op(g_ctx, &CURVE, FID, op, a, b, o, n, &g_err) == 0, "%s", g_err.msg);            \
-            for (size_t i = 0; i < n; i++) {                                                                         \
-                T2 r;                                                                                                \
-                FIELD_REF(op, r, a[i], b[i]);                                                                        \
-                CHECK_MSG(memcmp(&r, &o[i], sizeof r) == 0, #F " op %d element %zu", op, i);                         \
-            }                                                                                                        \
-        }                                                                                                            \
-        free(a); free(b); free(o);                                                                                   \
-        return 0;                                                                                                    \
+#define FIELD_CASE(F, NL, CURVE, FID, T2)                                                                              \
+    static int field_##F(size_t n) {                                                                                   \
+        T2 *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *o = malloc(n * sizeof *o);                         \
+        F##_t *fa = (F##_t *)a, *fb = (F##_t *)b;                                                                      \
+        size_t k = sizeof(T2) / sizeof(F##_t);                                                                         \
+        for (size_t i = 0; i < n * k; i++) {                                                                           \
+            RAND_FP(F, NL, fa[i]);                                                                                     \
+            RAND_FP(F, NL, fb[i]);                                                                                     \
+        }                                                                                                              \
+        for (int op = 0; op < 4; op++) {                                                                               \
+            CHECK_MSG(zkcuda_field_op(g_ctx, &CURVE, FID, op, a, b, o, n, &g_err) == 0, "%s", g_err.msg);              \
+            for (size_t i = 0; i < n; i++) {                                                                           \
+                T2 r;                                                                                                  \
+                FIELD_REF(op, r, a[i], b[i]);                                                                          \
+                CHECK_MSG(memcmp(&r, &o[i], sizeof r) == 0, #F " op %d element %zu", op, i);                           \
+            }                                                                                                          \
+        }                                                                                                              \
+        free(a);                                                                                                       \
+        free(b);                                                                                                       \
+        free(o);                                                                                                       \
+        return 0;                                                                                                      \
     }
 
 #define FIELD_REF(op, r, x, y) REF_OP(bn_fq, op, r, x, y)
-#define REF_OP(P, op, r, x, y)                                                                                       \
-    do {                                                                                                             \
-        if (op == 0) P##_add(&r, &x, &y);                                                                            \
-        else if (op == 1) P##_sub(&r, &x, &y);                                                                       \
-        else if (op == 2) P##_mul(&r, &x, &y);                                                                       \
-        else P##_sqr(&r, &x);                                                                                        \
+#define REF_OP(P, op, r, x, y)                                                                                         \
+    do {                                                                                                               \
+        if (op == 0)                                                                                                   \
+            P##_add(&r, &x, &y);                                                                                       \
+        else if (op == 1)                                                                                              \
+            P##_sub(&r, &x, &y);                                                                                       \
+        else if (op == 2)                                                                                              \
+            P##_mul(&r, &x, &y);                                                                                       \
+        else                                                                                                           \
+            P##_sqr(&r, &x);                                                                                           \
     } while (0)
 FIELD_CASE(bn_fq, 4, zk_curve_bn128, ZKCUDA_FQ, bn_fq_t)
 #undef FIELD_REF
@@ -110,22 +119,27 @@ FIELD_CASE(bls_fq, 6, zk_curve_bls12381, ZKCUDA_FQ, bls_fq_t)
 FIELD_CASE(bls_fr, 4, zk_curve_bls12381, ZKCUDA_FR, bls_fr_t)
 #undef FIELD_REF
 
-#define FQ2_CASE(F2, F, NL, CURVE)                                                                                   \
-    static int field_##F2(size_t n) {                                                                                \
-        F2##_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *o = malloc(n * sizeof *o);                   \
-        for (size_t i = 0; i < n; i++) {                                                                             \
-            RAND_FP(F, NL, a[i].c0); RAND_FP(F, NL, a[i].c1); RAND_FP(F, NL, b[i].c0); RAND_FP(F, NL, b[i].c1);      \
-        }                                                                                                            \
-        for (int op = 0; op < 4; op++) {                                                                             \
-            CHECK_MSG(zkcuda_field_op(g_ctx, &CURVE, ZKCUDA_FQ2, op, a, b, o, n, &g_err) == 0, "%s", g_err.msg);     \
-            for (size_t i = 0; i < n; i++) {                                                                         \
-                F2##_t r;                                                                                            \
-                REF_OP(F2, op, r, a[i], b[i]);                                                                       \
-                CHECK_MSG(memcmp(&r, &o[i], sizeof r) == 0, #F2 " op %d element %zu", op, i);                        \
-            }                                                                                                        \
-        }                                                                                                            \
-        free(a); free(b); free(o);                                                                                   \
-        return 0;                                                                                                    \
+#define FQ2_CASE(F2, F, NL, CURVE)                                                                                     \
+    static int field_##F2(size_t n) {                                                                                  \
+        F2##_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *o = malloc(n * sizeof *o);                     \
+        for (size_t i = 0; i < n; i++) {                                                                               \
+            RAND_FP(F, NL, a[i].c0);                                                                                   \
+            RAND_FP(F, NL, a[i].c1);                                                                                   \
+            RAND_FP(F, NL, b[i].c0);                                                                                   \
+            RAND_FP(F, NL, b[i].c1);                                                                                   \
+        }                                                                                                              \
+        for (int op = 0; op < 4; op++) {                                                                               \
+            CHECK_MSG(zkcuda_field_op(g_ctx, &CURVE, ZKCUDA_FQ2, op, a, b, o, n, &g_err) == 0, "%s", g_err.msg);       \
+            for (size_t i = 0; i < n; i++) {                                                                           \
+                F2##_t r;                                                                                              \
+                REF_OP(F2, op, r, a[i], b[i]);                                                                         \
+                CHECK_MSG(memcmp(&r, &o[i], sizeof r) == 0, #F2 " op %d element %zu", op, i);                          \
+            }                                                                                                          \
+        }                                                                                                              \
+        free(a);                                                                                                       \
+        free(b);                                                                                                       \
+        free(o);                                                                                                       \
+        return 0;                                                                                                      \
     }
 FQ2_CASE(bn_fq2, bn_fq, 4, zk_curve_bn128)
 FQ2_CASE(bls_fq2, bls_fq, 6, zk_curve_bls12381)
@@ -143,37 +157,45 @@ TEST(field_ops) {
 }
 
 /* ---- curve ops: XYZZ results must equal the CPU's byte for byte (same formulas) ---- */
-#define EC_CASE(G, GEN, CURVE, ISG2)                                                                                 \
-    static int ec_##G(size_t n) {                                                                                    \
-        G##_xyzz_t *p = malloc(n * sizeof *p), *q = malloc(n * sizeof *q), *o = malloc(n * sizeof *o);               \
-        G##_aff_t *qa = malloc(n * sizeof *qa);                                                                      \
-        G##_xyzz_t g, step;                                                                                          \
-        uint64_t k[4];                                                                                               \
-        G##_xyzz_from_aff(&g, &GEN);                                                                                 \
-        rnd(k, 8); G##_xyzz_mul(&p[0], &g, k, 1);                                                                    \
-        rnd(k, 8); G##_xyzz_mul(&step, &g, k, 1);                                                                    \
-        for (size_t i = 1; i < n; i++) G##_xyzz_add(&p[i], &p[i - 1], &step);                                        \
-        for (size_t i = 0; i < n; i++) {                                                                             \
-            q[i] = p[(i * 7 + 3) % n];                                                                               \
-            if (i % 11 == 0) q[i] = p[i];                                         /* doubling case */               \
-            if (i % 13 == 0) G##_xyzz_neg(&q[i], &p[i]);                          /* P - P */                        \
-            if (i % 17 == 0) G##_xyzz_set_inf(&q[i]);                                                                \
-            if (i % 19 == 0) G##_xyzz_set_inf(&p[i]);                                                                \
-            G##_xyzz_to_aff(&qa[i], &q[i]);                                                                          \
-        }                                                                                                            \
-        for (int op = 0; op < 3; op++) {                                                                             \
-            CHECK_MSG(zkcuda_ec_op(g_ctx, &CURVE, ISG2, op, p, op == 0 ? (void *)qa : (void *)q, o, n, &g_err) == 0, \
-                      "%s", g_err.msg);                                                                              \
-            for (size_t i = 0; i < n; i++) {                                                                         \
-                G##_xyzz_t r;                                                                                        \
-                if (op == 0) G##_xyzz_add_aff(&r, &p[i], &qa[i]);                                                    \
-                else if (op == 1) G##_xyzz_add(&r, &p[i], &q[i]);                                                    \
-                else G##_xyzz_dbl(&r, &p[i]);                                                                        \
-                CHECK_MSG(memcmp(&r, &o[i], sizeof r) == 0, #G " op %d point %zu", op, i);                           \
-            }                                                                                                        \
-        }                                                                                                            \
-        free(p); free(q); free(o); free(qa);                                                                         \
-        return 0;                                                                                                    \
+#define EC_CASE(G, GEN, CURVE, ISG2)                                                                                   \
+    static int ec_##G(size_t n) {                                                                                      \
+        G##_xyzz_t *p = malloc(n * sizeof *p), *q = malloc(n * sizeof *q), *o = malloc(n * sizeof *o);                 \
+        G##_aff_t *qa = malloc(n * sizeof *qa);                                                                        \
+        G##_xyzz_t g, step;                                                                                            \
+        uint64_t k[4];                                                                                                 \
+        G##_xyzz_from_aff(&g, &GEN);                                                                                   \
+        rnd(k, 8);                                                                                                     \
+        G##_xyzz_mul(&p[0], &g, k, 1);                                                                                 \
+        rnd(k, 8);                                                                                                     \
+        G##_xyzz_mul(&step, &g, k, 1);                                                                                 \
+        for (size_t i = 1; i < n; i++) G##_xyzz_add(&p[i], &p[i - 1], &step);                                          \
+        for (size_t i = 0; i < n; i++) {                                                                               \
+            q[i] = p[(i * 7 + 3) % n];                                                                                 \
+            if (i % 11 == 0) q[i] = p[i];                /* doubling case */                                           \
+            if (i % 13 == 0) G##_xyzz_neg(&q[i], &p[i]); /* P - P */                                                   \
+            if (i % 17 == 0) G##_xyzz_set_inf(&q[i]);                                                                  \
+            if (i % 19 == 0) G##_xyzz_set_inf(&p[i]);                                                                  \
+            G##_xyzz_to_aff(&qa[i], &q[i]);                                                                            \
+        }                                                                                                              \
+        for (int op = 0; op < 3; op++) {                                                                               \
+            CHECK_MSG(zkcuda_ec_op(g_ctx, &CURVE, ISG2, op, p, op == 0 ? (void *)qa : (void *)q, o, n, &g_err) == 0,   \
+                      "%s", g_err.msg);                                                                                \
+            for (size_t i = 0; i < n; i++) {                                                                           \
+                G##_xyzz_t r;                                                                                          \
+                if (op == 0)                                                                                           \
+                    G##_xyzz_add_aff(&r, &p[i], &qa[i]);                                                               \
+                else if (op == 1)                                                                                      \
+                    G##_xyzz_add(&r, &p[i], &q[i]);                                                                    \
+                else                                                                                                   \
+                    G##_xyzz_dbl(&r, &p[i]);                                                                           \
+                CHECK_MSG(memcmp(&r, &o[i], sizeof r) == 0, #G " op %d point %zu", op, i);                             \
+            }                                                                                                          \
+        }                                                                                                              \
+        free(p);                                                                                                       \
+        free(q);                                                                                                       \
+        free(o);                                                                                                       \
+        free(qa);                                                                                                      \
+        return 0;                                                                                                      \
     }
 EC_CASE(bn_g1, bn_g1_gen, zk_curve_bn128, 0)
 EC_CASE(bn_g2, bn_g2_gen, zk_curve_bn128, 1)
@@ -192,75 +214,93 @@ TEST(ec_ops) {
 /* ---- MSM: points P_j = (a + j·b)·G for j < M (every 97th replaced by infinity), tiled to n;
  * scalars a quarter zero, a quarter one, the rest random < r. Expected = (Σ s_i·k_i)·G, computed
  * in Fr; small sizes are also compared with the CPU MSM of zk/. ---- */
-#define MSM_CASE(PFX, G, F, GEN, CURVE, ISG2)                                                                        \
-    static int msm_##G(size_t n, int time_only, double *ms) {                                                        \
-        size_t M = n < ((size_t)1 << 16) ? n : ((size_t)1 << 16);                                                   \
-        G##_xyzz_t *p = malloc(M * sizeof *p), g, step;                                                              \
-        G##_aff_t *pts = malloc(n * sizeof *pts);                                                                    \
-        PFX##_fr_t *k = malloc(M * sizeof *k), kb, acc, t;                                                           \
-        F##_t *zzz = malloc(M * sizeof *zzz), *tmp = malloc(M * sizeof *tmp);                                        \
-        uint8_t *sc = malloc(n * 32);                                                                                \
-        G##_xyzz_from_aff(&g, &GEN);                                                                                 \
-        RAND_FP(PFX##_fr, 4, k[0]);                                                                                  \
-        RAND_FP(PFX##_fr, 4, kb);                                                                                    \
-        { PFX##_fr_t s; PFX##_fr_from_mont(&s, &k[0]); G##_xyzz_mul(&p[0], &g, s.l, 4);                              \
-          PFX##_fr_from_mont(&s, &kb); G##_xyzz_mul(&step, &g, s.l, 4); }                                            \
-        for (size_t j = 1; j < M; j++) {                                                                             \
-            G##_xyzz_add(&p[j], &p[j - 1], &step);                                                                   \
-            PFX##_fr_add(&k[j], &k[j - 1], &kb);                                                                     \
-        }                                                                                                            \
-        for (size_t j = 0; j < M; j++) zzz[j] = p[j].zzz;                                                            \
-        F##_batch_inv(zzz, tmp, M);                                                                                  \
-        for (size_t j = 0; j < M; j++) {                                                                             \
-            F##_t iz, izz;                                                                                           \
-            F##_mul(&iz, &zzz[j], &p[j].zz);                                                                         \
-            F##_sqr(&izz, &iz);                                                                                      \
-            F##_mul(&pts[j].x, &p[j].x, &izz);                                                                       \
-            F##_mul(&pts[j].y, &p[j].y, &zzz[j]);                                                                    \
-            if (j % 97 == 13) { memset(&pts[j], 0, sizeof pts[j]); PFX##_fr_zero(&k[j]); }                           \
-        }                                                                                                            \
-        for (size_t i = M; i < n; i++) pts[i] = pts[i % M];                                                          \
-        rnd(sc, n * 32);                                                                                             \
-        PFX##_fr_zero(&acc);                                                                                         \
-        for (size_t i = 0; i < n; i++) {                                                                             \
-            PFX##_fr_t s;                                                                                            \
-            uint8_t *si = sc + 32 * i;                                                                               \
-            if (si[0] % 4 == 0) memset(si, 0, 32);                                                                   \
-            else if (si[0] % 4 == 1) { memset(si, 0, 32); si[0] = 1; }                                               \
-            else { si[31] &= 0x1f; }                                                                                 \
-            memcpy(s.l, si, 32);                                                                                     \
-            PFX##_fr_to_mont(&s, &s);                                                                                \
-            PFX##_fr_mul(&t, &s, &k[i % M]);                                                                         \
-            PFX##_fr_add(&acc, &acc, &t);                                                                            \
-        }                                                                                                            \
-        G##_aff_t got, want;                                                                                         \
-        CHECK_MSG(zkcuda_msm(g_ctx, &CURVE, ISG2, pts, sc, n, 0, &got, ms, &g_err) == 0, "%s", g_err.msg);           \
-        if (!time_only) {                                                                                            \
-            G##_xyzz_t e;                                                                                            \
-            PFX##_fr_from_mont(&acc, &acc);                                                                          \
-            G##_xyzz_mul(&e, &g, acc.l, 4);                                                                          \
-            G##_xyzz_to_aff(&want, &e);                                                                              \
-            CHECK_MSG(memcmp(&got, &want, sizeof got) == 0, #G " MSM of %zu points", n);                             \
-            if (n <= ((size_t)1 << 14)) {                                                                            \
-                G##_xyzz_t c;                                                                                        \
-                G##_msm(&c, pts, sc, n, 16);                                                                         \
-                G##_xyzz_to_aff(&want, &c);                                                                          \
-                CHECK_MSG(memcmp(&got, &want, sizeof got) == 0, #G " MSM of %zu points vs zk/ msm", n);              \
-            }                                                                                                        \
-            /* all-zero scalars and all-infinity points give infinity */                                            \
-            if (n == 1024) {                                                                                         \
-                memset(sc, 0, n * 32);                                                                               \
-                CHECK(zkcuda_msm(g_ctx, &CURVE, ISG2, pts, sc, n, 0, &got, NULL, &g_err) == 0);                      \
-                CHECK(G##_aff_is_inf(&got));                                                                         \
-                rnd(sc, n * 32);                                                                                     \
-                for (size_t i = 0; i < n; i++) sc[32 * i + 31] &= 0x1f;                                              \
-                memset(pts, 0, n * sizeof *pts);                                                                     \
-                CHECK(zkcuda_msm(g_ctx, &CURVE, ISG2, pts, sc, n, 0, &got, NULL, &g_err) == 0);                      \
-                CHECK(G##_aff_is_inf(&got));                                                                         \
-            }                                                                                                        \
-        }                                                                                                            \
-        free(p); free(pts); free(k); free(zzz); free(tmp); free(sc);                                                 \
-        return 0;                                                                                                    \
+#define MSM_CASE(PFX, G, F, GEN, CURVE, ISG2)                                                                          \
+    static int msm_##G(size_t n, int time_only, double *ms) {                                                          \
+        size_t M = n < ((size_t)1 << 16) ? n : ((size_t)1 << 16);                                                      \
+        G##_xyzz_t *p = malloc(M * sizeof *p), g, step;                                                                \
+        G##_aff_t *pts = malloc(n * sizeof *pts);                                                                      \
+        PFX##_fr_t *k = malloc(M * sizeof *k), kb, acc, t;                                                             \
+        F##_t *zzz = malloc(M * sizeof *zzz), *tmp = malloc(M * sizeof *tmp);                                          \
+        uint8_t *sc = malloc(n * 32);                                                                                  \
+        G##_xyzz_from_aff(&g, &GEN);                                                                                   \
+        RAND_FP(PFX##_fr, 4, k[0]);                                                                                    \
+        RAND_FP(PFX##_fr, 4, kb);                                                                                      \
+        {                                                                                                              \
+            PFX##_fr_t s;                                                                                              \
+            PFX##_fr_from_mont(&s, &k[0]);                                                                             \
+            G##_xyzz_mul(&p[0], &g, s.l, 4);                                                                           \
+            PFX##_fr_from_mont(&s, &kb);                                                                               \
+            G##_xyzz_mul(&step, &g, s.l, 4);                                                                           \
+        }                                                                                                              \
+        for (size_t j = 1; j < M; j++) {                                                                               \
+            G##_xyzz_add(&p[j], &p[j - 1], &step);                                                                     \
+            PFX##_fr_add(&k[j], &k[j - 1], &kb);                                                                       \
+        }                                                                                                              \
+        for (size_t j = 0; j < M; j++) zzz[j] = p[j].zzz;                                                              \
+        F##_batch_inv(zzz, tmp, M);                                                                                    \
+        for (size_t j = 0; j < M; j++) {                                                                               \
+            F##_t iz, izz;                                                                                             \
+            F##_mul(&iz, &zzz[j], &p[j].zz);                                                                           \
+            F##_sqr(&izz, &iz);                                                                                        \
+            F##_mul(&pts[j].x, &p[j].x, &izz);                                                                         \
+            F##_mul(&pts[j].y, &p[j].y, &zzz[j]);                                                                      \
+            if (j % 97 == 13) {                                                                                        \
+                memset(&pts[j], 0, sizeof pts[j]);                                                                     \
+                PFX##_fr_zero(&k[j]);                                                                                  \
+            }                                                                                                          \
+        }                                                                                                              \
+        for (size_t i = M; i < n; i++) pts[i] = pts[i % M];                                                            \
+        rnd(sc, n * 32);                                                                                               \
+        PFX##_fr_zero(&acc);                                                                                           \
+        for (size_t i = 0; i < n; i++) {                                                                               \
+            PFX##_fr_t s;                                                                                              \
+            uint8_t *si = sc + 32 * i;                                                                                 \
+            if (si[0] % 4 == 0)                                                                                        \
+                memset(si, 0, 32);                                                                                     \
+            else if (si[0] % 4 == 1) {                                                                                 \
+                memset(si, 0, 32);                                                                                     \
+                si[0] = 1;                                                                                             \
+            } else {                                                                                                   \
+                si[31] &= 0x1f;                                                                                        \
+            }                                                                                                          \
+            memcpy(s.l, si, 32);                                                                                       \
+            PFX##_fr_to_mont(&s, &s);                                                                                  \
+            PFX##_fr_mul(&t, &s, &k[i % M]);                                                                           \
+            PFX##_fr_add(&acc, &acc, &t);                                                                              \
+        }                                                                                                              \
+        G##_aff_t got, want;                                                                                           \
+        CHECK_MSG(zkcuda_msm(g_ctx, &CURVE, ISG2, pts, sc, n, 0, &got, ms, &g_err) == 0, "%s", g_err.msg);             \
+        if (!time_only) {                                                                                              \
+            G##_xyzz_t e;                                                                                              \
+            PFX##_fr_from_mont(&acc, &acc);                                                                            \
+            G##_xyzz_mul(&e, &g, acc.l, 4);                                                                            \
+            G##_xyzz_to_aff(&want, &e);                                                                                \
+            CHECK_MSG(memcmp(&got, &want, sizeof got) == 0, #G " MSM of %zu points", n);                               \
+            if (n <= ((size_t)1 << 14)) {                                                                              \
+                G##_xyzz_t c;                                                                                          \
+                G##_msm(&c, pts, sc, n, 16);                                                                           \
+                G##_xyzz_to_aff(&want, &c);                                                                            \
+                CHECK_MSG(memcmp(&got, &want, sizeof got) == 0, #G " MSM of %zu points vs zk/ msm", n);                \
+            }                                                                                                          \
+            /* all-zero scalars and all-infinity points give infinity */                                               \
+            if (n == 1024) {                                                                                           \
+                memset(sc, 0, n * 32);                                                                                 \
+                CHECK(zkcuda_msm(g_ctx, &CURVE, ISG2, pts, sc, n, 0, &got, NULL, &g_err) == 0);                        \
+                CHECK(G##_aff_is_inf(&got));                                                                           \
+                rnd(sc, n * 32);                                                                                       \
+                for (size_t i = 0; i < n; i++) sc[32 * i + 31] &= 0x1f;                                                \
+                memset(pts, 0, n * sizeof *pts);                                                                       \
+                CHECK(zkcuda_msm(g_ctx, &CURVE, ISG2, pts, sc, n, 0, &got, NULL, &g_err) == 0);                        \
+                CHECK(G##_aff_is_inf(&got));                                                                           \
+            }                                                                                                          \
+        }                                                                                                              \
+        free(p);                                                                                                       \
+        free(pts);                                                                                                     \
+        free(k);                                                                                                       \
+        free(zzz);                                                                                                     \
+        free(tmp);                                                                                                     \
+        free(sc);                                                                                                      \
+        return 0;                                                                                                      \
     }
 MSM_CASE(bn, bn_g1, bn_fq, bn_g1_gen, zk_curve_bn128, 0)
 MSM_CASE(bn, bn_g2, bn_fq2, bn_g2_gen, zk_curve_bn128, 1)
@@ -286,37 +326,42 @@ TEST(msm) {
 
 /* ---- NTT: forward checked by Horner at random points, inverse by round trip, coset against the
  * CPU's zk_fr_to_odd_coset. ---- */
-#define NTT_CASE(PFX, CURVE)                                                                                         \
-    static int ntt_##PFX(unsigned logn, int time_only, double *ms_fwd, double *ms_coset) {                           \
-        size_t n = (size_t)1 << logn;                                                                                \
-        PFX##_fr_t *a = malloc(n * sizeof *a), *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), w;            \
-        RAND_FP_BULK(PFX##_fr, 4, a, n);                                                                             \
-        memcpy(x, a, n * sizeof *a);                                                                                 \
-        CHECK_MSG(zkcuda_ntt(g_ctx, &CURVE, x, logn, ZKCUDA_NTT_FORWARD, ms_fwd, &g_err) == 0, "%s", g_err.msg);     \
-        zk_fr_root_of_unity(&CURVE, logn, (uint8_t *)w.l);                                                           \
-        if (!time_only) {                                                                                            \
-            for (int it = 0; it < 3; it++) {                                                                         \
-                uint64_t j;                                                                                          \
-                rnd(&j, 8);                                                                                          \
-                j %= n;                                                                                              \
-                PFX##_fr_t pt, s, t;                                                                                 \
-                PFX##_fr_pow(&pt, &w, &j, 1);                                                                        \
-                PFX##_fr_zero(&s);                                                                                   \
-                for (size_t k = n; k-- > 0;) { PFX##_fr_mul(&t, &s, &pt); PFX##_fr_add(&s, &t, &a[k]); }             \
-                CHECK_MSG(PFX##_fr_eq(&s, &x[j]), #PFX " NTT 2^%u at %llu", logn, (unsigned long long)j);            \
-            }                                                                                                        \
-            memcpy(y, x, n * sizeof *x);                                                                             \
-            CHECK_MSG(zkcuda_ntt(g_ctx, &CURVE, y, logn, ZKCUDA_NTT_INVERSE, NULL, &g_err) == 0, "%s", g_err.msg);   \
-            CHECK_MSG(memcmp(y, a, n * sizeof *a) == 0, #PFX " iNTT(NTT) 2^%u", logn);                               \
-        }                                                                                                            \
-        memcpy(y, x, n * sizeof *x);                                                                                 \
-        CHECK_MSG(zkcuda_ntt(g_ctx, &CURVE, y, logn, ZKCUDA_NTT_COSET, ms_coset, &g_err) == 0, "%s", g_err.msg);     \
-        if (!time_only) {                                                                                            \
-            CHECK(zk_fr_to_odd_coset(&CURVE, x, logn, 16) == 0);                                                     \
-            CHECK_MSG(memcmp(x, y, n * sizeof *x) == 0, #PFX " coset 2^%u vs CPU", logn);                            \
-        }                                                                                                            \
-        free(a); free(x); free(y);                                                                                   \
-        return 0;                                                                                                    \
+#define NTT_CASE(PFX, CURVE)                                                                                           \
+    static int ntt_##PFX(unsigned logn, int time_only, double *ms_fwd, double *ms_coset) {                             \
+        size_t n = (size_t)1 << logn;                                                                                  \
+        PFX##_fr_t *a = malloc(n * sizeof *a), *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), w;              \
+        RAND_FP_BULK(PFX##_fr, 4, a, n);                                                                               \
+        memcpy(x, a, n * sizeof *a);                                                                                   \
+        CHECK_MSG(zkcuda_ntt(g_ctx, &CURVE, x, logn, ZKCUDA_NTT_FORWARD, ms_fwd, &g_err) == 0, "%s", g_err.msg);       \
+        zk_fr_root_of_unity(&CURVE, logn, (uint8_t *)w.l);                                                             \
+        if (!time_only) {                                                                                              \
+            for (int it = 0; it < 3; it++) {                                                                           \
+                uint64_t j;                                                                                            \
+                rnd(&j, 8);                                                                                            \
+                j %= n;                                                                                                \
+                PFX##_fr_t pt, s, t;                                                                                   \
+                PFX##_fr_pow(&pt, &w, &j, 1);                                                                          \
+                PFX##_fr_zero(&s);                                                                                     \
+                for (size_t k = n; k-- > 0;) {                                                                         \
+                    PFX##_fr_mul(&t, &s, &pt);                                                                         \
+                    PFX##_fr_add(&s, &t, &a[k]);                                                                       \
+                }                                                                                                      \
+                CHECK_MSG(PFX##_fr_eq(&s, &x[j]), #PFX " NTT 2^%u at %llu", logn, (unsigned long long)j);              \
+            }                                                                                                          \
+            memcpy(y, x, n * sizeof *x);                                                                               \
+            CHECK_MSG(zkcuda_ntt(g_ctx, &CURVE, y, logn, ZKCUDA_NTT_INVERSE, NULL, &g_err) == 0, "%s", g_err.msg);     \
+            CHECK_MSG(memcmp(y, a, n * sizeof *a) == 0, #PFX " iNTT(NTT) 2^%u", logn);                                 \
+        }                                                                                                              \
+        memcpy(y, x, n * sizeof *x);                                                                                   \
+        CHECK_MSG(zkcuda_ntt(g_ctx, &CURVE, y, logn, ZKCUDA_NTT_COSET, ms_coset, &g_err) == 0, "%s", g_err.msg);       \
+        if (!time_only) {                                                                                              \
+            CHECK(zk_fr_to_odd_coset(&CURVE, x, logn, 16) == 0);                                                       \
+            CHECK_MSG(memcmp(x, y, n * sizeof *x) == 0, #PFX " coset 2^%u vs CPU", logn);                              \
+        }                                                                                                              \
+        free(a);                                                                                                       \
+        free(x);                                                                                                       \
+        free(y);                                                                                                       \
+        return 0;                                                                                                      \
     }
 NTT_CASE(bn, zk_curve_bn128)
 NTT_CASE(bls, zk_curve_bls12381)
@@ -437,9 +482,13 @@ static int big_key_make(big_key_t *k, unsigned log_vars, unsigned log_domain) {
     rnd(k->wit, nv * 32);
     for (size_t i = 0; i < nv; i++) {
         uint8_t *v = k->wit + 32 * i;
-        if (i == 0 || v[0] % 3 == 0) { memset(v, 0, 32); v[0] = 1; }
-        else if (v[0] % 3 == 1) memset(v, 0, 32);
-        else v[31] &= 0x1f;
+        if (i == 0 || v[0] % 3 == 0) {
+            memset(v, 0, 32);
+            v[0] = 1;
+        } else if (v[0] % 3 == 1)
+            memset(v, 0, 32);
+        else
+            v[31] &= 0x1f;
     }
     k->abc = aligned_alloc(64, 3 * n * 32);
     bn_fr_t *a = (bn_fr_t *)k->abc, *b = a + n, *c = b + n;
@@ -493,11 +542,14 @@ TEST(bench_msm) {
         size_t n = (size_t)1 << logs[i];
         char name[64];
         double ms, best;
-#define BEST(call, label)                                                                                            \
-        best = 1e30;                                                                                                 \
-        for (int rep = 0; rep < 3; rep++) { CHECK((call) == 0); if (ms < best) best = ms; }                          \
-        snprintf(name, sizeof name, label " 2^%u", logs[i]);                                                         \
-        tline(name, best, "ms");
+#define BEST(call, label)                                                                                              \
+    best = 1e30;                                                                                                       \
+    for (int rep = 0; rep < 3; rep++) {                                                                                \
+        CHECK((call) == 0);                                                                                            \
+        if (ms < best) best = ms;                                                                                      \
+    }                                                                                                                  \
+    snprintf(name, sizeof name, label " 2^%u", logs[i]);                                                               \
+    tline(name, best, "ms");
         BEST(msm_bn_g1(n, rep > 0, &ms), "MSM G1 bn128");
         BEST(msm_bn_g2(n, rep > 0, &ms), "MSM G2 bn128");
         BEST(msm_bls_g1(n, rep > 0, &ms), "MSM G1 bls12381");
