@@ -32,10 +32,14 @@ if command -v pkg-config >/dev/null && ! pkg-config --exists json-c; then
     log "json-c development files are missing (libjson-c-dev): the zk library needs them; carry the .deb or build json-c first"
 fi
 
-build=$(mktemp -d /tmp/zkpipe-devcheck.XXXXXX)
+# A fresh build directory each run; ZKPIPE_DEVCHECK_BUILD=DIR reuses one (a rerun on the same machine).
+build=${ZKPIPE_DEVCHECK_BUILD:-$(mktemp -d /tmp/zkpipe-devcheck.XXXXXX)}
 logs=${out:-$build}
+mkdir -p "$logs"
 log "building in $build ($(nproc) cores)"
-if ! meson setup "$build" "$src" -Dcuda=enabled -Ddaemons=disabled >"$logs/setup.log" 2>&1; then
+if [ -f "$build/build.ninja" ]; then
+    meson configure "$build" -Dcuda=enabled -Ddaemons=disabled >"$logs/setup.log" 2>&1
+elif ! meson setup "$build" "$src" -Dcuda=enabled -Ddaemons=disabled >"$logs/setup.log" 2>&1; then
     tail -30 "$logs/setup.log" >&2
     log "meson setup failed"
     exit 1

@@ -601,8 +601,8 @@ static int bench_core_key(const zk_zkey_t *z, const uint8_t *wit, const uint8_t 
     char name[128];
     snprintf(name, sizeof name, "core %s (wall, incl. H2D)", label);
     tline(name, best, "ms");
-    snprintf(name, sizeof name, "  %s H2D | NTT+H | MSM A,B1,B2,C,H", label);
-    printf("TIME|%s|%.2f | %.2f | %.2f,%.2f,%.2f,%.2f,%.2f|ms\n", name, bt.h2d_ns / 1e6, bt.ntt_ns / 1e6,
+    snprintf(name, sizeof name, "  %s steps: H2D / NTT+H / MSM A,B1,B2,C,H", label);
+    printf("TIME|%s|%.2f / %.2f / %.2f,%.2f,%.2f,%.2f,%.2f|ms\n", name, bt.h2d_ns / 1e6, bt.ntt_ns / 1e6,
            bt.msm_a_ns / 1e6, bt.msm_b1_ns / 1e6, bt.msm_b2_ns / 1e6, bt.msm_c_ns / 1e6, bt.msm_h_ns / 1e6);
     return 0;
 }
