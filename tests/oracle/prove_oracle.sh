@@ -28,6 +28,19 @@ check() { # dir stem witness public
     if ! "$snarkjs" groth16 verify "$dir/vk.json" "$tmp/public.json" "$tmp/proof.json" | grep -q "OK"; then
         echo "FAIL $1/$wit: snarkjs rejects zkpipe's proof"; fail=1; return
     fi
+    # proof.json is formatted exactly as snarkjs writes it (JSON.stringify(o, null, 1), keys in its order)
+    if ! python3 - "$tmp/proof.json" "$1" <<'PY'
+import json, sys
+s = open(sys.argv[1]).read()
+o = json.loads(s)
+assert s == json.dumps(o, indent=1), "formatting differs from JSON.stringify(o, null, 1)"
+assert list(o) == ["pi_a", "pi_b", "pi_c", "protocol", "curve"], list(o)
+assert o["curve"] == sys.argv[2].split("/")[0] and o["protocol"] == "groth16"
+assert o["pi_a"][2] == "1" and o["pi_c"][2] == "1" and o["pi_b"][2] == ["1", "0"]
+PY
+    then
+        echo "FAIL $1/$wit: proof.json is not in snarkjs's format"; fail=1
+    fi
     # tamper: add one to the last public signal's last digit (mod 10)
     python3 - "$tmp/public.json" "$tmp/tampered.json" <<'PY'
 import json, sys
