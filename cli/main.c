@@ -12,7 +12,9 @@ struct command {
 
 static const struct command commands[] = {
     {"prove", zkpipe_cmd_prove, "prove <circuit.zkey> <witness.wtns> <proof.json> <public.json>: one-shot proof"},
+#ifdef ZK_HAVE_JSONC
     {"verify", zkpipe_cmd_verify, "verify <vk.json|circuit.zkey> <public.json> <proof.json>: check a Groth16 proof"},
+#endif
     {"keygen", zkpipe_cmd_keygen, "keygen --insecure-dev <circuit.r1cs> <out.zkey> [<vk.json>]: test-only key"},
     /* further subcommands are added here, one line each */
 #ifdef ZKPIPE_PIPELINE

@@ -4,7 +4,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#ifdef ZK_HAVE_JSONC
 #include <json-c/json.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,7 @@
 #undef VT_FQN
 #undef VT_G1_IN_SUBGROUP
 
+#ifdef ZK_HAVE_JSONC
 /* ---- JSON ---- */
 
 /* Reads and parses a whole JSON file; anything after the value but whitespace is an error. */
@@ -201,6 +204,7 @@ static int check_protocol(struct json_object *root, const char *path, bool requi
         return zk_fail(err, EINVAL, "%s: protocol: expected \"groth16\"", path);
     return 0;
 }
+#endif /* ZK_HAVE_JSONC */
 
 /* ---- verifying key ---- */
 
@@ -223,6 +227,7 @@ void zk_vk_free(zk_vk_t *vk) {
     vk->pre = NULL;
 }
 
+#ifdef ZK_HAVE_JSONC
 int zk_vk_from_json(zk_vk_t *vk, const char *path, zk_err_t *err) {
     struct json_object *root = NULL, *v;
     int rc = json_load(&root, path, err);
@@ -285,6 +290,7 @@ out:
     json_object_put(root);
     return rc;
 }
+#endif /* ZK_HAVE_JSONC */
 
 int zk_vk_from_zkey(zk_vk_t *vk, const zk_zkey_t *z, zk_err_t *err) {
     zk_vk_t k = {0};
@@ -343,14 +349,20 @@ int zk_vk_load(zk_vk_t *vk, const char *path, zk_err_t *err) {
         if (rc < 0) prefix_path(err, path);
         return rc;
     }
+#ifdef ZK_HAVE_JSONC
     int rc = zk_vk_from_json(vk, path, err);
     if (rc == -EINVAL && err && strstr(err->msg, "not JSON (contains a NUL byte)"))
         (void)zk_fail(err, EINVAL, "%.300s: neither a .zkey (no \"zkey\" magic) nor a verification key in JSON", path);
     return rc;
+#else
+    (void)vk;
+    return zk_fail(err, ENOTSUP, "%.300s: not a .zkey, and this build has no JSON support (json-c)", path);
+#endif
 }
 
 /* ---- proof and public signals ---- */
 
+#ifdef ZK_HAVE_JSONC
 int zk_proof_from_json(zk_proof_t *p, const zk_curve_t *curve, const char *path, zk_err_t *err) {
     struct json_object *root = NULL, *v;
     int rc = json_load(&root, path, err);
@@ -421,6 +433,7 @@ out:
     json_object_put(root);
     return rc;
 }
+#endif /* ZK_HAVE_JSONC */
 
 int zk_verify_proof(const zk_vk_t *vk, const zk_proof_t *p, const uint8_t *pub, uint32_t n_pub, zk_err_t *err) {
     if (!vk->pre) return zk_fail(err, EINVAL, "verifying key not loaded");

@@ -24,6 +24,8 @@ typedef struct zk_vk {
     void *pre;   /* prepared lines of γ2 and δ2 and the Miller loop of (α1, β2); malloc'd */
 } zk_vk_t;
 
+/* The JSON readers need json-c: built when it was found (ZK_HAVE_JSONC), as on every machine the
+ * README sets up; a GPU check machine without it still proves and verifies against a .zkey. */
 /* snarkjs's verification_key.json. */
 int zk_vk_from_json(zk_vk_t *vk, const char *path, zk_err_t *err);
 /* The verifying part of an open .zkey (header points and IC, copied; z may be closed afterwards). */
