@@ -18,7 +18,7 @@
 #define AFF_T MSM_CAT(G, aff_t)
 #define XYZZ_T MSM_CAT(G, xyzz_t)
 
-#define MSM_BATCH 256
+#define MSM_BATCH 1024 /* the most; the batch used is limit = nb/8 within [64, 1024] */
 
 typedef struct {
     AFF_T *bucket;     /* nb affine buckets */
@@ -27,7 +27,7 @@ typedef struct {
     uint32_t bidx[MSM_BATCH];
     AFF_T pt[MSM_BATCH];
     F_T den[MSM_BATCH], tmp[MSM_BATCH];
-    unsigned nbatch;
+    unsigned nbatch, limit;
 } GF(msm_ctx_t);
 
 static void GF(msm_flush)(GF(msm_ctx_t) *x) {
@@ -81,7 +81,7 @@ static inline void GF(msm_add)(GF(msm_ctx_t) *x, uint32_t b, const AFF_T *p) {
     x->bidx[j] = b;
     x->pt[j] = *p;
     x->state[b] = s | 2;
-    if (++x->nbatch == MSM_BATCH) GF(msm_flush)(x);
+    if (++x->nbatch == x->limit) GF(msm_flush)(x);
 }
 
 /* Σ (i+1)·bucket[i] by the running-sum trick. */
@@ -125,6 +125,9 @@ void GF(msm)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, size_t n, 
         x->side = malloc(nb * sizeof(XYZZ_T));
         x->state = malloc(nb);
         if (!x->bucket || !x->side || !x->state) abort();
+        /* A larger batch spreads the inversion over more additions, but more points then find
+         * their bucket already waiting (about limit/(2*nb) of them) and take the slower side path. */
+        x->limit = (unsigned)(nb / 8 < 64 ? 64 : nb / 8 > MSM_BATCH ? MSM_BATCH : nb / 8);
 #pragma omp for schedule(dynamic, 1)
         for (unsigned w = 0; w < nwin; w++) {
             memset(x->state, 0, nb);
