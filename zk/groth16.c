@@ -47,7 +47,7 @@ void zk_fr_root_of_unity(const zk_curve_t *curve, unsigned k, uint8_t out[32]) {
 
 int zk_fr_to_odd_coset(const zk_curve_t *curve, void *x, unsigned logn, int threads) {
     size_t n = (size_t)1 << logn;
-    uint8_t *t = aligned_alloc(64, (2 * n + 2) * 32);
+    uint8_t *t = aligned_alloc(64, (n + 4) * 32);
     if (!t) return -ENOMEM;
     if (curve->id == ZK_CURVE_BN128) {
         bn_fr_t *tw = (bn_fr_t *)t, *itw = tw + n / 2 + 1, *scale = itw + n / 2 + 1;
@@ -64,8 +64,8 @@ int zk_fr_to_odd_coset(const zk_curve_t *curve, void *x, unsigned logn, int thre
 
 size_t zk_abc_size(const zk_zkey_t *z) { return 3 * (size_t)z->domain_size * 32; }
 
-/* s0, s1 (n each), twiddles and inverse twiddles (n/2+1 each), coset scale (n). */
-size_t zk_core_scratch_size(const zk_zkey_t *z) { return ((size_t)z->domain_size * 4 + 2) * 32; }
+/* s0, s1 (n each), twiddles and inverse twiddles (n/2+1 each), the coset factors (2). */
+size_t zk_core_scratch_size(const zk_zkey_t *z) { return ((size_t)z->domain_size * 3 + 4) * 32; }
 
 int zk_synth(const zk_zkey_t *z, const uint8_t *witness, void *a, void *b, void *c, int threads) {
     if (z->curve->id == ZK_CURVE_BN128) return bn_synth(z, witness, a, b, c, threads);

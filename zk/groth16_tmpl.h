@@ -124,29 +124,39 @@ static inline size_t P_(bitrev)(size_t i, unsigned logn) {
 }
 
 /* Natural-order evaluations X on {w^i} -> evaluations on the odd coset {w_2n^(2i+1)}, in place:
- * iNTT (bit-reversed coefficients), scale coefficient k by n^-1 * inc^k, NTT back to natural order. */
+ * iNTT (bit-reversed coefficients), scale coefficient k by n^-1 * inc^k, NTT back to natural order.
+ * The scale factors are formed on the fly (coef[2] = {inc, n^-1}): one more multiplication per
+ * element instead of an n-element table. */
 static void P_(to_odd_coset)(FR_T *x, size_t n, unsigned logn, const FR_T *tw, const FR_T *itw,
-                             const FR_T *scale, int threads) {
+                             const FR_T *coef, int threads) {
     P_(ntt_dif)(x, n, itw, threads);
+    size_t blocks = n >= 1024 ? 64 : 1, bs = n / blocks;
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (size_t i = 0; i < n; i++) FR(mul)(&x[i], &x[i], &scale[P_(bitrev)(i, logn)]);
+    for (size_t b = 0; b < blocks; b++) {
+        FR_T pw;
+        uint64_t e[1] = {(uint64_t)(b * bs)};
+        FR(pow)(&pw, &coef[0], e, 1);
+        FR(mul)(&pw, &pw, &coef[1]);
+        for (size_t k = b * bs; k < (b + 1) * bs; k++) {
+            FR_T *v = &x[P_(bitrev)(k, logn)];
+            FR(mul)(v, v, &pw);
+            FR(mul)(&pw, &pw, &coef[0]);
+        }
+    }
     P_(ntt_dit)(x, n, tw, threads);
 }
 
-/* tw = w^k, itw = w^-k (k <= n/2), scale = n^-1 * inc^k (k < n), inc = w_2n. */
-static void P_(odd_coset_tables)(FR_T *tw, FR_T *itw, FR_T *scale, unsigned logn, int threads) {
+/* tw = w^k, itw = w^-k (k <= n/2), coef = {inc, n^-1} with inc = w_2n. */
+static void P_(odd_coset_tables)(FR_T *tw, FR_T *itw, FR_T *coef, unsigned logn, int threads) {
     size_t n = (size_t)1 << logn;
-    FR_T w, iw, inc, ninv;
+    FR_T w, iw;
     P_(root_of_unity)(&w, logn);
     FR(inv)(&iw, &w);
-    P_(root_of_unity)(&inc, logn + 1);
-    FR(set_u64)(&ninv, n);
-    FR(inv)(&ninv, &ninv);
+    P_(root_of_unity)(&coef[0], logn + 1);
+    FR(set_u64)(&coef[1], n);
+    FR(inv)(&coef[1], &coef[1]);
     P_(powers)(tw, &w, n / 2 + 1, threads);
     P_(powers)(itw, &iw, n / 2 + 1, threads);
-    P_(powers)(scale, &inc, n, threads);
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (size_t i = 0; i < n; i++) FR(mul)(&scale[i], &scale[i], &ninv);
 }
 
 static int P_(synth)(const zk_zkey_t *z, const uint8_t *witness, FR_T *a, FR_T *b, FR_T *c, int threads) {
@@ -182,7 +192,7 @@ static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, c
                     void *scratch, zk_raw_t *out, zk_core_times_t *times, int threads) {
     size_t n = z->domain_size;
     unsigned logn = z->log_domain;
-    FR_T *s0 = scratch, *s1 = s0 + n, *tw = s1 + n, *itw = tw + n / 2 + 1, *scale = itw + n / 2 + 1;
+    FR_T *s0 = scratch, *s1 = s0 + n, *tw = s1 + n, *itw = tw + n / 2 + 1, *scale = itw + n / 2 + 1; /* scale: 2 */
     uint64_t t0 = P_(now_ns)();
 
     P_(odd_coset_tables)(tw, itw, scale, logn, threads);

@@ -28,8 +28,10 @@ static const char *protocol_name(uint32_t p) {
 /* Two-adicity of r: the largest supported domain is 2^s. */
 static unsigned curve_two_adicity(const zk_curve_t *c) { return c->id == ZK_CURVE_BN128 ? 28 : 32; }
 
-/* An aligned pointer to size bytes at p: p itself when 8-byte aligned, else a copy kept in *copy. */
-static int aligned_view(const uint8_t *p, uint64_t size, void **copy, const void **ret) {
+/* An aligned pointer to size bytes at p: p itself when 8-byte aligned, else a copy kept in *copy.
+ * When p lies in our own read-only file mapping (mapped), the pages the copy was read from are
+ * dropped again, so an unaligned section is resident once (the copy), not twice. */
+static int aligned_view(const uint8_t *p, uint64_t size, void **copy, const void **ret, bool mapped) {
     if (((uintptr_t)p & 7) == 0) {
         *ret = p;
         return 0;
@@ -39,6 +41,12 @@ static int aligned_view(const uint8_t *p, uint64_t size, void **copy, const void
     memcpy(m, p, (size_t)size);
     *copy = m;
     *ret = m;
+    if (mapped) {
+        /* only whole pages inside the section: its neighbours may still be read from the mapping */
+        const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+        uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + (uintptr_t)size) & ~(page - 1);
+        if (e > a) (void)madvise((void *)a, e - a, MADV_DONTNEED);
+    }
     return 0;
 }
 
@@ -53,7 +61,13 @@ void zk_zkey_close(zk_zkey_t *z) {
     if (z) release(z);
 }
 
+static int zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_t size, bool mapped, zk_err_t *err);
+
 int zk_zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_t size, zk_err_t *err) {
+    return zkey_parse(z, name, data, size, false, err);
+}
+
+static int zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_t size, bool mapped, zk_err_t *err) {
     memset(z, 0, sizeof(*z));
     zk_bin_t b;
     int rc = zk_bin_parse(&b, name, data, size, "zkey", 1, 2, "section", err);
@@ -166,7 +180,7 @@ int zk_zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_t si
 
     const void *hp;
     const uint8_t *pts = p + 12;
-    if (aligned_view(pts, 18 * (uint64_t)n8q, &z->hdr_copy, &hp) < 0) goto nomem;
+    if (aligned_view(pts, 18 * (uint64_t)n8q, &z->hdr_copy, &hp, false) < 0) goto nomem;
     const uint8_t *hb = hp;
     z->alpha1 = hb;
     z->beta1 = hb + g1;
@@ -181,7 +195,8 @@ int zk_zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_t si
     };
     for (int id = 3; id <= 9; id++) {
         if (id == 4) continue;
-        if (aligned_view(zk_bin_payload(&b, (uint32_t)id), b.sec[id].size, &z->copies[id], dst[id]) < 0) goto nomem;
+        if (aligned_view(zk_bin_payload(&b, (uint32_t)id), b.sec[id].size, &z->copies[id], dst[id], mapped) < 0)
+            goto nomem;
     }
     return 0;
 
@@ -196,7 +211,7 @@ int zk_zkey_open(zk_zkey_t *z, const char *path, zk_err_t *err) {
     size_t size;
     int rc = zk_map_file(path, &map, &size, err);
     if (rc < 0) return rc;
-    rc = zk_zkey_parse(z, path, map, size, err);
+    rc = zkey_parse(z, path, map, size, true, err);
     if (rc < 0) {
         if (map) munmap(map, size);
         return rc;
