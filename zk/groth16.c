@@ -7,6 +7,7 @@
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +20,14 @@ static inline uint64_t zk_bitrev64(uint64_t x) {
     x = ((x >> 2) & 0x3333333333333333ull) | ((x & 0x3333333333333333ull) << 2);
     x = ((x >> 4) & 0x0f0f0f0f0f0f0f0full) | ((x & 0x0f0f0f0f0f0f0f0full) << 4);
     return __builtin_bswap64(x);
+}
+
+/* Gives back the whole pages inside [p, p+len) of private anonymous memory: they read as zero if
+ * touched again, so only for memory whose contents are dead. */
+static void zk_release_pages(void *p, size_t len) {
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + len) & ~(page - 1);
+    if (e > a) (void)madvise((void *)a, e - a, MADV_DONTNEED);
 }
 
 #define PFX bn

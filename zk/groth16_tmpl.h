@@ -210,6 +210,9 @@ static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, c
         FR(sub)(&s0[i], &s0[i], &s1[i]);
         FR(from_mont)(&s0[i], &s0[i]); /* the H MSM takes standard-form scalars */
     }
+    /* Only P (s0) is needed from here on: hand the rest of the scratch back to the kernel, so the
+     * MSMs, which touch the key's points, do not add to a peak that the NTTs already set. */
+    zk_release_pages(s1, (size_t)((uint8_t *)(scale + 2) - (uint8_t *)s1));
     uint64_t t1 = P_(now_ns)();
 
     G1X r1;
