@@ -71,6 +71,29 @@ static void rm_rf(const char *dir) {
     rmdir(dir);
 }
 
+/* Options of a command whose only option is --config: returns -1 to go on (operands from optind),
+ * else the exit status (0 after --help, 2 for a bad option). */
+static int parse_config_only(int argc, char **argv, const char *usage, const char **config) {
+    static const struct option opts[] = {
+        {"config", required_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {0}};
+    int o;
+    *config = CFG_DEFAULT_PATH;
+    optind = 1;
+    while ((o = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+        switch (o) {
+        case 'c':
+            *config = optarg;
+            break;
+        case 'h':
+            printf("Usage: %s\n", usage);
+            return 0;
+        default:
+            return 2;
+        }
+    }
+    return -1;
+}
+
 int zkpipe_cmd_submit(int argc, char **argv) {
     static const struct option opts[] = {{"config", required_argument, NULL, 'c'},
                                          {"circuit", required_argument, NULL, 'C'},
@@ -312,23 +335,9 @@ static void print_job(shm_t *s, uint32_t i, bool parts) {
 }
 
 int zkpipe_cmd_status(int argc, char **argv) {
-    static const struct option opts[] = {
-        {"config", required_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {0}};
-    const char *config = CFG_DEFAULT_PATH;
-    int o;
-    optind = 1;
-    while ((o = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
-        switch (o) {
-        case 'c':
-            config = optarg;
-            break;
-        case 'h':
-            printf("Usage: zkpipe status [--config FILE] [JOB]\n");
-            return 0;
-        default:
-            return 2;
-        }
-    }
+    const char *config;
+    int parsed = parse_config_only(argc, argv, "zkpipe status [--config FILE] [JOB]", &config);
+    if (parsed >= 0) return parsed;
     if (optind + 1 < argc) {
         fprintf(stderr, "Usage: zkpipe status [--config FILE] [JOB]\n");
         return 2;
@@ -404,23 +413,9 @@ int zkpipe_cmd_status(int argc, char **argv) {
 }
 
 int zkpipe_cmd_cancel(int argc, char **argv) {
-    static const struct option opts[] = {
-        {"config", required_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {0}};
-    const char *config = CFG_DEFAULT_PATH;
-    int o;
-    optind = 1;
-    while ((o = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
-        switch (o) {
-        case 'c':
-            config = optarg;
-            break;
-        case 'h':
-            printf("Usage: zkpipe cancel [--config FILE] JOB\n");
-            return 0;
-        default:
-            return 2;
-        }
-    }
+    const char *config;
+    int parsed = parse_config_only(argc, argv, "zkpipe cancel [--config FILE] JOB", &config);
+    if (parsed >= 0) return parsed;
     if (optind + 1 != argc || !spool_valid_id(argv[optind])) {
         fprintf(stderr, "Usage: zkpipe cancel [--config FILE] JOB\n");
         return 2;
@@ -555,23 +550,9 @@ int zkpipe_cmd_trace(int argc, char **argv) {
 /* Creates the segment and the spool from the ini, or checks that the live segment has the ini's
  * geometry (systemd's zkpipe-segment.service runs this before any stage). */
 int zkpipe_cmd_setup(int argc, char **argv) {
-    static const struct option opts[] = {
-        {"config", required_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {0}};
-    const char *config = CFG_DEFAULT_PATH;
-    int o;
-    optind = 1;
-    while ((o = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
-        switch (o) {
-        case 'c':
-            config = optarg;
-            break;
-        case 'h':
-            printf("Usage: zkpipe setup [--config FILE]\n");
-            return 0;
-        default:
-            return 2;
-        }
-    }
+    const char *config;
+    int parsed = parse_config_only(argc, argv, "zkpipe setup [--config FILE]", &config);
+    if (parsed >= 0) return parsed;
     if (optind != argc) {
         fprintf(stderr, "Usage: zkpipe setup [--config FILE]\n");
         return 2;
