@@ -54,19 +54,10 @@ static int key_get(const char *circuit, zk_zkey_t **ret, char *why, size_t whyle
 
 /* Gives a PROVING slab up: its partition is dropped (cancel) or failed (reason). */
 static void drop(uint32_t slab, uint32_t job, uint32_t part, const char *reason) {
-    shm_job_t *J = &S.jobs[job];
-    uint64_t w = (uint64_t)PART_INFLIGHT | (uint64_t)slab << 8;
-    if (reason) {
-        atomic_compare_exchange_strong(&J->parts[part].word, &w, PART_FAILED);
-        shm_count(&S, CNT_PART_FAILED, 1);
-        shm_job_fail(&S, job, reason);
-        log_msg(LOG_ERR, &(log_ctx_t){.job = J->id, .part = (int)part, .slab = (int)slab}, NULL,
-                "Partition %u of job %s failed: %s", part, J->id, reason);
-    } else {
-        atomic_compare_exchange_strong(&J->parts[part].word, &w, PART_DROPPED);
-    }
-    (void)shm_slab_move(&S, slab, SLAB_PROVING, SLAB_FREE);
-    shm_bump(&S.hdr->job_seq);
+    if (reason)
+        log_msg(LOG_ERR, &(log_ctx_t){.job = S.jobs[job].id, .part = (int)part, .slab = (int)slab}, NULL,
+                "Partition %u of job %s failed: %s", part, S.jobs[job].id, reason);
+    shm_part_give_up(&S, slab, SLAB_PROVING, job, part, reason);
 }
 
 /* Returns when the GPU stage finished with the slab: the end of the backend call, so that the idle

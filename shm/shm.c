@@ -535,6 +535,20 @@ int shm_job_register(shm_t *s, const char *id, const char *circuit, uint32_t pri
     return slot;
 }
 
+void shm_part_give_up(shm_t *s, uint32_t idx, uint32_t from, uint32_t job, uint32_t part, const char *reason) {
+    shm_job_t *J = &s->jobs[job];
+    uint64_t w = (uint64_t)PART_INFLIGHT | (uint64_t)idx << 8;
+    if (reason) {
+        atomic_compare_exchange_strong(&J->parts[part].word, &w, PART_FAILED);
+        shm_count(s, CNT_PART_FAILED, 1);
+        shm_job_fail(s, job, reason);
+    } else {
+        atomic_compare_exchange_strong(&J->parts[part].word, &w, PART_DROPPED);
+    }
+    (void)shm_slab_move(s, idx, from, SLAB_FREE);
+    shm_bump(&s->hdr->job_seq);
+}
+
 void shm_job_fail(shm_t *s, uint32_t slot, const char *reason) {
     shm_job_t *j = &s->jobs[slot];
     uint32_t zero = 0;

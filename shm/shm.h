@@ -275,6 +275,10 @@ bool shm_job_live(uint32_t state); /* ACTIVE, FAILING or CANCELLING */
 /* Sets the job's error once and moves ACTIVE -> FAILING. */
 void shm_job_fail(shm_t *s, uint32_t slot, const char *reason);
 int shm_job_cancel(shm_t *s, uint32_t slot); /* ACTIVE -> CANCELLING */
+/* A stage gives up the partition it holds in slab idx (in state `from`): the partition becomes
+ * FAILED and the job fails with reason, or DROPPED when reason is NULL (a cancel); the slab goes
+ * back to FREE and job waiters are woken. */
+void shm_part_give_up(shm_t *s, uint32_t idx, uint32_t from, uint32_t job, uint32_t part, const char *reason);
 /* Claims the pending partition with the smallest (prio, order, part) into slab idx (owned, FILLING):
  * writes the slab descriptor, then CASes the partition to INFLIGHT. critical_only restricts it to
  * CRITICAL jobs. -EAGAIN when there is none. */
