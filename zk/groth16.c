@@ -93,7 +93,7 @@ int zk_finalize(const zk_zkey_t *z, const zk_raw_t *raw, const uint8_t r[32], co
 }
 
 /* Uniform in [0, r) by rejection sampling on the bit length of r (255 or 254 bits). */
-static int random_below(const uint8_t *mod, uint8_t out[32]) {
+int zk_random_below(const uint8_t *mod, uint8_t out[32]) {
     uint64_t m[4], x[4];
     memcpy(m, mod, 32);
     int top = 63 - __builtin_clzll(m[3]);
@@ -116,9 +116,9 @@ static int random_below(const uint8_t *mod, uint8_t out[32]) {
 }
 
 int zk_random_rs(const zk_curve_t *curve, uint8_t r[32], uint8_t s[32]) {
-    int ret = random_below(curve->r, r);
+    int ret = zk_random_below(curve->r, r);
     if (ret < 0) return ret;
-    return random_below(curve->r, s);
+    return zk_random_below(curve->r, s);
 }
 
 /* Appends to a growing string; aborts on out of memory (outputs are a few KiB). */

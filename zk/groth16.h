@@ -58,6 +58,9 @@ int zk_prove_core(const zk_zkey_t *z, const uint8_t *witness, const void *a, con
  * {w_2n^(2i+1)}, in place (iNTT, scale by n^-1·w_2n^k, NTT). */
 int zk_fr_to_odd_coset(const zk_curve_t *curve, void *x, unsigned logn, int threads);
 
+/* One value uniformly in [0, mod) from getrandom(2), mod a 32-byte LE modulus (standard form). */
+int zk_random_below(const uint8_t *mod, uint8_t out[32]);
+
 /* Draws r, s uniformly in [0, r) from getrandom(2) (standard form, 32 bytes LE each). */
 int zk_random_rs(const zk_curve_t *curve, uint8_t r[32], uint8_t s[32]);
 

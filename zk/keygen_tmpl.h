@@ -37,14 +37,13 @@ typedef struct {
 
 /* Uniform in [1, r), Montgomery form. */
 static int P_(kg_random)(const zk_curve_t *curve, FR_T *out) {
-    uint8_t a[32], b[32];
+    uint8_t a[32];
     for (;;) {
-        int rc = zk_random_rs(curve, a, b);
+        int rc = zk_random_below(curve->r, a);
         if (rc < 0) return rc;
         FR_T x;
         memcpy(x.l, a, 32);
         explicit_bzero(a, sizeof(a));
-        explicit_bzero(b, sizeof(b));
         if (FR(is_zero)(&x)) continue;
         FR(to_mont)(out, &x);
         explicit_bzero(&x, sizeof(x));
