@@ -209,8 +209,9 @@ static int on_gpu(struct parse_state *st, const char *k, const char *v) {
             c->backend = CFG_BACKEND_CUDA;
         else
             return perr(st, "backend = %s: expected auto, cuda or cpu", v), 0;
-    } else if (!strcmp(k, "streams")) {
-        if (parse_u32(v, 1, 64, &c->gpu_streams)) return perr(st, "streams = %s: expected 1 to 64", v), 0;
+    } else if (!strcmp(k, "inflight")) {
+        if (parse_u32(v, 0, 4, &c->gpu_inflight))
+            return perr(st, "inflight = %s: expected 0 (the backend's choice) to 4", v), 0;
     } else if (!strcmp(k, "threads")) {
         if (parse_u32(v, 0, 4096, &c->gpu_threads)) return perr(st, "threads = %s: expected 0 (all) to 4096", v), 0;
     } else {
@@ -350,7 +351,7 @@ static void set_defaults(cfg_t *c) {
     c->trim = CFG_TRIM_ALWAYS;
     c->gpu_devices = 1;
     c->backend = CFG_BACKEND_AUTO;
-    c->gpu_streams = 2;
+    c->gpu_inflight = 0;
     c->gpu_threads = 0;
     c->verify = true;
     c->finalizer_instances = 1;

@@ -45,7 +45,7 @@ typedef struct cfg {
     /* [gpu] */
     uint32_t gpu_devices;  /* gpud instances, one per device (default 1) */
     cfg_backend_t backend; /* default auto */
-    uint32_t gpu_streams;  /* default 2 */
+    uint32_t gpu_inflight; /* partitions in flight per gpud, 0 = the backend's (cpu 1, cuda 2) */
     uint32_t gpu_threads;  /* CPU backend threads, 0 = all CPUs (default 0) */
     /* [finalizer] */
     bool verify;                  /* default yes */

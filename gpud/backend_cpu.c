@@ -11,6 +11,12 @@ typedef struct cpu_ctx {
     int threads;
     void *scratch;
     size_t scratch_size;
+    struct {
+        int rc; /* 0 or the failure of the work done in submit */
+        zk_err_t err;
+        zk_raw_t raw;
+        zk_core_times_t times;
+    } lane[ZK_BACKEND_MAX_LANES];
 } cpu_ctx_t;
 
 static int cpu_init(void **ret_ctx, int device, int threads, zk_err_t *err) {
@@ -44,13 +50,31 @@ static int cpu_load_key(void *ctx, const zk_zkey_t *z, zk_err_t *err) {
     return ensure_scratch(ctx, zk_core_scratch_size(z), err);
 }
 
-static int cpu_prove(void *ctx, const zk_zkey_t *z, const uint8_t *witness, const void *a, const void *b, const void *c,
-                     zk_raw_t *out, zk_core_times_t *times, zk_err_t *err) {
+/* The work happens here; collect hands over the lane's result. */
+static int cpu_submit(void *ctx, int lane, const zk_zkey_t *z, const uint8_t *witness, const void *a, const void *b,
+                      const void *c, zk_err_t *err) {
     cpu_ctx_t *x = ctx;
+    if (lane < 0 || lane >= ZK_BACKEND_MAX_LANES) return zk_fail(err, EINVAL, "cpu backend: no lane %d", lane);
+    memset(&x->lane[lane].times, 0, sizeof x->lane[lane].times);
     int r = ensure_scratch(x, zk_core_scratch_size(z), err);
-    if (r < 0) return r;
-    r = zk_prove_core(z, witness, a, b, c, x->scratch, out, times, x->threads);
-    if (r < 0) return zk_fail(err, -r, "cpu backend: proving core failed: %s", strerror(-r));
+    if (r == 0) {
+        r = zk_prove_core(z, witness, a, b, c, x->scratch, &x->lane[lane].raw, &x->lane[lane].times, x->threads);
+        if (r < 0) r = zk_fail(err, -r, "cpu backend: proving core failed: %s", strerror(-r));
+    }
+    x->lane[lane].rc = r;
+    if (r < 0) x->lane[lane].err = *err;
+    return r;
+}
+
+static int cpu_collect(void *ctx, int lane, zk_raw_t *out, zk_core_times_t *times, zk_err_t *err) {
+    cpu_ctx_t *x = ctx;
+    if (lane < 0 || lane >= ZK_BACKEND_MAX_LANES) return zk_fail(err, EINVAL, "cpu backend: no lane %d", lane);
+    if (x->lane[lane].rc < 0) {
+        *err = x->lane[lane].err;
+        return x->lane[lane].rc;
+    }
+    *out = x->lane[lane].raw;
+    if (times) *times = x->lane[lane].times;
     return 0;
 }
 
@@ -66,7 +90,9 @@ const zk_backend_ops_t zk_backend_cpu = {
     .init = cpu_init,
     .register_memory = cpu_register_memory,
     .load_key = cpu_load_key,
-    .prove = cpu_prove,
+    .depth = 1,
+    .submit = cpu_submit,
+    .collect = cpu_collect,
     .destroy = cpu_destroy,
 };
 

@@ -60,67 +60,101 @@ static void drop(uint32_t slab, uint32_t job, uint32_t part, const char *reason)
     shm_part_give_up(&S, slab, SLAB_PROVING, job, part, reason);
 }
 
-/* Returns when the GPU stage finished with the slab: the end of the backend call, so that the idle
- * gap measured up to the next pick includes our own bookkeeping and logging. */
-static uint64_t prove(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
+/* A partition between submit and collect; the backend's lanes are used in turn, so the FIFO of
+ * flights is also the order of the lanes. */
+typedef struct {
+    uint32_t slab, job, part;
+    int lane;
+    uint64_t t_pick, t_submit;
+} flight_t;
+static flight_t flights[ZK_BACKEND_MAX_LANES];
+static int n_flights, first_flight, next_lane, depth;
+
+/* Hands a PROVING slab to the backend. last_done: when the GPU stage last finished a partition
+ * (the idle gap ends here unless a partition is still in flight). */
+static void start(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     shm_slab_t *d = &S.slabs[slab];
     shm_slab_hdr_t *h = shm_slab_header(&S, slab);
     uint32_t job = atomic_load(&d->job), part = atomic_load(&d->part);
     shm_job_t *J = &S.jobs[job];
     uint64_t t_ready = atomic_load(&d->t_ready_ns);
     if (!t_first_ready || t_ready < t_first_ready) t_first_ready = t_ready;
-    /* idle gap since the previous partition; value 1 = a READY slab was waiting during the gap */
-    if (last_done) shm_event(&S, EV_GPU_WAIT, job, part, slab, last_done, t_pick - last_done, t_ready <= last_done);
+    /* idle gap since the previous partition (none while one is in flight); value 1 = a READY slab
+     * was waiting during the gap */
+    if (last_done && !n_flights)
+        shm_event(&S, EV_GPU_WAIT, job, part, slab, last_done, t_pick - last_done, t_ready <= last_done);
     shm_event(&S, EV_GPU_HANDOFF, job, part, slab, t_ready, t_pick > t_ready ? t_pick - t_ready : 0,
               last_done <= t_ready);
     if (atomic_load(&J->gen) != atomic_load(&d->job_gen) || atomic_load(&J->state) != JOB_ACTIVE) {
         drop(slab, job, part, NULL);
-        return daemon_now_ns();
+        return;
     }
     shm_heartbeat(&S, slab);
-    log_ctx_t lc = {.job = h->job_id, .part = (int)part, .slab = (int)slab};
     char why[700];
     zk_zkey_t *z;
     if (key_get(J->circuit, &z, why, sizeof why) < 0) {
         drop(slab, job, part, why);
-        return daemon_now_ns();
+        return;
     }
     if (z->n_vars != h->n_vars || z->domain_size != h->domain_size) {
         snprintf(why, sizeof why, "slab %u was filled for %u wires / domain %u, the key has %u / %u", slab, h->n_vars,
                  h->domain_size, z->n_vars, z->domain_size);
         drop(slab, job, part, why);
-        return daemon_now_ns();
+        return;
     }
     shm_part_t *P = &J->parts[part];
     atomic_fetch_add(&P->prove_count, 1);
     atomic_store(&P->t_prove_start_ns, t_pick);
     daemon_test_point("gpu.mid_prove", (int)part);
     uint8_t *base = shm_slab_data(&S, slab);
+    zk_err_t e = {{0}};
+    flight_t f = {.slab = slab, .job = job, .part = part, .lane = next_lane, .t_pick = t_pick};
+    f.t_submit = daemon_now_ns();
+    if (B->submit(bctx, f.lane, z, base + h->values_off, base + h->a_off, base + h->b_off, base + h->c_off, &e) < 0) {
+        drop(slab, job, part, e.msg);
+        return;
+    }
+    next_lane = (next_lane + 1) % depth;
+    flights[(first_flight + n_flights++) % ZK_BACKEND_MAX_LANES] = f;
+    daemon_test_point("gpu.submitted", (int)part);
+}
+
+/* Collects the oldest flight and publishes its slab as PROVED. prev_done: when the previous
+ * partition was collected (the GPU was busy with this one from max(submit, prev_done)). Returns
+ * when the GPU stage finished with the slab. */
+static uint64_t finish(uint64_t prev_done) {
+    flight_t f = flights[first_flight];
+    first_flight = (first_flight + 1) % ZK_BACKEND_MAX_LANES;
+    n_flights--;
+    uint32_t slab = f.slab, job = f.job, part = f.part;
+    shm_slab_hdr_t *h = shm_slab_header(&S, slab);
+    shm_part_t *P = &S.jobs[job].parts[part];
+    log_ctx_t lc = {.job = h->job_id, .part = (int)part, .slab = (int)slab};
     zk_core_times_t tm = {0};
     zk_err_t e = {{0}};
-    uint64_t t0 = daemon_now_ns();
-    int r =
-        B->prove(bctx, z, base + h->values_off, base + h->a_off, base + h->b_off, base + h->c_off, &h->raw, &tm, &e);
+    int r = B->collect(bctx, f.lane, &h->raw, &tm, &e);
     daemon_test_point("gpu.after_prove", (int)part);
     uint64_t t1 = daemon_now_ns();
+    shm_heartbeat(&S, n_flights ? flights[first_flight].slab : SHM_NONE);
     if (r < 0) {
         drop(slab, job, part, e.msg);
         return daemon_now_ns();
     }
+    uint64_t t0 = f.t_submit > prev_done ? f.t_submit : prev_done, tb = f.t_pick > prev_done ? f.t_pick : prev_done;
     h->core = tm;
     h->t_gpu_ns = t1 - t0;
     atomic_store(&P->gpu_ns, t1 - t0);
     atomic_store(&P->t_proved_ns, t1);
-    atomic_store(&d->t_proved_ns, t1);
+    atomic_store(&S.slabs[slab].t_proved_ns, t1);
     if (shm_slab_move(&S, slab, SLAB_PROVING, SLAB_PROVED) < 0) {
         log_msg(LOG_ERR, &lc, NULL, "Slab %u was taken from us while proving", slab);
         return t1;
     }
     proved++;
-    busy_ns += t1 - t_pick;
+    busy_ns += t1 - tb;
     shm_count(&S, CNT_PROVED, 1);
-    shm_count(&S, CNT_GPU_BUSY_NS, t1 - t_pick);
-    atomic_fetch_add(&S.procs[S.self].busy_ns, t1 - t_pick);
+    shm_count(&S, CNT_GPU_BUSY_NS, t1 - tb);
+    atomic_fetch_add(&S.procs[S.self].busy_ns, t1 - tb);
     shm_event(&S, EV_GPU_PROVE, job, part, slab, t0, t1 - t0, 0);
     /* the backend's steps, laid end to end inside the prove slice */
     uint64_t at = t0;
@@ -132,15 +166,15 @@ static uint64_t prove(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
         shm_event(&S, types[i], job, part, slab, at, steps[i], 0);
         at += steps[i];
     }
-    char f[4][64];
-    snprintf(f[0], 64, "ZKPIPE_PROVE_NS=%llu", (unsigned long long)(t1 - t0));
-    snprintf(f[1], 64, "ZKPIPE_NTT_NS=%llu", (unsigned long long)tm.ntt_ns);
-    snprintf(f[2], 64, "ZKPIPE_MSM_NS=%llu",
+    char fl[4][64];
+    snprintf(fl[0], 64, "ZKPIPE_PROVE_NS=%llu", (unsigned long long)(t1 - t0));
+    snprintf(fl[1], 64, "ZKPIPE_NTT_NS=%llu", (unsigned long long)tm.ntt_ns);
+    snprintf(fl[2], 64, "ZKPIPE_MSM_NS=%llu",
              (unsigned long long)(tm.msm_a_ns + tm.msm_b1_ns + tm.msm_b2_ns + tm.msm_c_ns + tm.msm_h_ns));
-    snprintf(f[3], 64, "ZKPIPE_WAIT_NS=%llu", (unsigned long long)(last_done ? t_pick - last_done : 0));
-    const char *fields[] = {f[0], f[1], f[2], f[3], NULL};
+    snprintf(fl[3], 64, "ZKPIPE_WAIT_NS=%llu",
+             (unsigned long long)(prev_done && f.t_pick > prev_done ? f.t_pick - prev_done : 0));
+    const char *fields[] = {fl[0], fl[1], fl[2], fl[3], NULL};
     log_msg(LOG_DEBUG, &lc, fields, "Proved partition %u of job %s in %.1f ms", part, h->job_id, (t1 - t0) / 1e6);
-    shm_heartbeat(&S, SHM_NONE);
     return t1;
 }
 
@@ -178,6 +212,9 @@ int main(int argc, char **argv) {
         log_err("Failed to initialise backend %s: %s", B->name, e.msg);
         return 1;
     }
+    depth = cfg.gpu_inflight ? (int)cfg.gpu_inflight : B->depth;
+    if (depth < 1) depth = 1;
+    if (depth > ZK_BACKEND_MAX_LANES) depth = ZK_BACKEND_MAX_LANES;
     shm_geometry_t g = {.slabs = cfg.slabs, .jobs = cfg.jobs, .events = cfg.events, .slab_size = cfg.slab_size};
     if (shm_open_segment(&S, cfg.segment, &g, true, err, sizeof err) < 0) {
         log_err("Failed to attach the segment: %s", err);
@@ -209,17 +246,21 @@ int main(int argc, char **argv) {
     int reclaimed = shm_reclaim(&S);
     int wait_ms = daemon_wait_ms(1000);
     daemon_notify_ready("attached; keys loaded; waiting for READY slabs");
-    log_info("Attached to %s with backend %s (device %d); reclaimed %d slabs", cfg.segment, B->name, args.device,
-             reclaimed);
+    log_info("Attached to %s with backend %s (device %d, %d partition%s in flight); reclaimed %d slabs", cfg.segment,
+             B->name, args.device, depth, depth > 1 ? "s" : "", reclaimed);
     uint64_t last_done = 0, last_status = 0;
     while (!daemon_stop) {
-        shm_heartbeat(&S, SHM_NONE);
+        shm_heartbeat(&S, n_flights ? flights[first_flight].slab : SHM_NONE);
         daemon_notify_watchdog();
         uint32_t seq = atomic_load_explicit(&S.hdr->slab_seq, memory_order_acquire);
         uint32_t slab;
-        if (shm_slab_pick(&S, SLAB_READY, SLAB_PROVING, &slab) == 0) {
-            uint64_t t_pick = daemon_now_ns();
-            last_done = prove(slab, t_pick, last_done);
+        /* keep the backend fed: the next partition is submitted before the current one is collected */
+        if (n_flights < depth && shm_slab_pick(&S, SLAB_READY, SLAB_PROVING, &slab) == 0) {
+            start(slab, daemon_now_ns(), last_done);
+            continue;
+        }
+        if (n_flights) {
+            last_done = finish(last_done);
             continue;
         }
         uint64_t now = daemon_now_ns();
@@ -229,6 +270,8 @@ int main(int argc, char **argv) {
         }
         if (shm_wait(&S.hdr->slab_seq, seq, wait_ms) == -ETIMEDOUT) shm_reclaim(&S);
     }
+    daemon_notify_stopping();
+    while (n_flights) last_done = finish(last_done); /* what is submitted is finished, not redone */
     daemon_notify_stopping();
     log_info("Stopping after %llu partitions (%.1f s busy)", (unsigned long long)proved, busy_ns / 1e9);
     B->destroy(bctx);

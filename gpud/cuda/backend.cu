@@ -39,11 +39,26 @@ struct zc_buf {
     size_t cap = 0;
 };
 
+/* One partition in flight: its inputs on the device, its window sums in pinned host memory, its
+ * plans (for the host's Horner step) and the events that order and time its steps. */
+struct zc_lane {
+    zc_buf wit, abc;
+    void *host_win;
+    size_t host_win_cap;
+    cudaEvent_t ev[11]; /* 0–2 copies (start, witness, a/b/c), 3–7 MSM A…C, 8–9 NTT+H, 10 done */
+    zc_msm_plan pv1, pv2, pc1, ph1;
+    const zc_curve_ops *co;
+    bool busy;
+};
+
+#define ZC_DEPTH 2 /* partitions in flight: the next one's copy overlaps this one's MSMs */
+
 struct zc_ctx {
     int device;
     char name[256];
     cudaStream_t cs, xs; /* compute, copy */
-    cudaEvent_t ev[16];
+    zc_lane lane[ZK_BACKEND_MAX_LANES];
+    cudaEvent_t tev[4]; /* the device check's single-kernel timings */
     zc_key keys[ZC_MAX_KEYS];
     int n_keys;
     uint64_t clock;
@@ -52,10 +67,8 @@ struct zc_ctx {
         size_t len;
     } reg[64];
     int n_reg;
-    zc_buf wit, abc, tmp, ws, io;
-    void *host_win; /* pinned, window sums of the five MSMs */
-    size_t host_win_cap;
-    void *tab[2]; /* NTT tables of the last domain size, per curve (bn128, bls12381) */
+    zc_buf tmp, ws, io; /* shared by the lanes: used on the compute stream only, one kernel after another */
+    void *tab[2];       /* NTT tables of the last domain size, per curve (bn128, bls12381) */
 };
 
 static int zc_fail_cuda(zk_err_t *err, const char *what, cudaError_t e) {
@@ -67,12 +80,21 @@ static int zc_fail_cuda(zk_err_t *err, const char *what, cudaError_t e) {
         if (_e != cudaSuccess) return zc_fail_cuda(err, what, _e);                                                     \
     } while (0)
 
+/* Waits for everything queued on both streams: before memory in use by queued work is freed
+ * (a buffer grows, a key is evicted). Outside the steady state only. */
+static cudaError_t zc_idle(zc_ctx *c) {
+    cudaError_t e = cudaStreamSynchronize(c->cs);
+    cudaError_t f = cudaStreamSynchronize(c->xs);
+    return e != cudaSuccess ? e : f;
+}
+
 /* Grows a device buffer (never shrinks); growth happens on the first partition of a bigger
- * circuit, outside the steady state, and waits for the device to be done with the old one. */
-static cudaError_t zc_ensure(zc_buf *b, size_t bytes) {
+ * circuit, outside the steady state, after the queued work that may still use the old one. */
+static cudaError_t zc_ensure(zc_ctx *c, zc_buf *b, size_t bytes) {
     if (b->cap >= bytes) return cudaSuccess;
     if (b->p) {
-        cudaError_t e = cudaFree(b->p);
+        cudaError_t e = zc_idle(c);
+        if (e == cudaSuccess) e = cudaFree(b->p);
         if (e != cudaSuccess) return e;
     }
     b->p = nullptr;
@@ -109,11 +131,13 @@ static int zc_init(void **ret_ctx, int device, int threads, zk_err_t *err) {
         delete c;
         return zc_fail_cuda(err, "cudaStreamCreate", e);
     }
-    for (int i = 0; i < 16; i++) {
-        if ((e = cudaEventCreate(&c->ev[i])) != cudaSuccess) {
-            delete c;
-            return zc_fail_cuda(err, "cudaEventCreate", e);
-        }
+    for (int l = 0; l < ZK_BACKEND_MAX_LANES && e == cudaSuccess; l++)
+        for (int i = 0; i < 11 && e == cudaSuccess; i++) /* collect sleeps on "done" instead of spinning */
+            e = cudaEventCreateWithFlags(&c->lane[l].ev[i], i == 10 ? cudaEventBlockingSync : cudaEventDefault);
+    for (int i = 0; i < 4 && e == cudaSuccess; i++) e = cudaEventCreate(&c->tev[i]);
+    if (e != cudaSuccess) {
+        delete c;
+        return zc_fail_cuda(err, "cudaEventCreate", e);
     }
     *ret_ctx = c;
     return 0;
@@ -177,7 +201,9 @@ static int zc_load_key(void *ctx, const zk_zkey_t *z, zk_err_t *err) {
         k->used = ++c->clock;
         return 0;
     }
-    if (c->n_keys == ZC_MAX_KEYS) { /* evict the least recently used circuit */
+    if (c->n_keys == ZC_MAX_KEYS) { /* evict the least recently used circuit, once no lane uses it */
+        cudaError_t e = zc_idle(c);
+        if (e != cudaSuccess) return zc_fail_cuda(err, "waiting for the device before evicting a key", e);
         int lru = 0;
         for (int i = 1; i < c->n_keys; i++)
             if (c->keys[i].used < c->keys[lru].used) lru = i;
@@ -244,10 +270,18 @@ static float zc_ms(cudaEvent_t a, cudaEvent_t b) {
     return ms;
 }
 
-static int zc_prove(void *ctx, const zk_zkey_t *z, const uint8_t *witness, const void *a, const void *b, const void *cc,
-                    zk_raw_t *out, zk_core_times_t *times, zk_err_t *err) {
+/* Enqueues one partition on the lane (formats.md §5.3-5.4) and returns:
+ *   copy stream:    witness ──► a ──► b ──► c
+ *   compute stream:          └► MSM A, B1 (G1), B2 (G2), C ─ waits for c ┘► coset NTTs, P = std(A·B − C) ─► MSM H
+ * The compute stream runs the lanes one after another, so the next lane's copies (queued behind
+ * this lane's on the copy stream) land while this lane's MSMs run. */
+static int zc_submit(void *ctx, int lane, const zk_zkey_t *z, const uint8_t *witness, const void *a, const void *b,
+                     const void *cc, zk_err_t *err) {
     zc_ctx *c = (zc_ctx *)ctx;
     cudaSetDevice(c->device);
+    if (lane < 0 || lane >= ZK_BACKEND_MAX_LANES) return zk_fail(err, EINVAL, "CUDA: no lane %d", lane);
+    zc_lane *L = &c->lane[lane];
+    if (L->busy) return zk_fail(err, EBUSY, "CUDA: lane %d is submitted and not yet collected", lane);
     if (z->n_vars < z->n_pub + 1) return zk_fail(err, EINVAL, "CUDA: key has nVars %u < nPublic+1", z->n_vars);
     const zc_curve_ops *co = zc_curve(z->curve);
     zc_key *k = zc_key_find(c, z);
@@ -262,32 +296,31 @@ static int zc_prove(void *ctx, const zk_zkey_t *z, const uint8_t *witness, const
     int r = zc_get_tables(c, z->curve, z->log_domain, &tab, err);
     if (r < 0) return r;
 
-    zc_msm_plan pv1, pv2, pc1, ph1;
-    ZC_CK("MSM plan", co->g1->plan(&pv1, (uint32_t)nv, 0));
-    ZC_CK("MSM plan", co->g2->plan(&pv2, (uint32_t)nv, 0));
-    ZC_CK("MSM plan", co->g1->plan(&pc1, (uint32_t)nc, 0));
-    ZC_CK("MSM plan", co->g1->plan(&ph1, (uint32_t)n, 0));
-    size_t ws = std::max(co->g1->ws_size(&pv1), std::max(co->g2->ws_size(&pv2), co->g1->ws_size(&ph1)));
-    ZC_CK("allocating the MSM workspace", zc_ensure(&c->ws, ws));
-    ZC_CK("allocating the witness buffer", zc_ensure(&c->wit, nv * 32));
-    ZC_CK("allocating a, b, c", zc_ensure(&c->abc, 3 * n * 32));
-    ZC_CK("allocating the NTT buffer", zc_ensure(&c->tmp, n * 32));
+    ZC_CK("MSM plan", co->g1->plan(&L->pv1, (uint32_t)nv, 0));
+    ZC_CK("MSM plan", co->g2->plan(&L->pv2, (uint32_t)nv, 0));
+    ZC_CK("MSM plan", co->g1->plan(&L->pc1, (uint32_t)nc, 0));
+    ZC_CK("MSM plan", co->g1->plan(&L->ph1, (uint32_t)n, 0));
+    L->co = co;
+    size_t ws = std::max(co->g1->ws_size(&L->pv1), std::max(co->g2->ws_size(&L->pv2), co->g1->ws_size(&L->ph1)));
+    ZC_CK("allocating the MSM workspace", zc_ensure(c, &c->ws, ws));
+    ZC_CK("allocating the NTT buffer", zc_ensure(c, &c->tmp, n * 32));
+    ZC_CK("allocating the witness buffer", zc_ensure(c, &L->wit, nv * 32));
+    ZC_CK("allocating a, b, c", zc_ensure(c, &L->abc, 3 * n * 32));
     size_t x1 = co->g1->xyzz_size, x2 = co->g2->xyzz_size;
-    size_t win_bytes = (2 * (size_t)pv1.nw + pc1.nw + ph1.nw) * x1 + (size_t)pv2.nw * x2;
-    if (c->host_win_cap < win_bytes) {
-        if (c->host_win) cudaFreeHost(c->host_win);
-        c->host_win = nullptr;
-        c->host_win_cap = 0;
-        ZC_CK("cudaMallocHost", cudaMallocHost(&c->host_win, win_bytes));
-        c->host_win_cap = win_bytes;
+    size_t win_bytes = (2 * (size_t)L->pv1.nw + L->pc1.nw + L->ph1.nw) * x1 + (size_t)L->pv2.nw * x2;
+    if (L->host_win_cap < win_bytes) { /* the lane is idle: nothing queued writes here */
+        if (L->host_win) cudaFreeHost(L->host_win);
+        L->host_win = nullptr;
+        L->host_win_cap = 0;
+        ZC_CK("cudaMallocHost", cudaMallocHost(&L->host_win, win_bytes));
+        L->host_win_cap = win_bytes;
     }
-    uint8_t *w_a = (uint8_t *)c->host_win, *w_b1 = w_a + pv1.nw * x1, *w_c = w_b1 + pv1.nw * x1;
-    uint8_t *w_h = w_c + pc1.nw * x1, *w_b2 = w_h + ph1.nw * x1;
+    uint8_t *w_a = (uint8_t *)L->host_win, *w_b1 = w_a + L->pv1.nw * x1, *w_c = w_b1 + L->pv1.nw * x1;
+    uint8_t *w_h = w_c + L->pc1.nw * x1, *w_b2 = w_h + L->ph1.nw * x1;
 
-    cudaEvent_t *ev = c->ev;
-    uint32_t *d_wit = (uint32_t *)c->wit.p;
-    uint8_t *d_a = (uint8_t *)c->abc.p, *d_b = d_a + 32 * n, *d_c = d_b + 32 * n;
-    /* copies: witness first (the witness MSMs need only it), then a, b, c */
+    cudaEvent_t *ev = L->ev;
+    uint32_t *d_wit = (uint32_t *)L->wit.p;
+    uint8_t *d_a = (uint8_t *)L->abc.p, *d_b = d_a + 32 * n, *d_c = d_b + 32 * n;
     ZC_CK("event", cudaEventRecord(ev[0], c->xs));
     ZC_CK("copying the witness", cudaMemcpyAsync(d_wit, witness, nv * 32, cudaMemcpyHostToDevice, c->xs));
     ZC_CK("event", cudaEventRecord(ev[1], c->xs));
@@ -298,13 +331,13 @@ static int zc_prove(void *ctx, const zk_zkey_t *z, const uint8_t *witness, const
 
     ZC_CK("wait", cudaStreamWaitEvent(c->cs, ev[1], 0));
     ZC_CK("event", cudaEventRecord(ev[3], c->cs));
-    ZC_CK("MSM A", co->g1->enqueue(&pv1, k->a, d_wit, c->ws.p, w_a, c->cs));
+    ZC_CK("MSM A", co->g1->enqueue(&L->pv1, k->a, d_wit, c->ws.p, w_a, c->cs));
     ZC_CK("event", cudaEventRecord(ev[4], c->cs));
-    ZC_CK("MSM B1", co->g1->enqueue(&pv1, k->b1, d_wit, c->ws.p, w_b1, c->cs));
+    ZC_CK("MSM B1", co->g1->enqueue(&L->pv1, k->b1, d_wit, c->ws.p, w_b1, c->cs));
     ZC_CK("event", cudaEventRecord(ev[5], c->cs));
-    ZC_CK("MSM B2", co->g2->enqueue(&pv2, k->b2, d_wit, c->ws.p, w_b2, c->cs));
+    ZC_CK("MSM B2", co->g2->enqueue(&L->pv2, k->b2, d_wit, c->ws.p, w_b2, c->cs));
     ZC_CK("event", cudaEventRecord(ev[6], c->cs));
-    ZC_CK("MSM C", co->g1->enqueue(&pc1, k->c, d_wit + 8 * (z->n_pub + 1), c->ws.p, w_c, c->cs));
+    ZC_CK("MSM C", co->g1->enqueue(&L->pc1, k->c, d_wit + 8 * (z->n_pub + 1), c->ws.p, w_c, c->cs));
     ZC_CK("event", cudaEventRecord(ev[7], c->cs));
     ZC_CK("wait", cudaStreamWaitEvent(c->cs, ev[2], 0));
     ZC_CK("event", cudaEventRecord(ev[8], c->cs));
@@ -314,16 +347,32 @@ static int zc_prove(void *ctx, const zk_zkey_t *z, const uint8_t *witness, const
     co->fr->abc(d_a, d_b, d_c, n, c->cs);
     ZC_CK("H kernels", cudaGetLastError());
     ZC_CK("event", cudaEventRecord(ev[9], c->cs));
-    ZC_CK("MSM H", co->g1->enqueue(&ph1, k->h, (const uint32_t *)d_a, c->ws.p, w_h, c->cs));
+    ZC_CK("MSM H", co->g1->enqueue(&L->ph1, k->h, (const uint32_t *)d_a, c->ws.p, w_h, c->cs));
     ZC_CK("event", cudaEventRecord(ev[10], c->cs));
-    ZC_CK("proving on the GPU", cudaStreamSynchronize(c->cs));
+    L->busy = true;
+    return 0;
+}
 
+/* Waits for the lane's last event, then the host's part: Horner over the window sums, affine. */
+static int zc_collect(void *ctx, int lane, zk_raw_t *out, zk_core_times_t *times, zk_err_t *err) {
+    zc_ctx *c = (zc_ctx *)ctx;
+    cudaSetDevice(c->device);
+    if (lane < 0 || lane >= ZK_BACKEND_MAX_LANES) return zk_fail(err, EINVAL, "CUDA: no lane %d", lane);
+    zc_lane *L = &c->lane[lane];
+    if (!L->busy) return zk_fail(err, EINVAL, "CUDA: lane %d has nothing submitted", lane);
+    L->busy = false;
+    cudaEvent_t *ev = L->ev;
+    ZC_CK("proving on the GPU", cudaEventSynchronize(ev[10]));
+    const zc_curve_ops *co = L->co;
+    size_t x1 = co->g1->xyzz_size;
+    uint8_t *w_a = (uint8_t *)L->host_win, *w_b1 = w_a + L->pv1.nw * x1, *w_c = w_b1 + L->pv1.nw * x1;
+    uint8_t *w_h = w_c + L->pc1.nw * x1, *w_b2 = w_h + L->ph1.nw * x1;
     memset(out, 0, sizeof *out);
-    co->g1->finish(&pv1, w_a, out->a);
-    co->g1->finish(&pv1, w_b1, out->b1);
-    co->g2->finish(&pv2, w_b2, out->b2);
-    co->g1->finish(&pc1, w_c, out->c);
-    co->g1->finish(&ph1, w_h, out->h);
+    co->g1->finish(&L->pv1, w_a, out->a);
+    co->g1->finish(&L->pv1, w_b1, out->b1);
+    co->g2->finish(&L->pv2, w_b2, out->b2);
+    co->g1->finish(&L->pc1, w_c, out->c);
+    co->g1->finish(&L->ph1, w_h, out->h);
     if (times) {
         times->h2d_ns = (uint64_t)(zc_ms(ev[0], ev[2]) * 1e6);
         times->msm_a_ns = (uint64_t)(zc_ms(ev[3], ev[4]) * 1e6);
@@ -340,23 +389,27 @@ static void zc_destroy(void *ctx) {
     zc_ctx *c = (zc_ctx *)ctx;
     if (!c) return;
     cudaSetDevice(c->device);
-    cudaStreamSynchronize(c->cs);
-    cudaStreamSynchronize(c->xs);
+    zc_idle(c);
     for (int i = 0; i < c->n_keys; i++) zc_key_free(&c->keys[i]);
-    zc_buf *bufs[] = {&c->wit, &c->abc, &c->tmp, &c->ws, &c->io};
+    for (zc_lane &L : c->lane) {
+        cudaFree(L.wit.p);
+        cudaFree(L.abc.p);
+        if (L.host_win) cudaFreeHost(L.host_win);
+        for (cudaEvent_t e : L.ev) cudaEventDestroy(e);
+    }
+    zc_buf *bufs[] = {&c->tmp, &c->ws, &c->io};
     for (zc_buf *b : bufs) cudaFree(b->p);
-    if (c->host_win) cudaFreeHost(c->host_win);
     if (c->tab[0]) zc_bn.fr->tables_free(c->tab[0]);
     if (c->tab[1]) zc_bls.fr->tables_free(c->tab[1]);
     while (c->n_reg > 0) cudaHostUnregister(c->reg[--c->n_reg].base);
-    for (int i = 0; i < 16; i++) cudaEventDestroy(c->ev[i]);
+    for (cudaEvent_t e : c->tev) cudaEventDestroy(e);
     cudaStreamDestroy(c->cs);
     cudaStreamDestroy(c->xs);
     delete c;
 }
 
 extern "C" const zk_backend_ops_t zk_backend_cuda = {
-    "cuda", zc_init, zc_register, zc_load_key, zc_prove, zc_destroy,
+    "cuda", zc_init, zc_register, zc_load_key, ZC_DEPTH, zc_submit, zc_collect, zc_destroy,
 };
 
 /* ---- single-kernel entry points for the device check ---- */
@@ -368,7 +421,7 @@ static int zc_io(zc_ctx *c, const void *const *in, const size_t *in_bytes, int n
                  zk_err_t *err) {
     size_t total = zc_align(out_bytes);
     for (int i = 0; i < nin; i++) total += zc_align(in_bytes[i]);
-    ZC_CK("allocating test buffers", zc_ensure(&c->io, total));
+    ZC_CK("allocating test buffers", zc_ensure(c, &c->io, total));
     uint8_t *p = (uint8_t *)c->io.p;
     void *dev[4];
     for (int i = 0; i < nin; i++) {
@@ -377,10 +430,10 @@ static int zc_io(zc_ctx *c, const void *const *in, const size_t *in_bytes, int n
         p += zc_align(in_bytes[i]);
     }
     void *dout = p;
-    ZC_CK("event", cudaEventRecord(c->ev[11], c->cs));
+    ZC_CK("event", cudaEventRecord(c->tev[0], c->cs));
     ZC_CK("kernel", fn(dev, dout));
     ZC_CK("kernel", cudaGetLastError());
-    ZC_CK("event", cudaEventRecord(c->ev[12], c->cs));
+    ZC_CK("event", cudaEventRecord(c->tev[1], c->cs));
     if (out_bytes) ZC_CK("copy out", cudaMemcpyAsync(out, dout, out_bytes, cudaMemcpyDeviceToHost, c->cs));
     ZC_CK("kernel run", cudaStreamSynchronize(c->cs));
     return 0;
@@ -433,7 +486,7 @@ extern "C" int zkcuda_msm(void *ctx, const zk_curve_t *curve, int g2, const void
     const zc_group_ops *g = g2 ? zc_curve(curve)->g2 : zc_curve(curve)->g1;
     zc_msm_plan p;
     ZC_CK("MSM plan", g->plan(&p, (uint32_t)n, window));
-    ZC_CK("allocating the MSM workspace", zc_ensure(&c->ws, g->ws_size(&p)));
+    ZC_CK("allocating the MSM workspace", zc_ensure(c, &c->ws, g->ws_size(&p)));
     void *win = nullptr;
     ZC_CK("cudaMallocHost", cudaMallocHost(&win, (size_t)p.nw * g->xyzz_size));
     const void *in[2] = {points, scalars};
@@ -442,7 +495,7 @@ extern "C" int zkcuda_msm(void *ctx, const zk_curve_t *curve, int g2, const void
         c, in, bytes, 2, nullptr, 0,
         [&](void **d, void *) { return g->enqueue(&p, d[0], (const uint32_t *)d[1], c->ws.p, win, c->cs); }, err);
     if (r == 0) {
-        if (ms) *ms = zc_ms(c->ev[11], c->ev[12]);
+        if (ms) *ms = zc_ms(c->tev[0], c->tev[1]);
         g->finish(&p, win, out);
     }
     cudaFreeHost(win);
@@ -459,7 +512,7 @@ extern "C" int zkcuda_ntt(void *ctx, const zk_curve_t *curve, void *data, uint32
     int r = zc_get_tables(c, curve, log_n, &t, err);
     if (r < 0) return r;
     size_t n = (size_t)1 << log_n;
-    ZC_CK("allocating the NTT buffer", zc_ensure(&c->tmp, n * 32));
+    ZC_CK("allocating the NTT buffer", zc_ensure(c, &c->tmp, n * 32));
     const void *in[1] = {data};
     size_t bytes[1] = {n * 32};
     r = zc_io(
@@ -473,19 +526,19 @@ extern "C" int zkcuda_ntt(void *ctx, const zk_curve_t *curve, void *data, uint32
             return cudaSuccess;
         },
         err);
-    if (r == 0 && ms) *ms = zc_ms(c->ev[11], c->ev[12]);
+    if (r == 0 && ms) *ms = zc_ms(c->tev[0], c->tev[1]);
     return r;
 }
 
 extern "C" int zkcuda_h2d(void *ctx, const void *src, size_t len, double *gbps, zk_err_t *err) {
     zc_ctx *c = (zc_ctx *)ctx;
     cudaSetDevice(c->device);
-    ZC_CK("allocating the copy target", zc_ensure(&c->io, len));
-    ZC_CK("event", cudaEventRecord(c->ev[13], c->xs));
+    ZC_CK("allocating the copy target", zc_ensure(c, &c->io, len));
+    ZC_CK("event", cudaEventRecord(c->tev[2], c->xs));
     ZC_CK("H2D copy", cudaMemcpyAsync(c->io.p, src, len, cudaMemcpyHostToDevice, c->xs));
-    ZC_CK("event", cudaEventRecord(c->ev[14], c->xs));
+    ZC_CK("event", cudaEventRecord(c->tev[3], c->xs));
     ZC_CK("H2D copy", cudaStreamSynchronize(c->xs));
-    double ms = zc_ms(c->ev[13], c->ev[14]);
+    double ms = zc_ms(c->tev[2], c->tev[3]);
     *gbps = ms > 0 ? (double)len / (ms * 1e6) : 0;
     return 0;
 }

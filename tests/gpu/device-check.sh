@@ -5,9 +5,11 @@
 #   2. runs the host-compiled arithmetic test, then every kernel against the CPU code on fresh
 #      random inputs (field ops, curve ops, MSM G1/G2 2^10..2^20 with zero scalars and infinity
 #      points, NTT/iNTT/coset 2^1..2^22), every fixture witness proved on the GPU (raw points equal
-#      to the CPU core's, the proof verified) and a 2^20-variable core against the CPU core;
+#      to the CPU core's, the proof verified), partitions two in flight on alternating lanes, and a
+#      2^20-variable core against the CPU core;
 #   3. times MSM G1/G2 2^20 and 2^22 on both curves, NTT 2^20/2^22, the core at the largest
-#      fixture and at 2^20 variables (2^21 domain), H2D from a registered slab against pageable;
+#      fixture and at 2^20 variables (2^21 domain), alone and back to back with two in flight,
+#      H2D from a registered slab against pageable;
 #   4. prints one markdown table last (paste it into bench/RESULTS.md).
 # Exit status: 0 all checks passed, 1 a check failed, 77 no GPU. With $OUT set, the logs and the
 # table are also written there.
@@ -55,7 +57,7 @@ log "built in $(elapsed) s"
 rc=0
 "$build/tests/test_cuda_host" >"$logs/host.log" 2>&1 || { rc=1; tail -20 "$logs/host.log" >&2; log "host arithmetic test FAILED"; }
 log "checks (kernels vs CPU, fixtures, 2^20 core) ..."
-timeout 330 "$build/tests/gpu/test_cuda_device" field_ops ec_ops msm ntt prove_fixtures prove_large \
+timeout 330 "$build/tests/gpu/test_cuda_device" field_ops ec_ops msm ntt prove_fixtures prove_inflight prove_large \
     >"$logs/checks.log" 2>&1
 crc=$?
 cat "$logs/checks.log" >&2

@@ -50,6 +50,7 @@ threads = 1
 [gpu]
 backend = cpu
 threads = ${GPU_THREADS:-1}
+inflight = ${GPU_INFLIGHT:-0}
 [finalizer]
 verify = yes
 [circuit mulchain]

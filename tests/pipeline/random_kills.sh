@@ -1,7 +1,9 @@
 #!/bin/bash
 # Test 3 (chaos): 30 SIGKILLs at random moments across all stages (2 synthd, gpud, finalizerd), each
 # victim restarted at once, while jobs on both curves flow. Afterwards every job is done, every
-# proof verifies, every slab is FREE and spool/active is empty.
+# proof verifies, every slab is FREE and spool/active is empty. gpud keeps two partitions in flight
+# (inflight = 2, as the CUDA backend does), so kills also land between a submit and its collect.
+GPU_INFLIGHT=2
 . "$(dirname "$0")/lib.sh"
 write_config 4 0
 P=$DATA/bn128/poseidon
