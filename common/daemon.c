@@ -28,7 +28,13 @@ void daemon_signals_init(void) {
     signal(SIGPIPE, SIG_IGN);
 }
 
-bool daemon_parse_args(int argc, char **argv, const char *name, bool gpu, daemon_args_t *a, int *ret_exit) {
+static void usage(FILE *f, const char *name, bool gpu) {
+    fprintf(f, "Usage: %s [--config FILE] [--instance N]%s\n", name,
+            gpu ? " [--backend cpu|cuda|auto] [--device N]" : "");
+}
+
+bool daemon_parse_args(int argc, char **argv, const char *name, const char *about, bool gpu, daemon_args_t *a,
+                       int *ret_exit) {
     static const struct option opts[] = {
         {"config", required_argument, NULL, 'c'},  {"instance", required_argument, NULL, 'i'},
         {"backend", required_argument, NULL, 'b'}, {"device", required_argument, NULL, 'd'},
@@ -57,8 +63,17 @@ bool daemon_parse_args(int argc, char **argv, const char *name, bool gpu, daemon
             if (!a->instance) a->instance = a->device;
             break;
         case 'h':
-            printf("Usage: %s [--config FILE] [--instance N]%s\n", name,
-                   gpu ? " [--backend cpu|cuda|auto] [--device N]" : "");
+            usage(stdout, name, gpu);
+            printf("\n%s\n\nOptions:\n"
+                   "  -c, --config FILE   the pipeline's ini (default " CFG_DEFAULT_PATH ")\n"
+                   "  -i, --instance N    this process's instance number (systemd passes %%i; default 0)\n",
+                   about);
+            if (gpu)
+                printf("  -b, --backend B     overrides [gpu] backend: cpu, cuda, or auto (CUDA when built in and a\n"
+                       "                      device answers, else the CPU backend with one warning)\n"
+                       "  -d, --device N      CUDA device ordinal (default 0; also the instance unless -i)\n");
+            printf(
+                "  -h, --help          this text\n\nIt runs until SIGTERM; see docs/pipeline.md and docs/deploy.md.\n");
             *ret_exit = 0;
             return false;
         default:
@@ -68,8 +83,7 @@ bool daemon_parse_args(int argc, char **argv, const char *name, bool gpu, daemon
     if (optind != argc) goto usage;
     return true;
 usage:
-    fprintf(stderr, "Usage: %s [--config FILE] [--instance N]%s\n", name,
-            gpu ? " [--backend cpu|cuda|auto] [--device N]" : "");
+    usage(stderr, name, gpu);
     *ret_exit = 2;
     return false;
 }

@@ -14,7 +14,10 @@ typedef struct daemon_args {
 
 /* Parses argv; on --help or a bad option prints usage and returns 2 (or 0 for --help) in *ret_exit
  * and false. */
-bool daemon_parse_args(int argc, char **argv, const char *name, bool gpu, daemon_args_t *a, int *ret_exit);
+/* Parses the daemons' common options; --help prints the usage, `about` (what the daemon does) and
+ * the options. false: exit with *ret_exit (0 after --help, 2 on bad usage). */
+bool daemon_parse_args(int argc, char **argv, const char *name, const char *about, bool gpu, daemon_args_t *a,
+                       int *ret_exit);
 
 extern volatile sig_atomic_t daemon_stop;
 void daemon_signals_init(void);

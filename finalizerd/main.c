@@ -295,7 +295,12 @@ static void finalize(uint32_t slab) {
 int main(int argc, char **argv) {
     daemon_args_t args;
     int ex;
-    if (!daemon_parse_args(argc, argv, "zkpipe-finalizerd", false, &args, &ex)) return ex;
+    if (!daemon_parse_args(
+            argc, argv, "zkpipe-finalizerd",
+            "The last stage: turns PROVED slabs into proofs (randomized, verified when [finalizer] verify\n"
+            "= yes), writes public-<k>.json and proof-<k>.json atomically and ends jobs in done/ or failed/.",
+            false, &args, &ex))
+        return ex;
     char ident[64], err[1200];
     snprintf(ident, sizeof ident, "zkpipe-finalizerd@%d", args.instance);
     log_init(ident);

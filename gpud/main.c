@@ -181,7 +181,13 @@ static uint64_t finish(uint64_t prev_done) {
 int main(int argc, char **argv) {
     daemon_args_t args;
     int ex;
-    if (!daemon_parse_args(argc, argv, "zkpipe-gpud", true, &args, &ex)) return ex;
+    char about[512];
+    snprintf(about, sizeof about,
+             "The proving stage, one per device: takes READY slabs, runs the proving core (NTT and MSMs) on\n"
+             "them in place and marks them PROVED. Backends built into this binary: cpu%s. Partitions in\n"
+             "flight: [gpu] inflight (0 = the backend's choice: cuda 2, cpu 1).",
+             zk_backend_by_name("cuda") ? ", cuda" : "");
+    if (!daemon_parse_args(argc, argv, "zkpipe-gpud", about, true, &args, &ex)) return ex;
     char ident[64], err[1200];
     snprintf(ident, sizeof ident, "zkpipe-gpud@%d", args.instance);
     log_init(ident);

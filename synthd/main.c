@@ -353,7 +353,12 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
 int main(int argc, char **argv) {
     daemon_args_t args;
     int ex;
-    if (!daemon_parse_args(argc, argv, "zkpipe-synthd", false, &args, &ex)) return ex;
+    if (!daemon_parse_args(
+            argc, argv, "zkpipe-synthd",
+            "The synthesis stage: takes jobs from the spool, reads each witness into a FREE slab of the\n"
+            "shared segment, checks it, evaluates a, b, c there and marks the slab READY for gpud.",
+            false, &args, &ex))
+        return ex;
     char ident[64], err[1200];
     snprintf(ident, sizeof ident, "zkpipe-synthd@%d", args.instance);
     log_init(ident);

@@ -117,7 +117,10 @@ static int zc_init(void **ret_ctx, int device, int threads, zk_err_t *err) {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n == 0)
-        return zk_fail(err, ENODEV, "CUDA: no usable GPU (%s)", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+        return zk_fail(err, ENODEV,
+                       "CUDA: no usable GPU (cudaGetDeviceCount: %s; the backend needs an NVIDIA driver for CUDA "
+                       "13.0 or newer and access to /dev/nvidia*)",
+                       e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
     if (device < 0 || device >= n)
         return zk_fail(err, ENODEV, "CUDA: device %d does not exist (%d present)", device, n);
     ZC_CK("cudaSetDevice", cudaSetDevice(device));
