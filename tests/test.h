@@ -68,12 +68,15 @@ static int test_failed_flag;
         }                                                                                                            \
     } while (0)
 
-/* Path of a file in tests/data (the build passes -DTEST_DATA_DIR). */
+/* Path of a file in tests/data: $ZKPIPE_TEST_DATA when set (a test program run away from the tree
+ * it was built in, as tests/gpu/device-check.sh does with prebuilt programs), else the
+ * TEST_DATA_DIR the build passes. */
 static inline const char *test_data(const char *rel) {
     static char buf[8][1024];
     static int k;
     char *b = buf[k++ % 8];
-    snprintf(b, 1024, "%s/%s", TEST_DATA_DIR, rel);
+    const char *dir = getenv("ZKPIPE_TEST_DATA");
+    snprintf(b, 1024, "%s/%s", dir && *dir ? dir : TEST_DATA_DIR, rel);
     return b;
 }
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Device check of the CUDA backend (docs/cuda.md), for a machine with a GPU, nvcc, meson and ninja
 # and no package registry. One run, under 8 minutes on an H200 with 16 cores:
-#   1. builds with -Dcuda=enabled -Ddaemons=disabled into a fresh directory (only the test programs);
+#   1. uses the programs tests/gpu/prebuild.sh made from these sources (carried in tests/gpu/prebuilt),
+#      or builds them with -Dcuda=enabled -Ddaemons=disabled into a fresh directory;
 #   2. runs the host-compiled arithmetic test, then every kernel against the CPU code on fresh
 #      random inputs (field ops, curve ops, MSM G1/G2 2^10..2^20 with zero scalars and infinity
 #      points, NTT/iNTT/coset 2^1..2^22), every fixture witness proved on the GPU (raw points equal
@@ -35,29 +36,60 @@ if command -v pkg-config >/dev/null && ! pkg-config --exists json-c; then
     log "json-c not found: building without the JSON readers (not needed here)"
 fi
 
-# A fresh build directory each run; ZKPIPE_DEVCHECK_BUILD=DIR reuses one (a rerun on the same machine).
-build=${ZKPIPE_DEVCHECK_BUILD:-$(mktemp -d /tmp/zkpipe-devcheck.XXXXXX)}
-logs=${out:-$build}
-mkdir -p "$logs"
-log "building in $build ($(nproc) cores)"
-if [ -f "$build/build.ninja" ]; then
-    meson configure "$build" -Dcuda=enabled -Ddaemons=disabled >"$logs/setup.log" 2>&1
-elif ! meson setup "$build" "$src" -Dcuda=enabled -Ddaemons=disabled >"$logs/setup.log" 2>&1; then
-    tail -30 "$logs/setup.log" >&2
-    log "meson setup failed"
-    exit 1
+# Programs prebuilt elsewhere from these very sources (tests/gpu/prebuild.sh; carried to the GPU
+# machine) save the build; otherwise a fresh build directory each run (ZKPIPE_DEVCHECK_BUILD=DIR
+# reuses one on a rerun).
+. "$src/tests/gpu/source-hash.sh"
+pre=$src/tests/gpu/prebuilt
+bin=
+if [ -z "${ZKPIPE_DEVCHECK_BUILD:-}" ] && [ -x "$pre/test_cuda_device" ] && [ -f "$pre/stamp" ]; then
+    if [ "$(cat "$pre/stamp")" != "$(source_hash "$src")" ]; then
+        log "prebuilt programs are from other sources (stamp $(cat "$pre/stamp")): building"
+    elif LD_LIBRARY_PATH=$pre/lib ldd "$pre/test_cuda_device" "$pre/test_cuda_host" | grep -q "not found"; then
+        log "prebuilt programs miss libraries here: building"
+    else
+        bin=$pre
+        export LD_LIBRARY_PATH=$pre/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+        export ZKPIPE_TEST_DATA=$src/tests/data
+        logs=${out:-$(mktemp -d /tmp/zkpipe-devcheck.XXXXXX)}
+        mkdir -p "$logs"
+        log "using the prebuilt programs (stamp $(cat "$pre/stamp"))"
+        "$bin/test_cuda_host" >"$logs/host.log" 2>&1
+        hrc=$?
+        if [ $hrc -ge 126 ]; then # cannot run here (e.g. an instruction this CPU lacks): build instead
+            log "prebuilt test_cuda_host cannot run here (exit $hrc): building"
+            bin=
+        fi
+    fi
 fi
-if ! ninja -C "$build" -j"$(nproc)" tests/test_cuda_host tests/gpu/test_cuda_device >"$logs/build.log" 2>&1; then
-    tail -40 "$logs/build.log" >&2
-    log "build failed"
-    exit 1
+if [ -z "$bin" ]; then
+    build=${ZKPIPE_DEVCHECK_BUILD:-$(mktemp -d /tmp/zkpipe-devcheck.XXXXXX)}
+    logs=${out:-$build}
+    mkdir -p "$logs"
+    log "building in $build ($(nproc) cores)"
+    if [ -f "$build/build.ninja" ]; then
+        meson configure "$build" -Dcuda=enabled -Ddaemons=disabled >"$logs/setup.log" 2>&1
+    elif ! meson setup "$build" "$src" -Dcuda=enabled -Ddaemons=disabled >"$logs/setup.log" 2>&1; then
+        tail -30 "$logs/setup.log" >&2
+        log "meson setup failed"
+        exit 1
+    fi
+    if ! ninja -C "$build" -j"$(nproc)" tests/test_cuda_host tests/gpu/test_cuda_device >"$logs/build.log" 2>&1; then
+        tail -40 "$logs/build.log" >&2
+        log "build failed"
+        exit 1
+    fi
+    mkdir -p "$build/bin"
+    ln -sf ../tests/test_cuda_host ../tests/gpu/test_cuda_device "$build/bin/"
+    bin=$build/bin
+    log "built in $(elapsed) s"
 fi
-log "built in $(elapsed) s"
 
 rc=0
-"$build/tests/test_cuda_host" >"$logs/host.log" 2>&1 || { rc=1; tail -20 "$logs/host.log" >&2; log "host arithmetic test FAILED"; }
+[ -n "${hrc:-}" ] || { "$bin/test_cuda_host" >"$logs/host.log" 2>&1; hrc=$?; }
+[ "$hrc" = 0 ] || { rc=1; tail -20 "$logs/host.log" >&2; log "host arithmetic test FAILED"; }
 log "checks (kernels vs CPU, fixtures, 2^20 core) ..."
-timeout 330 "$build/tests/gpu/test_cuda_device" field_ops ec_ops msm ntt prove_fixtures prove_inflight prove_large \
+timeout 330 "$bin/test_cuda_device" field_ops ec_ops msm ntt prove_fixtures prove_inflight prove_large \
     >"$logs/checks.log" 2>&1
 crc=$?
 cat "$logs/checks.log" >&2
@@ -65,14 +97,14 @@ if [ $crc -ne 0 ]; then rc=1; log "device checks FAILED (exit $crc)"; fi
 log "checks done at $(elapsed) s; timing ..."
 left=$(( 470 - $(elapsed) ))
 [ $left -lt 60 ] && left=60
-timeout $left "$build/tests/gpu/test_cuda_device" bench_h2d bench_ntt bench_msm bench_core >"$logs/times.txt" 2>"$logs/bench.log"
+timeout $left "$bin/test_cuda_device" bench_h2d bench_ntt bench_msm bench_core >"$logs/times.txt" 2>"$logs/bench.log"
 brc=$?
 [ $brc -ne 0 ] && { tail -20 "$logs/bench.log" >&2; log "timing run exit $brc (partial table)"; }
 
 # per-check verdicts from the test harness
 verdicts=$(grep -E '^(ok|FAIL|SKIP) ' "$logs/checks.log" | awk '{printf "%s %s; ", $1, $2}')
 table=$( {
-    echo "GPU: $gpu — $(date -u '+%Y-%m-%d %H:%M UTC') — $(git -C "$src" rev-parse --short HEAD 2>/dev/null)"
+    echo "GPU: $gpu — $(date -u '+%Y-%m-%d %H:%M UTC') — sources $(source_hash "$src")$(git -C "$src" rev-parse --short HEAD 2>/dev/null | sed 's/^/, commit /')"
     echo "checks: ${verdicts:-none ran}"
     echo
     echo "| what | value | unit | target |"
