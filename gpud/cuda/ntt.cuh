@@ -81,16 +81,22 @@ template <class F> static cudaError_t zc_ntt_tables_make(zc_ntt_tables<F> *t, ui
     /* forward twiddles */
     zc_host_pow_halves(w, F::one(), logn, t->split, h, h + nlo);
     zc_host_pow_halves(wi, F::one(), logn, t->split, h + nlo + nhi, h + 2 * nlo + nhi);
-    if ((e = cudaMemcpy(d_tmp, h, 2 * (size_t)(nlo + nhi) * sizeof(F), cudaMemcpyHostToDevice)) != cudaSuccess)
+    /* Copies on st, not cudaMemcpy: st is a non-blocking stream, which does not wait for the legacy
+     * default stream, and a cudaMemcpy from pageable memory may return before its DMA has landed. */
+    if ((e = cudaMemcpyAsync(d_tmp, h, 2 * (size_t)(nlo + nhi) * sizeof(F), cudaMemcpyHostToDevice, st)) !=
+        cudaSuccess)
         goto out;
     zc_k_pow_table<F><<<(unsigned)((half + 255) / 256), 256, 0, st>>>(t->tw_f, half, d_tmp, d_tmp + nlo, t->split);
     zc_k_pow_table<F><<<(unsigned)((half + 255) / 256), 256, 0, st>>>(t->tw_i, half, d_tmp + nlo + nhi,
                                                                       d_tmp + 2 * nlo + nhi, t->split);
+    if ((e = cudaGetLastError()) != cudaSuccess) goto out;
+    if ((e = cudaStreamSynchronize(st)) != cudaSuccess) goto out; /* h is rewritten next */
     /* coset factors: n^-1 · ω_2n^i */
     zc_host_pow_halves(w2, t->ninv, logn, t->split, h, h + nlo);
-    if ((e = cudaMemcpy(t->co_lo, h, nlo * sizeof(F), cudaMemcpyHostToDevice)) != cudaSuccess) goto out;
-    if ((e = cudaMemcpy(t->co_hi, h + nlo, nhi * sizeof(F), cudaMemcpyHostToDevice)) != cudaSuccess) goto out;
-    e = cudaStreamSynchronize(st); /* table setup, once per domain size: d_tmp is freed next */
+    if ((e = cudaMemcpyAsync(t->co_lo, h, nlo * sizeof(F), cudaMemcpyHostToDevice, st)) != cudaSuccess) goto out;
+    if ((e = cudaMemcpyAsync(t->co_hi, h + nlo, nhi * sizeof(F), cudaMemcpyHostToDevice, st)) != cudaSuccess)
+        goto out;
+    e = cudaStreamSynchronize(st); /* table setup, once per domain size: d_tmp and h are freed next */
 out:
     if (d_tmp) cudaFree(d_tmp);
     delete[] h;
