@@ -47,8 +47,11 @@ template <class G> __global__ void zc_k_sum_groups(const G *in, uint32_t m, uint
 
 template <class G> static cudaError_t zc_msm_plan_make(zc_msm_plan *p, uint32_t n, int c) {
     zc_msm_geometry(p, n, c);
+    /* keys are indexed by 32-bit offsets (CUB's num_items, start/end, a task's e0 + ZC_MSM_K) */
+    if (p->m > UINT32_MAX - ZC_MSM_K) return cudaErrorInvalidValue;
     cudaError_t e = cub::DeviceRadixSort::SortPairs(nullptr, p->sort_tmp, (uint32_t *)nullptr, (uint32_t *)nullptr,
-                                                    (uint32_t *)nullptr, (uint32_t *)nullptr, (int)p->m, 0, p->end_bit);
+                                                    (uint32_t *)nullptr, (uint32_t *)nullptr, (uint32_t)p->m, 0,
+                                                    p->end_bit);
     if (e != cudaSuccess) return e;
     return cub::DeviceScan::ExclusiveSum(nullptr, p->scan_tmp, (uint32_t *)nullptr, (uint32_t *)nullptr,
                                          (int)(p->nbt + 1));
@@ -89,15 +92,15 @@ static cudaError_t zc_msm_enqueue(const zc_msm_plan *p, const typename G::aff_t 
     cudaError_t e;
 
     if (p->n == 0) {
-        cudaMemsetAsync(seg0, 0, (size_t)p->nw * sizeof(G), st);
+        if ((e = cudaMemsetAsync(seg0, 0, (size_t)p->nw * sizeof(G), st)) != cudaSuccess) return e;
         return cudaMemcpyAsync(host_out, seg0, (size_t)p->nw * sizeof(G), cudaMemcpyDeviceToHost, st);
     }
     zc_k_digits<G><<<zc_blocks(p->n, 256), 256, 0, st>>>(pts, sc, p->n, p->c, p->nw, p->nb, keys, vals);
     size_t tb = tmp_bytes;
-    e = cub::DeviceRadixSort::SortPairs(tmp, tb, keys, skeys, vals, svals, (int)p->m, 0, p->end_bit, st);
+    e = cub::DeviceRadixSort::SortPairs(tmp, tb, keys, skeys, vals, svals, (uint32_t)p->m, 0, p->end_bit, st);
     if (e != cudaSuccess) return e;
-    cudaMemsetAsync(start, 0, (p->nbt + 1) * 4, st);
-    cudaMemsetAsync(end, 0, (p->nbt + 1) * 4, st);
+    if ((e = cudaMemsetAsync(start, 0, (p->nbt + 1) * 4, st)) != cudaSuccess) return e;
+    if ((e = cudaMemsetAsync(end, 0, (p->nbt + 1) * 4, st)) != cudaSuccess) return e;
     zc_k_runs<<<zc_blocks(p->m, 256), 256, 0, st>>>(skeys, p->m, start, end);
 
     const G *in = nullptr;
