@@ -304,7 +304,10 @@ static int zc_submit(void *ctx, int lane, const zk_zkey_t *z, const uint8_t *wit
     ZC_CK("MSM plan", co->g1->plan(&L->pc1, (uint32_t)nc, 0));
     ZC_CK("MSM plan", co->g1->plan(&L->ph1, (uint32_t)n, 0));
     L->co = co;
-    size_t ws = std::max(co->g1->ws_size(&L->pv1), std::max(co->g2->ws_size(&L->pv2), co->g1->ws_size(&L->ph1)));
+    /* one workspace for the five MSMs (run one after another); the size is not monotone in n
+     * (the window changes with n), so every plan counts */
+    size_t ws = std::max(
+        {co->g1->ws_size(&L->pv1), co->g2->ws_size(&L->pv2), co->g1->ws_size(&L->pc1), co->g1->ws_size(&L->ph1)});
     ZC_CK("allocating the MSM workspace", zc_ensure(c, &c->ws, ws));
     ZC_CK("allocating the NTT buffer", zc_ensure(c, &c->tmp, n * 32));
     ZC_CK("allocating the witness buffer", zc_ensure(c, &L->wit, nv * 32));
