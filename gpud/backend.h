@@ -13,7 +13,8 @@ typedef struct zk_backend_ops {
     const char *name; /* "cpu" | "cuda" */
     /* Creates a context for device `device` (ignored by the CPU backend); threads = CPU threads. */
     int (*init)(void **ret_ctx, int device, int threads, zk_err_t *err);
-    /* Called once at start for the whole slab data area (cudaHostRegister on CUDA; no-op on CPU). */
+    /* Called at start for the slab data area, in groups of whole slabs (zk_backend_register_slabs;
+     * cudaHostRegister on CUDA, in chunks of at most ZK_BACKEND_REGISTER_MAX; no-op on CPU). */
     int (*register_memory)(void *ctx, void *base, size_t len, zk_err_t *err);
     /* Makes the key's points resident (device memory on CUDA); called once per circuit. */
     int (*load_key)(void *ctx, const zk_zkey_t *z, zk_err_t *err);
@@ -34,6 +35,23 @@ typedef struct zk_backend_ops {
 } zk_backend_ops_t;
 
 #define ZK_BACKEND_MAX_LANES 4
+/* The most one register_memory call takes (cudaHostRegister is given at most 64 GiB at a time). */
+#define ZK_BACKEND_REGISTER_MAX ((size_t)64 << 30)
+
+/* Registers n_slabs slabs of slab_size bytes from base in groups of whole slabs of at most
+ * ZK_BACKEND_REGISTER_MAX bytes (one slab per call when a slab is larger), so that no partition's
+ * copy ever spans two registrations. On failure *ret_first is the group's first slab. */
+static inline int zk_backend_register_slabs(const zk_backend_ops_t *b, void *ctx, uint8_t *base, uint32_t n_slabs,
+                                            size_t slab_size, uint32_t *ret_first, zk_err_t *err) {
+    size_t per = slab_size >= ZK_BACKEND_REGISTER_MAX || !slab_size ? 1 : ZK_BACKEND_REGISTER_MAX / slab_size;
+    for (uint32_t i = 0; i < n_slabs; i += (uint32_t)per) {
+        size_t k = n_slabs - i < per ? n_slabs - i : per;
+        *ret_first = i;
+        int r = b->register_memory(ctx, base + (size_t)i * slab_size, k * slab_size, err);
+        if (r < 0) return r;
+    }
+    return 0;
+}
 
 /* One partition from submit to collect on lane 0 (tests, tools). */
 static inline int zk_backend_prove(const zk_backend_ops_t *b, void *ctx, const zk_zkey_t *z, const uint8_t *witness,

@@ -231,9 +231,11 @@ int main(int argc, char **argv) {
         return 1;
     }
     daemon_notify_extend(120 * 1000000ull, "registering the slab memory");
-    r = B->register_memory(bctx, S.data, (size_t)S.hdr->n_slabs * S.hdr->slab_size, &e);
+    uint32_t first = 0;
+    r = zk_backend_register_slabs(B, bctx, S.data, S.hdr->n_slabs, S.hdr->slab_size, &first, &e);
     if (r < 0) {
-        log_err("Failed to register the slab memory with backend %s: %s", B->name, e.msg);
+        log_err("Failed to register the slab memory (slabs from %u of %u, %llu bytes each) with backend %s: %s", first,
+                S.hdr->n_slabs, (unsigned long long)S.hdr->slab_size, B->name, e.msg);
         return 1;
     }
     for (uint32_t i = 0; i < cfg.n_circuits; i++) {

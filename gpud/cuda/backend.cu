@@ -15,7 +15,6 @@
 #include "gpud/cuda/zkcuda.h"
 #include "gpud/cuda/zkcuda_int.cuh"
 
-#define ZC_REG_CHUNK ((size_t)64 << 30)
 #define ZC_MAX_KEYS 8
 
 struct zc_curve_ops {
@@ -150,8 +149,8 @@ static int zc_register(void *ctx, void *base, size_t len, zk_err_t *err) {
     zc_ctx *c = (zc_ctx *)ctx;
     cudaSetDevice(c->device);
     int first = c->n_reg;
-    for (size_t off = 0; off < len; off += ZC_REG_CHUNK) {
-        size_t l = len - off < ZC_REG_CHUNK ? len - off : ZC_REG_CHUNK;
+    for (size_t off = 0; off < len; off += ZK_BACKEND_REGISTER_MAX) {
+        size_t l = len - off < ZK_BACKEND_REGISTER_MAX ? len - off : ZK_BACKEND_REGISTER_MAX;
         if (c->n_reg == 64) return zk_fail(err, E2BIG, "CUDA: too many registered regions");
         cudaError_t e = cudaHostRegister((uint8_t *)base + off, l, cudaHostRegisterPortable);
         if (e != cudaSuccess) {

@@ -1,0 +1,134 @@
+/* gpud's backend interface (gpud/backend.h) on the CPU backend: partitions in flight on two lanes
+ * collected in order, each equal to the proving core's result; a lane collected twice or never
+ * submitted is an error; and zk_backend_register_slabs hands the backend whole slabs in groups of
+ * at most ZK_BACKEND_REGISTER_MAX bytes (one slab per call when a slab is larger). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "test.h"
+#include "gpud/backend.h"
+#include "zk/wtns.h"
+#include "zk/zkey.h"
+
+typedef struct {
+    zk_zkey_t z;
+    zk_wtns_t w;
+    uint8_t *abc;
+    zk_raw_t want;
+} part_t;
+
+static int part_load(part_t *p, const char *zkey, const char *wtns) {
+    zk_err_t err;
+    CHECK_MSG(zk_zkey_open(&p->z, test_data(zkey), &err) == 0, "%s", err.msg);
+    CHECK_MSG(zk_wtns_load(&p->w, test_data(wtns), &err) == 0, "%s", err.msg);
+    size_t n = p->z.domain_size;
+    p->abc = aligned_alloc(64, zk_abc_size(&p->z));
+    void *scratch = aligned_alloc(64, zk_core_scratch_size(&p->z));
+    CHECK(p->abc && scratch);
+    CHECK(zk_synth(&p->z, p->w.values, p->abc, p->abc + 32 * n, p->abc + 64 * n, 1) == 0);
+    CHECK(zk_prove_core(&p->z, p->w.values, p->abc, p->abc + 32 * n, p->abc + 64 * n, scratch, &p->want, NULL, 1) == 0);
+    free(scratch);
+    return 0;
+}
+
+static void part_free(part_t *p) {
+    free(p->abc);
+    zk_wtns_free(&p->w);
+    zk_zkey_close(&p->z);
+}
+
+TEST(cpu_lanes_in_flight) {
+    const zk_backend_ops_t *B = &zk_backend_cpu;
+    CHECK(B->depth == 1);
+    part_t p[3];
+    CHECK(part_load(&p[0], "bn128/mulchain/mulchain.zkey", "bn128/mulchain/witness-1.wtns") == 0);
+    CHECK(part_load(&p[1], "bls12381/mulchain/mulchain.zkey", "bls12381/mulchain/witness-2.wtns") == 0);
+    CHECK(part_load(&p[2], "bn128/mulchain/mulchain.zkey", "bn128/mulchain/witness-2.wtns") == 0);
+    CHECK(memcmp(&p[0].want, &p[2].want, sizeof p[0].want) != 0);
+    void *ctx;
+    zk_err_t err;
+    CHECK(B->init(&ctx, 0, 1, &err) == 0);
+    for (int i = 0; i < 3; i++) CHECK_MSG(B->load_key(ctx, &p[i].z, &err) == 0, "%s", err.msg);
+    /* two in flight: submit i on lane i % 2, collect i - 1 */
+    for (int i = 0; i <= 6; i++) {
+        if (i < 6) {
+            part_t *x = &p[i % 3];
+            size_t n = x->z.domain_size;
+            CHECK_MSG(B->submit(ctx, i % 2, &x->z, x->w.values, x->abc, x->abc + 32 * n, x->abc + 64 * n, &err) == 0,
+                      "%s", err.msg);
+        }
+        if (i > 0) {
+            zk_raw_t got;
+            zk_core_times_t t;
+            CHECK_MSG(B->collect(ctx, (i - 1) % 2, &got, &t, &err) == 0, "%s", err.msg);
+            CHECK_MSG(memcmp(&got, &p[(i - 1) % 3].want, sizeof got) == 0, "partition %d", i - 1);
+            CHECK(t.msm_a_ns > 0);
+        }
+    }
+    /* the one-call helper is submit + collect on lane 0 */
+    zk_raw_t got;
+    size_t n = p[1].z.domain_size;
+    CHECK(zk_backend_prove(B, ctx, &p[1].z, p[1].w.values, p[1].abc, p[1].abc + 32 * n, p[1].abc + 64 * n, &got, NULL,
+                           &err) == 0);
+    CHECK(memcmp(&got, &p[1].want, sizeof got) == 0);
+    CHECK(B->submit(ctx, ZK_BACKEND_MAX_LANES, &p[1].z, p[1].w.values, p[1].abc, p[1].abc, p[1].abc, &err) == -EINVAL);
+    CHECK(B->collect(ctx, -1, &got, NULL, &err) == -EINVAL);
+    B->destroy(ctx);
+    for (int i = 0; i < 3; i++) part_free(&p[i]);
+    return 0;
+}
+
+/* a backend that records what it is asked to register */
+static struct {
+    int calls;
+    uint8_t *base[64];
+    size_t len[64];
+    int fail_at;
+} rec;
+
+static int rec_register(void *ctx, void *base, size_t len, zk_err_t *err) {
+    (void)ctx;
+    if (rec.calls == rec.fail_at) return zk_fail(err, ENOMEM, "refused");
+    if (rec.calls < 64) rec.base[rec.calls] = base, rec.len[rec.calls] = len;
+    rec.calls++;
+    return 0;
+}
+
+static int groups(uint32_t n_slabs, size_t slab_size, int want_calls, size_t want_first_len) {
+    zk_backend_ops_t b = {.name = "rec", .register_memory = rec_register};
+    memset(&rec, 0, sizeof rec);
+    rec.fail_at = -1;
+    uint8_t *base = (uint8_t *)(uintptr_t)0x10000000; /* never dereferenced */
+    uint32_t first;
+    zk_err_t err;
+    CHECK(zk_backend_register_slabs(&b, NULL, base, n_slabs, slab_size, &first, &err) == 0);
+    CHECK_MSG(rec.calls == want_calls, "%u slabs of %zu: %d calls, want %d", n_slabs, slab_size, rec.calls, want_calls);
+    CHECK(rec.len[0] == want_first_len);
+    uint8_t *at = base;
+    for (int i = 0; i < rec.calls; i++) { /* contiguous, whole slabs, within the limit unless one slab */
+        CHECK(rec.base[i] == at);
+        CHECK(rec.len[i] % slab_size == 0);
+        CHECK(rec.len[i] <= ZK_BACKEND_REGISTER_MAX || rec.len[i] == slab_size);
+        at += rec.len[i];
+    }
+    CHECK(at == base + (size_t)n_slabs * slab_size);
+    return 0;
+}
+
+TEST(register_slabs_in_groups) {
+    const size_t G = (size_t)1 << 30;
+    CHECK(groups(8, 2 * G, 1, 16 * G) == 0);    /* 16 GiB: one call */
+    CHECK(groups(40, 2 * G, 2, 64 * G) == 0);   /* 80 GiB: 32 + 8 slabs */
+    CHECK(groups(5, 24 * G, 3, 48 * G) == 0);   /* 2 + 2 + 1 slabs: no slab split at 64 GiB */
+    CHECK(groups(3, 100 * G, 3, 100 * G) == 0); /* a slab over the limit: one per call */
+    CHECK(groups(1, 2 << 20, 1, 2 << 20) == 0);
+    /* a refusal names the group's first slab */
+    zk_backend_ops_t b = {.name = "rec", .register_memory = rec_register};
+    memset(&rec, 0, sizeof rec);
+    rec.fail_at = 2;
+    uint32_t first = 99;
+    zk_err_t err;
+    CHECK(zk_backend_register_slabs(&b, NULL, (uint8_t *)(uintptr_t)0x10000000, 5, 24 * G, &first, &err) == -ENOMEM);
+    CHECK(first == 4);
+    return 0;
+}
