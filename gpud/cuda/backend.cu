@@ -27,6 +27,7 @@ static const zc_curve_ops *zc_curve(const zk_curve_t *c) { return c->id == ZK_CU
 
 struct zc_key {
     const void *id; /* points_a of the zkey mapping */
+    uint64_t print; /* zc_key_print: a mapping's address can be reused by another key */
     const zk_curve_t *curve;
     uint32_t n_vars, n_pub, domain;
     void *a, *b1, *b2, *c, *h;
@@ -186,11 +187,39 @@ static void zc_key_free(zc_key *k) {
     memset(k, 0, sizeof *k);
 }
 
+/* FNV-1a over delta2 and the first and last points of the sections: tells two keys apart when
+ * the second is mapped where the first was (a closed and reopened zkey). */
+static uint64_t zc_key_print(const zk_zkey_t *z) {
+    uint64_t h = 1469598103934665603ull;
+    auto mix = [&](const void *p, size_t len) {
+        for (size_t i = 0; p && i < len; i++) h = (h ^ ((const uint8_t *)p)[i]) * 1099511628211ull;
+    };
+    size_t g1 = z->curve->g1_size, g2 = z->curve->g2_size;
+    mix(z->delta2, g2);
+    mix(z->points_b2, g2);
+    if (z->n_vars) {
+        mix(z->points_a, g1);
+        mix(z->points_a ? (const uint8_t *)z->points_a + (size_t)(z->n_vars - 1) * g1 : nullptr, g1);
+    }
+    if (z->domain_size) {
+        mix(z->points_h, g1);
+        mix(z->points_h ? (const uint8_t *)z->points_h + (size_t)(z->domain_size - 1) * g1 : nullptr, g1);
+    }
+    return h;
+}
+
+/* The resident copy of z's points, or NULL. An entry at z's address whose points differ is a key
+ * that is gone: it is dropped here (after the queued work that may still read it). */
 static zc_key *zc_key_find(zc_ctx *c, const zk_zkey_t *z) {
     for (int i = 0; i < c->n_keys; i++) {
         zc_key *k = &c->keys[i];
-        if (k->id == z->points_a && k->curve == z->curve && k->n_vars == z->n_vars && k->domain == z->domain_size)
-            return k;
+        if (k->id != z->points_a || k->curve != z->curve || k->n_vars != z->n_vars || k->domain != z->domain_size)
+            continue;
+        if (k->print == zc_key_print(z)) return k;
+        zc_idle(c);
+        zc_key_free(k);
+        c->keys[i] = c->keys[--c->n_keys];
+        return nullptr;
     }
     return nullptr;
 }
@@ -240,6 +269,7 @@ static int zc_load_key(void *ctx, const zk_zkey_t *z, zk_err_t *err) {
         return zc_fail_cuda(err, "loading the key's points", e);
     }
     k->id = z->points_a;
+    k->print = zc_key_print(z);
     k->curve = z->curve;
     k->n_vars = z->n_vars;
     k->n_pub = z->n_pub;
