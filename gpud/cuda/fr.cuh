@@ -27,12 +27,13 @@
     static void NAME##_ntt(const void *in, void *out, const void *tv, int inverse, cudaStream_t st) {                  \
         const zc_ntt_tables<F> *t = (const zc_ntt_tables<F> *)tv;                                                      \
         size_t n = (size_t)1 << t->logn;                                                                               \
-        zc_k_bitrev<F><<<zc_blocks(n, 256), 256, 0, st>>>((const F *)in, (F *)out, t->logn, nullptr, nullptr, 0);      \
+        ZC_LAUNCH(zc_blocks(n, 256), 256, 0, st, zc_k_bitrev<F>)                                                       \
+        ((const F *)in, (F *)out, t->logn, nullptr, nullptr, 0);                                                       \
         zc_ntt_dit<F>((F *)out, t->logn, inverse ? t->tw_i : t->tw_f, st);                                             \
-        if (inverse) zc_k_scale<F><<<zc_blocks(n, 256), 256, 0, st>>>((F *)out, n, t->ninv);                           \
+        if (inverse) ZC_LAUNCH(zc_blocks(n, 256), 256, 0, st, zc_k_scale<F>)((F *)out, n, t->ninv);                    \
     }                                                                                                                  \
     static void NAME##_abc(void *a, const void *b, const void *c, size_t n, cudaStream_t st) {                         \
-        zc_k_abc<F><<<zc_blocks(n, 256), 256, 0, st>>>((F *)a, (const F *)b, (const F *)c, n);                         \
+        ZC_LAUNCH(zc_blocks(n, 256), 256, 0, st, zc_k_abc<F>)((F *)a, (const F *)b, (const F *)c, n);                  \
     }                                                                                                                  \
     extern const zc_fr_ops zc_ops_##NAME =                                                                             \
         {                                                                                                              \

@@ -30,7 +30,7 @@ template <class F> __global__ void zc_k_field_op(int op, const F *a, const F *b,
 
 template <class F>
 static cudaError_t zc_field_op(int op, const void *a, const void *b, void *out, size_t n, cudaStream_t st) {
-    if (n) zc_k_field_op<F><<<zc_blocks(n, 128), 128, 0, st>>>(op, (const F *)a, (const F *)b, (F *)out, n);
+    if (n) ZC_LAUNCH(zc_blocks(n, 128), 128, 0, st, zc_k_field_op<F>)(op, (const F *)a, (const F *)b, (F *)out, n);
     return cudaGetLastError();
 }
 
@@ -60,7 +60,7 @@ template <class G> __global__ void zc_k_ec_op(int op, const G *p, const void *q,
         ZK##_xyzz_to_aff((ZK##_aff_t *)out_aff, &h);                                                                   \
     }                                                                                                                  \
     static cudaError_t NAME##_ec_op(int op, const void *p, const void *q, void *out, size_t n, cudaStream_t st) {      \
-        if (n) zc_k_ec_op<G><<<zc_blocks(n, 128), 128, 0, st>>>(op, (const G *)p, q, (G *)out, n);                     \
+        if (n) ZC_LAUNCH(zc_blocks(n, 128), 128, 0, st, zc_k_ec_op<G>)(op, (const G *)p, q, (G *)out, n);              \
         return cudaGetLastError();                                                                                     \
     }                                                                                                                  \
     extern const zc_group_ops zc_ops_##NAME = {                                                                        \

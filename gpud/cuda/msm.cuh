@@ -5,10 +5,7 @@
  * Zero scalars and infinity points produce no key at all (they sort past the last bucket); a
  * scalar 1 produces a single key (window 0, bucket 1) and costs one mixed addition. */
 #pragma once
-#include <cuda_runtime.h>
-
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
+#include "gpud/cuda/rt.cuh"
 
 #include "msm_body.cuh"
 #include "zkcuda_int.cuh"
@@ -49,9 +46,9 @@ template <class G> static cudaError_t zc_msm_plan_make(zc_msm_plan *p, uint32_t 
     zc_msm_geometry(p, n, c);
     /* keys are indexed by 32-bit offsets (CUB's num_items, start/end, a task's e0 + ZC_MSM_K) */
     if (p->m > UINT32_MAX - ZC_MSM_K) return cudaErrorInvalidValue;
-    cudaError_t e = cub::DeviceRadixSort::SortPairs(nullptr, p->sort_tmp, (uint32_t *)nullptr, (uint32_t *)nullptr,
-                                                    (uint32_t *)nullptr, (uint32_t *)nullptr, (uint32_t)p->m, 0,
-                                                    p->end_bit);
+    cudaError_t e =
+        cub::DeviceRadixSort::SortPairs(nullptr, p->sort_tmp, (uint32_t *)nullptr, (uint32_t *)nullptr,
+                                        (uint32_t *)nullptr, (uint32_t *)nullptr, (uint32_t)p->m, 0, p->end_bit);
     if (e != cudaSuccess) return e;
     return cub::DeviceScan::ExclusiveSum(nullptr, p->scan_tmp, (uint32_t *)nullptr, (uint32_t *)nullptr,
                                          (int)(p->nbt + 1));
@@ -95,41 +92,41 @@ static cudaError_t zc_msm_enqueue(const zc_msm_plan *p, const typename G::aff_t 
         if ((e = cudaMemsetAsync(seg0, 0, (size_t)p->nw * sizeof(G), st)) != cudaSuccess) return e;
         return cudaMemcpyAsync(host_out, seg0, (size_t)p->nw * sizeof(G), cudaMemcpyDeviceToHost, st);
     }
-    zc_k_digits<G><<<zc_blocks(p->n, 256), 256, 0, st>>>(pts, sc, p->n, p->c, p->nw, p->nb, keys, vals);
+    ZC_LAUNCH(zc_blocks(p->n, 256), 256, 0, st, zc_k_digits<G>)(pts, sc, p->n, p->c, p->nw, p->nb, keys, vals);
     size_t tb = tmp_bytes;
     e = cub::DeviceRadixSort::SortPairs(tmp, tb, keys, skeys, vals, svals, (uint32_t)p->m, 0, p->end_bit, st);
     if (e != cudaSuccess) return e;
     if ((e = cudaMemsetAsync(start, 0, (p->nbt + 1) * 4, st)) != cudaSuccess) return e;
     if ((e = cudaMemsetAsync(end, 0, (p->nbt + 1) * 4, st)) != cudaSuccess) return e;
-    zc_k_runs<<<zc_blocks(p->m, 256), 256, 0, st>>>(skeys, p->m, start, end);
+    ZC_LAUNCH(zc_blocks(p->m, 256), 256, 0, st, zc_k_runs)(skeys, p->m, start, end);
 
     const G *in = nullptr;
     G *out = part0;
     size_t bound = p->cap0;
     for (int l = 0; l < p->levels; l++) {
-        zc_k_tasks<<<zc_blocks(p->nbt + 1, 256), 256, 0, st>>>(start, cnt, end, tasks, p->nbt, l == 0);
+        ZC_LAUNCH(zc_blocks(p->nbt + 1, 256), 256, 0, st, zc_k_tasks)(start, cnt, end, tasks, p->nbt, l == 0);
         tb = tmp_bytes;
         e = cub::DeviceScan::ExclusiveSum(tmp, tb, tasks, off, (int)(p->nbt + 1), st);
         if (e != cudaSuccess) return e;
         if (l == 0)
-            zc_k_bucket_sum<G, true>
-                <<<zc_blocks(bound, 128), 128, 0, st>>>(pts, svals, nullptr, start, cnt, off, p->nbt, out);
+            ZC_LAUNCH(zc_blocks(bound, 128), 128, 0, st, zc_k_bucket_sum<G, true>)
+            (pts, svals, nullptr, start, cnt, off, p->nbt, out);
         else
-            zc_k_bucket_sum<G, false>
-                <<<zc_blocks(bound, 128), 128, 0, st>>>(pts, nullptr, in, start, cnt, off, p->nbt, out);
-        zc_k_next_level<<<zc_blocks(p->nbt, 256), 256, 0, st>>>(start, cnt, tasks, off, p->nbt);
+            ZC_LAUNCH(zc_blocks(bound, 128), 128, 0, st, zc_k_bucket_sum<G, false>)
+            (pts, nullptr, in, start, cnt, off, p->nbt, out);
+        ZC_LAUNCH(zc_blocks(p->nbt, 256), 256, 0, st, zc_k_next_level)(start, cnt, tasks, off, p->nbt);
         in = out;
         out = (out == part0) ? part1 : part0;
         bound = bound / ZC_MSM_K + p->nbt + 1;
     }
     size_t nseg = p->nseg;
-    zc_k_window_seg<G><<<zc_blocks((size_t)p->nw * nseg, 64), 64, 0, st>>>(in, start, cnt, p->nw, p->nb,
-                                                                           (uint32_t)p->seg, (uint32_t)nseg, seg0);
+    ZC_LAUNCH(zc_blocks((size_t)p->nw * nseg, 64), 64, 0, st, zc_k_window_seg<G>)
+    (in, start, cnt, p->nw, p->nb, (uint32_t)p->seg, (uint32_t)nseg, seg0);
     G *a = seg0, *b = seg1;
     while (nseg > 1) {
         uint32_t group = ZC_MSM_GROUP;
         size_t ng = (nseg + group - 1) / group;
-        zc_k_sum_groups<G><<<zc_blocks((size_t)p->nw * ng, 64), 64, 0, st>>>(a, (uint32_t)nseg, group, p->nw, b);
+        ZC_LAUNCH(zc_blocks((size_t)p->nw * ng, 64), 64, 0, st, zc_k_sum_groups<G>)(a, (uint32_t)nseg, group, p->nw, b);
         G *t = a;
         a = b;
         b = t;

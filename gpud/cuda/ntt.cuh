@@ -3,7 +3,7 @@
  * ten stages of each 1024-element tile in shared memory in one pass, the rest one global pass per
  * stage. Twiddle tables hold ω^k (or ω^-k) for k < n/2, built on the device from two small tables. */
 #pragma once
-#include <cuda_runtime.h>
+#include "gpud/cuda/rt.cuh"
 
 #include "ff.cuh"
 #include "fr_host.cuh"
@@ -23,8 +23,7 @@ __global__ void zc_k_bitrev(const F *in, F *out, uint32_t logn, const F *lo, con
 }
 
 template <class F> __global__ void zc_k_dit_shared(F *x, uint32_t logn, uint32_t S, const F *tw) {
-    extern __shared__ uint4 zc_smem[];
-    F *s = (F *)zc_smem;
+    ZC_DYN_SHARED(F, s);
     uint32_t T = 1u << S;
     size_t base = (size_t)blockIdx.x * T;
     for (uint32_t i = threadIdx.x; i < T; i += blockDim.x) s[i] = x[base + i];
@@ -83,19 +82,18 @@ template <class F> static cudaError_t zc_ntt_tables_make(zc_ntt_tables<F> *t, ui
     zc_host_pow_halves(wi, F::one(), logn, t->split, h + nlo + nhi, h + 2 * nlo + nhi);
     /* Copies on st, not cudaMemcpy: st is a non-blocking stream, which does not wait for the legacy
      * default stream, and a cudaMemcpy from pageable memory may return before its DMA has landed. */
-    if ((e = cudaMemcpyAsync(d_tmp, h, 2 * (size_t)(nlo + nhi) * sizeof(F), cudaMemcpyHostToDevice, st)) !=
-        cudaSuccess)
+    if ((e = cudaMemcpyAsync(d_tmp, h, 2 * (size_t)(nlo + nhi) * sizeof(F), cudaMemcpyHostToDevice, st)) != cudaSuccess)
         goto out;
-    zc_k_pow_table<F><<<(unsigned)((half + 255) / 256), 256, 0, st>>>(t->tw_f, half, d_tmp, d_tmp + nlo, t->split);
-    zc_k_pow_table<F><<<(unsigned)((half + 255) / 256), 256, 0, st>>>(t->tw_i, half, d_tmp + nlo + nhi,
-                                                                      d_tmp + 2 * nlo + nhi, t->split);
+    ZC_LAUNCH((unsigned)((half + 255) / 256), 256, 0, st, zc_k_pow_table<F>)
+    (t->tw_f, half, d_tmp, d_tmp + nlo, t->split);
+    ZC_LAUNCH((unsigned)((half + 255) / 256), 256, 0, st, zc_k_pow_table<F>)
+    (t->tw_i, half, d_tmp + nlo + nhi, d_tmp + 2 * nlo + nhi, t->split);
     if ((e = cudaGetLastError()) != cudaSuccess) goto out;
     if ((e = cudaStreamSynchronize(st)) != cudaSuccess) goto out; /* h is rewritten next */
     /* coset factors: n^-1 · ω_2n^i */
     zc_host_pow_halves(w2, t->ninv, logn, t->split, h, h + nlo);
     if ((e = cudaMemcpyAsync(t->co_lo, h, nlo * sizeof(F), cudaMemcpyHostToDevice, st)) != cudaSuccess) goto out;
-    if ((e = cudaMemcpyAsync(t->co_hi, h + nlo, nhi * sizeof(F), cudaMemcpyHostToDevice, st)) != cudaSuccess)
-        goto out;
+    if ((e = cudaMemcpyAsync(t->co_hi, h + nlo, nhi * sizeof(F), cudaMemcpyHostToDevice, st)) != cudaSuccess) goto out;
     e = cudaStreamSynchronize(st); /* table setup, once per domain size: d_tmp and h are freed next */
 out:
     if (d_tmp) cudaFree(d_tmp);
@@ -119,18 +117,18 @@ template <class F> static void zc_ntt_dit(F *x, uint32_t logn, const F *tw, cuda
     uint32_t T = 1u << S;
     size_t tiles = ((size_t)1 << logn) >> S;
     unsigned threads = T / 2 < 256 ? T / 2 : 256;
-    zc_k_dit_shared<F><<<(unsigned)tiles, threads, T * sizeof(F), st>>>(x, logn, S, tw);
+    ZC_LAUNCH((unsigned)tiles, threads, T * sizeof(F), st, zc_k_dit_shared<F>)(x, logn, S, tw);
     size_t half = (size_t)1 << (logn - 1);
     for (uint32_t s = S + 1; s <= logn; s++)
-        zc_k_dit_stage<F><<<(unsigned)((half + 255) / 256), 256, 0, st>>>(x, logn, s, tw);
+        ZC_LAUNCH((unsigned)((half + 255) / 256), 256, 0, st, zc_k_dit_stage<F>)(x, logn, s, tw);
 }
 
 /* X (natural order, Montgomery) -> X(ω_2n·ω^i) for i < n: iNTT, ·n^-1·ω_2n^k, NTT. tmp: n elements. */
 template <class F> static void zc_ntt_coset(F *x, F *tmp, const zc_ntt_tables<F> *t, cudaStream_t st) {
     size_t n = (size_t)1 << t->logn;
     unsigned b = (unsigned)((n + 255) / 256);
-    zc_k_bitrev<F><<<b, 256, 0, st>>>(x, tmp, t->logn, nullptr, nullptr, 0);
+    ZC_LAUNCH(b, 256, 0, st, zc_k_bitrev<F>)(x, tmp, t->logn, nullptr, nullptr, 0);
     zc_ntt_dit(tmp, t->logn, t->tw_i, st);
-    zc_k_bitrev<F><<<b, 256, 0, st>>>(tmp, x, t->logn, t->co_lo, t->co_hi, t->split);
+    ZC_LAUNCH(b, 256, 0, st, zc_k_bitrev<F>)(tmp, x, t->logn, t->co_lo, t->co_hi, t->split);
     zc_ntt_dit(x, t->logn, t->tw_f, st);
 }

@@ -2,7 +2,7 @@
  * (g_*.cu: MSM and curve ops of one group; fr_*.cu: NTT and H of one scalar field). Splitting them
  * lets nvcc compile the heavy units in parallel and keeps backend.cu free of kernels. */
 #pragma once
-#include <cuda_runtime.h>
+#include "gpud/cuda/rt.cuh"
 #include <stddef.h>
 #include <stdint.h>
 
