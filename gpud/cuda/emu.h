@@ -1,9 +1,15 @@
-/* Host emulation of the part of the CUDA runtime and CUB the backend uses (see rt.cuh). Everything
- * runs synchronously when it is enqueued, so stream order is trivially kept and events time
- * nothing useful; what it checks is everything else: launch configurations (a zero-sized grid, a
- * block over 1024 threads or over 48 KB of shared memory fail as on a device), every kernel's
- * index logic and bounds, CUB temporary-storage sizing, buffer carving and the orchestration.
- * Device memory is filled with garbage when allocated, as a device's would hold anything. */
+/* Host emulation of the part of the CUDA runtime and CUB the backend uses (see rt.cuh).
+ * Work on a stream is queued, not run: it runs when the host waits for it (stream or event
+ * synchronisation, cudaFree, a synchronous copy), in an adversarial order: each wait draws a
+ * priority order of the streams (seed: ZKPIPE_EMU_SEED, default 1) and runs the first stream that
+ * may run as far as it can, and an operation that waits for an event runs only once that event's
+ * recorded work has run. So a
+ * missing cudaStreamWaitEvent, a host read of results before the wait, or a host buffer rewritten
+ * before its copy ran gives wrong numbers, as it may on a device. Copies read their source when
+ * they run (as from pinned memory). Also checked as on a device: launch configurations (an empty
+ * grid, a block over 1024 threads or over 48 KB of shared memory fail), CUB temporary-storage
+ * sizes; device memory is filled with garbage when allocated. Operations on the legacy stream
+ * (nullptr) run at once. Not modelled: real concurrency, timing, the PTX. */
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
@@ -13,7 +19,10 @@
 #include <time.h>
 
 #include <algorithm>
+#include <deque>
+#include <functional>
 #include <numeric>
+#include <random>
 #include <vector>
 
 #define __global__
@@ -39,6 +48,7 @@ typedef enum {
     cudaErrorInvalidConfiguration = 9,
     cudaErrorNoDevice = 100,
     cudaErrorInvalidResourceHandle = 400,
+    cudaErrorNotReady = 600,
 } cudaError_t;
 enum cudaMemcpyKind {
     cudaMemcpyHostToHost,
@@ -52,14 +62,20 @@ enum cudaMemcpyKind {
 #define cudaEventBlockingSync 1u
 #define cudaHostRegisterPortable 1u
 
-struct zc_emu_stream {
-    int id;
-};
-typedef zc_emu_stream *cudaStream_t;
 struct zc_emu_event {
     double ms;
+    uint64_t recorded, done; /* generations: recorded by cudaEventRecord, done when that work ran */
 };
 typedef zc_emu_event *cudaEvent_t;
+struct zc_emu_op {
+    std::function<void()> run;
+    zc_emu_event *wait; /* runs only once wait->done >= gen */
+    uint64_t gen;
+};
+struct zc_emu_stream {
+    std::deque<zc_emu_op> q;
+};
+typedef zc_emu_stream *cudaStream_t;
 struct cudaDeviceProp {
     char name[256];
 };
@@ -95,6 +111,58 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int) {
     return cudaSuccess;
 }
 
+/* ---- the queues and the scheduler ---- */
+inline std::vector<zc_emu_stream *> &zc_emu_streams() {
+    static std::vector<zc_emu_stream *> v;
+    return v;
+}
+inline std::mt19937_64 &zc_emu_rng() {
+    static std::mt19937_64 r(getenv("ZKPIPE_EMU_SEED") ? strtoull(getenv("ZKPIPE_EMU_SEED"), nullptr, 10) : 1);
+    return r;
+}
+inline bool zc_emu_runnable(const zc_emu_stream *s) {
+    return !s->q.empty() && (!s->q.front().wait || s->q.front().wait->done >= s->q.front().gen);
+}
+/* Runs queued operations until done() holds. Each call draws a priority order of the streams and
+ * always runs the first runnable stream in it: a consumer stream that comes first runs as far as
+ * it may before its producer catches up, so a missing wait shows up in one order or another. */
+template <class Done> inline cudaError_t zc_emu_progress(Done done) {
+    std::vector<zc_emu_stream *> order = zc_emu_streams();
+    std::shuffle(order.begin(), order.end(), zc_emu_rng());
+    while (!done()) {
+        zc_emu_stream *s = nullptr;
+        for (zc_emu_stream *x : order)
+            if (zc_emu_runnable(x)) {
+                s = x;
+                break;
+            }
+        if (!s) {
+            fprintf(stderr, "CUDA emulation: the host waits for work that waits for an event never recorded\n");
+            abort();
+        }
+        zc_emu_op op = std::move(s->q.front());
+        s->q.pop_front();
+        if (op.run) op.run();
+    }
+    return cudaSuccess;
+}
+inline cudaError_t zc_emu_drain() {
+    return zc_emu_progress([] {
+        for (zc_emu_stream *s : zc_emu_streams())
+            if (!s->q.empty()) return false;
+        return true;
+    });
+}
+/* Queues fn on s (runs it at once on the legacy stream). */
+inline void zc_emu_enqueue(cudaStream_t s, std::function<void()> fn, zc_emu_event *wait = nullptr, uint64_t gen = 0) {
+    if (!s) {
+        if (wait) zc_emu_progress([&] { return wait->done >= gen; });
+        fn();
+        return;
+    }
+    s->q.push_back(zc_emu_op{std::move(fn), wait, gen});
+}
+
 template <class T> inline cudaError_t cudaMalloc(T **p, size_t n) {
     void *m = n ? malloc(n) : nullptr;
     if (n && !m) return zc_emu_fail(cudaErrorMemoryAllocation);
@@ -102,47 +170,70 @@ template <class T> inline cudaError_t cudaMalloc(T **p, size_t n) {
     *p = (T *)m;
     return cudaSuccess;
 }
-inline cudaError_t cudaFree(void *p) { return free(p), cudaSuccess; }
+/* cudaFree and cudaFreeHost wait for the device first, as they do on one */
+inline cudaError_t cudaFree(void *p) { return zc_emu_drain(), free(p), cudaSuccess; }
 template <class T> inline cudaError_t cudaMallocHost(T **p, size_t n) { return cudaMalloc(p, n); }
-inline cudaError_t cudaFreeHost(void *p) { return free(p), cudaSuccess; }
+inline cudaError_t cudaFreeHost(void *p) { return zc_emu_drain(), free(p), cudaSuccess; }
 inline cudaError_t cudaHostRegister(void *, size_t, unsigned) { return cudaSuccess; }
 inline cudaError_t cudaHostUnregister(void *) { return cudaSuccess; }
-inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind) {
+inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind, cudaStream_t st = nullptr) {
     if (n && (!d || !s)) return zc_emu_fail(cudaErrorInvalidValue);
-    if (n) memmove(d, s, n);
+    if (n) zc_emu_enqueue(st, [=] { memmove(d, s, n); });
     return cudaSuccess;
 }
-inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k, cudaStream_t = nullptr) {
-    return cudaMemcpy(d, s, n, k);
+inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind k) {
+    zc_emu_drain();
+    return cudaMemcpyAsync(d, s, n, k, nullptr);
 }
-inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t = nullptr) {
+inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t st = nullptr) {
     if (n && !d) return zc_emu_fail(cudaErrorInvalidValue);
-    if (n) memset(d, v, n);
+    if (n) zc_emu_enqueue(st, [=] { memset(d, v, n); });
     return cudaSuccess;
 }
 
 inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) {
-    return *s = new zc_emu_stream(), cudaSuccess;
+    *s = new zc_emu_stream();
+    zc_emu_streams().push_back(*s);
+    return cudaSuccess;
 }
-inline cudaError_t cudaStreamDestroy(cudaStream_t s) { return delete s, cudaSuccess; }
-inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
-inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t e, unsigned) {
-    return e ? cudaSuccess : zc_emu_fail(cudaErrorInvalidResourceHandle);
+inline cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+    if (!s) return zc_emu_drain();
+    return zc_emu_progress([s] { return s->q.empty(); });
+}
+inline cudaError_t cudaStreamDestroy(cudaStream_t s) {
+    cudaStreamSynchronize(s);
+    auto &v = zc_emu_streams();
+    v.erase(std::remove(v.begin(), v.end(), s), v.end());
+    delete s;
+    return cudaSuccess;
+}
+inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned) {
+    if (!e) return zc_emu_fail(cudaErrorInvalidResourceHandle);
+    zc_emu_enqueue(s, nullptr, e, e->recorded);
+    return cudaSuccess;
 }
 inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned) { return *e = new zc_emu_event(), cudaSuccess; }
 inline cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, 0); }
 inline cudaError_t cudaEventDestroy(cudaEvent_t e) { return delete e, cudaSuccess; }
-inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t = nullptr) {
+inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t st = nullptr) {
     if (!e) return zc_emu_fail(cudaErrorInvalidResourceHandle);
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    e->ms = t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+    uint64_t g = ++e->recorded;
+    zc_emu_enqueue(st, [e, g] {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        e->ms = t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+        if (g > e->done) e->done = g;
+    });
     return cudaSuccess;
 }
 inline cudaError_t cudaEventSynchronize(cudaEvent_t e) {
-    return e ? cudaSuccess : zc_emu_fail(cudaErrorInvalidResourceHandle);
+    if (!e) return zc_emu_fail(cudaErrorInvalidResourceHandle);
+    uint64_t g = e->recorded;
+    return zc_emu_progress([e, g] { return e->done >= g; });
 }
+/* cudaErrorNotReady, as on a device, when either event's work has not run */
 inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
+    if (a->done < a->recorded || b->done < b->recorded || !a->recorded || !b->recorded) return cudaErrorNotReady;
     *ms = (float)(b->ms - a->ms);
     return cudaSuccess;
 }
@@ -153,12 +244,19 @@ inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
 template <class... P> struct zc_emu_launch {
     unsigned grid, block;
     size_t smem;
+    cudaStream_t st;
     void (*k)(P...);
     template <class... A> void operator()(A &&...a) const {
         if (grid == 0 || block == 0 || block > 1024 || smem > 48 * 1024) {
             zc_emu_fail(cudaErrorInvalidConfiguration);
             return;
         }
+        unsigned g = grid, bl = block;
+        size_t sm = smem;
+        void (*kern)(P...) = k;
+        zc_emu_enqueue(st, [=] { zc_emu_run(g, bl, sm, kern, a...); });
+    }
+    static void zc_emu_run(unsigned grid, unsigned block, size_t smem, void (*k)(P...), P... a) {
 #pragma omp parallel for schedule(dynamic, 16)
         for (unsigned b = 0; b < grid; b++) {
             blockIdx.x = b;
@@ -179,8 +277,9 @@ template <class... P> struct zc_emu_launch {
     }
 };
 template <class... P>
-inline zc_emu_launch<P...> zc_emu_launcher(unsigned grid, unsigned block, size_t smem, cudaStream_t, void (*k)(P...)) {
-    return zc_emu_launch<P...>{grid, block, smem, k};
+inline zc_emu_launch<P...> zc_emu_launcher(unsigned grid, unsigned block, size_t smem, cudaStream_t st,
+                                           void (*k)(P...)) {
+    return zc_emu_launch<P...>{grid, block, smem, st, k};
 }
 #define ZC_LAUNCH(grid, block, smem, st, ...) zc_emu_launcher((grid), (block), (smem), (st), __VA_ARGS__)
 
@@ -190,38 +289,40 @@ namespace cub {
 struct DeviceRadixSort {
     template <class K, class V, class N>
     static cudaError_t SortPairs(void *tmp, size_t &bytes, const K *kin, K *kout, const V *vin, V *vout, N num,
-                                 int begin_bit = 0, int end_bit = (int)sizeof(K) * 8, cudaStream_t = nullptr) {
+                                 int begin_bit = 0, int end_bit = (int)sizeof(K) * 8, cudaStream_t st = nullptr) {
         size_t need = 256 + (size_t)num * (sizeof(K) + sizeof(V));
         if (!tmp) return bytes = need, cudaSuccess;
         if (bytes < need || begin_bit < 0 || end_bit > (int)sizeof(K) * 8 || begin_bit > end_bit)
             return zc_emu_fail(cudaErrorInvalidValue);
         K mask = end_bit - begin_bit >= (int)sizeof(K) * 8 ? (K) ~(K)0 : (K)((((K)1) << (end_bit - begin_bit)) - 1);
-        std::vector<size_t> ord((size_t)num);
-        std::iota(ord.begin(), ord.end(), (size_t)0);
-        std::stable_sort(ord.begin(), ord.end(), [&](size_t x, size_t y) {
-            return ((kin[x] >> begin_bit) & mask) < ((kin[y] >> begin_bit) & mask);
+        size_t m = (size_t)num;
+        zc_emu_enqueue(st, [=] {
+            std::vector<size_t> ord(m);
+            std::iota(ord.begin(), ord.end(), (size_t)0);
+            std::stable_sort(ord.begin(), ord.end(), [&](size_t x, size_t y) {
+                return ((kin[x] >> begin_bit) & mask) < ((kin[y] >> begin_bit) & mask);
+            });
+            for (size_t i = 0; i < m; i++) kout[i] = kin[ord[i]], vout[i] = vin[ord[i]];
         });
-        std::vector<K> ks((size_t)num);
-        std::vector<V> vs((size_t)num);
-        for (size_t i = 0; i < (size_t)num; i++) ks[i] = kin[ord[i]], vs[i] = vin[ord[i]];
-        std::copy(ks.begin(), ks.end(), kout);
-        std::copy(vs.begin(), vs.end(), vout);
         return cudaSuccess;
     }
 };
 struct DeviceScan {
     template <class I, class O, class N>
-    static cudaError_t ExclusiveSum(void *tmp, size_t &bytes, I in, O out, N num, cudaStream_t = nullptr) {
+    static cudaError_t ExclusiveSum(void *tmp, size_t &bytes, I in, O out, N num, cudaStream_t st = nullptr) {
         size_t need = 256;
         if (!tmp) return bytes = need, cudaSuccess;
         if (bytes < need) return zc_emu_fail(cudaErrorInvalidValue);
-        std::vector<typename std::remove_reference<decltype(*out)>::type> v((size_t)num);
-        for (size_t i = 0; i < (size_t)num; i++) v[i] = in[i];
-        typename std::remove_reference<decltype(*out)>::type acc = 0;
-        for (size_t i = 0; i < (size_t)num; i++) {
-            out[i] = acc;
-            acc += v[i];
-        }
+        size_t m = (size_t)num;
+        zc_emu_enqueue(st, [=] {
+            typedef typename std::remove_reference<decltype(*out)>::type T;
+            std::vector<T> v(in, in + m);
+            T acc = 0;
+            for (size_t i = 0; i < m; i++) {
+                out[i] = acc;
+                acc += v[i];
+            }
+        });
         return cudaSuccess;
     }
 };
