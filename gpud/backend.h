@@ -29,7 +29,9 @@ typedef struct zk_backend_ops {
     int (*submit)(void *ctx, int lane, const zk_zkey_t *z, const uint8_t *witness, const void *a, const void *b,
                   const void *c, zk_err_t *err);
     /* Waits for the lane's partition: five raw points and the backend's step times (may be NULL).
-     * An error from submit's work is reported here or by submit, never lost. */
+     * An error from submit's work is reported here or by submit, never lost. Errors are -errno;
+     * -ENODEV (from any call) means the device is lost for this process (CUDA: the context is
+     * unusable after a kernel fault, ECC, the device gone), not that the partition is bad. */
     int (*collect)(void *ctx, int lane, zk_raw_t *out, zk_core_times_t *times, zk_err_t *err);
     void (*destroy)(void *ctx);
 } zk_backend_ops_t;

@@ -60,6 +60,20 @@ static void drop(uint32_t slab, uint32_t job, uint32_t part, const char *reason)
     shm_part_give_up(&S, slab, SLAB_PROVING, job, part, reason);
 }
 
+/* A partition whose proving was started this many times without finishing (the GPU stage died or
+ * lost its device each time) fails instead of taking the stage down again. */
+#define GPU_MAX_TRIES 5
+
+/* The backend lost its device (-ENODEV): the context cannot be used again. Exit without giving up
+ * the partitions in flight: they are PROVING under this dead process, so the restarted gpud (or
+ * any other) reclaims them as READY and proves them again on a fresh context. */
+static _Noreturn void device_lost(const char *why) {
+    log_err("The device is lost (%s); exiting so that gpud restarts on a fresh context; the partitions in flight "
+            "go back to READY",
+            why);
+    _exit(3);
+}
+
 /* A partition between submit and collect; the backend's lanes are used in turn, so the FIFO of
  * flights is also the order of the lanes. */
 typedef struct {
@@ -92,7 +106,9 @@ static void start(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     shm_heartbeat(&S, slab);
     char why[700];
     zk_zkey_t *z;
-    if (key_get(J->circuit, &z, why, sizeof why) < 0) {
+    int r = key_get(J->circuit, &z, why, sizeof why);
+    if (r == -ENODEV) device_lost(why);
+    if (r < 0) {
         drop(slab, job, part, why);
         return;
     }
@@ -103,6 +119,14 @@ static void start(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
         return;
     }
     shm_part_t *P = &J->parts[part];
+    if (atomic_load(&P->prove_count) >= GPU_MAX_TRIES) {
+        snprintf(why, sizeof why,
+                 "proving was started %d times and never finished (the GPU stage died or lost its device each "
+                 "time; see its log)",
+                 GPU_MAX_TRIES);
+        drop(slab, job, part, why);
+        return;
+    }
     atomic_fetch_add(&P->prove_count, 1);
     atomic_store(&P->t_prove_start_ns, t_pick);
     daemon_test_point("gpu.mid_prove", (int)part);
@@ -110,7 +134,9 @@ static void start(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     zk_err_t e = {{0}};
     flight_t f = {.slab = slab, .job = job, .part = part, .lane = next_lane, .t_pick = t_pick};
     f.t_submit = daemon_now_ns();
-    if (B->submit(bctx, f.lane, z, base + h->values_off, base + h->a_off, base + h->b_off, base + h->c_off, &e) < 0) {
+    r = B->submit(bctx, f.lane, z, base + h->values_off, base + h->a_off, base + h->b_off, base + h->c_off, &e);
+    if (r == -ENODEV) device_lost(e.msg);
+    if (r < 0) {
         drop(slab, job, part, e.msg);
         return;
     }
@@ -133,6 +159,7 @@ static uint64_t finish(uint64_t prev_done) {
     zk_core_times_t tm = {0};
     zk_err_t e = {{0}};
     int r = B->collect(bctx, f.lane, &h->raw, &tm, &e);
+    if (r == -ENODEV) device_lost(e.msg);
     daemon_test_point("gpu.after_prove", (int)part);
     uint64_t t1 = daemon_now_ns();
     shm_heartbeat(&S, n_flights ? flights[first_flight].slab : SHM_NONE);
@@ -248,8 +275,9 @@ int main(int argc, char **argv) {
         snprintf(what, sizeof what, "loading the key of %s", cfg.circuits[i].name);
         daemon_notify_extend((60 + 10 * gib) * 1000000ull, what);
         daemon_test_point("gpu.load_key", (int)i);
-        if (key_get(cfg.circuits[i].name, &z, err, sizeof err) < 0)
-            log_err("Failed to preload circuit %s: %s", cfg.circuits[i].name, err); /* jobs for it will fail */
+        int kr = key_get(cfg.circuits[i].name, &z, err, sizeof err);
+        if (kr == -ENODEV) device_lost(err);
+        if (kr < 0) log_err("Failed to preload circuit %s: %s", cfg.circuits[i].name, err); /* jobs for it will fail */
     }
     int reclaimed = shm_reclaim(&S);
     int wait_ms = daemon_wait_ms(1000);

@@ -71,8 +71,32 @@ struct zc_ctx {
     void *tab[2];       /* NTT tables of the last domain size, per curve (bn128, bls12381) */
 };
 
+/* Errors after which the CUDA context cannot be used again (a kernel faulted, the device fell off
+ * the bus, ECC): the backend reports ENODEV, and gpud restarts instead of failing partitions. */
+static bool zc_context_lost(cudaError_t e) {
+    switch (e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorNoDevice:
+    case cudaErrorUnknown:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static int zc_fail_cuda(zk_err_t *err, const char *what, cudaError_t e) {
-    return zk_fail(err, e == cudaErrorMemoryAllocation ? ENOMEM : EIO, "CUDA: %s: %s", what, cudaGetErrorString(e));
+    int code = zc_context_lost(e) ? ENODEV : e == cudaErrorMemoryAllocation ? ENOMEM : EIO;
+    return zk_fail(err, code, "CUDA: %s: %s", what, cudaGetErrorString(e));
 }
 #define ZC_CK(what, expr)                                                                                              \
     do {                                                                                                               \

@@ -46,9 +46,21 @@ typedef enum {
     cudaErrorInvalidValue = 1,
     cudaErrorMemoryAllocation = 2,
     cudaErrorInvalidConfiguration = 9,
+    cudaErrorDevicesUnavailable = 46,
     cudaErrorNoDevice = 100,
+    cudaErrorECCUncorrectable = 214,
     cudaErrorInvalidResourceHandle = 400,
     cudaErrorNotReady = 600,
+    cudaErrorIllegalAddress = 700,
+    cudaErrorLaunchTimeout = 702,
+    cudaErrorAssert = 710,
+    cudaErrorHardwareStackError = 714,
+    cudaErrorIllegalInstruction = 715,
+    cudaErrorMisalignedAddress = 716,
+    cudaErrorInvalidAddressSpace = 717,
+    cudaErrorInvalidPc = 718,
+    cudaErrorLaunchFailure = 719,
+    cudaErrorUnknown = 999,
 } cudaError_t;
 enum cudaMemcpyKind {
     cudaMemcpyHostToHost,
@@ -82,6 +94,14 @@ struct cudaDeviceProp {
 
 inline thread_local cudaError_t zc_emu_last = cudaSuccess;
 inline cudaError_t zc_emu_fail(cudaError_t e) { return zc_emu_last = e; }
+/* Fault injection for tests: ZKPIPE_EMU_FAULT=N makes the N-th kernel launch of the process fault
+ * when it runs (cudaErrorLaunchFailure); from then on, as on a device, every call returns it. */
+inline cudaError_t zc_emu_sticky = cudaSuccess;
+inline unsigned long zc_emu_launches;
+#define ZC_EMU_STICKY()                                                                                                \
+    do {                                                                                                               \
+        if (zc_emu_sticky) return zc_emu_sticky;                                                                       \
+    } while (0)
 
 inline const char *cudaGetErrorString(cudaError_t e) {
     switch (e) {
@@ -95,11 +115,14 @@ inline const char *cudaGetErrorString(cudaError_t e) {
         return "invalid configuration argument (emulated)";
     case cudaErrorNoDevice:
         return "no CUDA-capable device is detected (emulated)";
+    case cudaErrorLaunchFailure:
+        return "unspecified launch failure (emulated)";
     default:
         return "unknown error (emulated)";
     }
 }
 inline cudaError_t cudaGetLastError() {
+    ZC_EMU_STICKY();
     cudaError_t e = zc_emu_last;
     zc_emu_last = cudaSuccess;
     return e;
@@ -130,6 +153,7 @@ template <class Done> inline cudaError_t zc_emu_progress(Done done) {
     std::vector<zc_emu_stream *> order = zc_emu_streams();
     std::shuffle(order.begin(), order.end(), zc_emu_rng());
     while (!done()) {
+        if (zc_emu_sticky) return zc_emu_sticky;
         zc_emu_stream *s = nullptr;
         for (zc_emu_stream *x : order)
             if (zc_emu_runnable(x)) {
@@ -143,8 +167,12 @@ template <class Done> inline cudaError_t zc_emu_progress(Done done) {
         zc_emu_op op = std::move(s->q.front());
         s->q.pop_front();
         if (op.run) op.run();
+        if (zc_emu_sticky) { /* a fault: nothing queued runs any more */
+            for (zc_emu_stream *x : zc_emu_streams()) x->q.clear();
+            return zc_emu_sticky;
+        }
     }
-    return cudaSuccess;
+    return zc_emu_sticky;
 }
 inline cudaError_t zc_emu_drain() {
     return zc_emu_progress([] {
@@ -164,6 +192,7 @@ inline void zc_emu_enqueue(cudaStream_t s, std::function<void()> fn, zc_emu_even
 }
 
 template <class T> inline cudaError_t cudaMalloc(T **p, size_t n) {
+    ZC_EMU_STICKY();
     void *m = n ? malloc(n) : nullptr;
     if (n && !m) return zc_emu_fail(cudaErrorMemoryAllocation);
     if (m) memset(m, 0xa5, n);
@@ -177,6 +206,8 @@ inline cudaError_t cudaFreeHost(void *p) { return zc_emu_drain(), free(p), cudaS
 inline cudaError_t cudaHostRegister(void *, size_t, unsigned) { return cudaSuccess; }
 inline cudaError_t cudaHostUnregister(void *) { return cudaSuccess; }
 inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind, cudaStream_t st = nullptr) {
+    ZC_EMU_STICKY();
+    ZC_EMU_STICKY();
     if (n && (!d || !s)) return zc_emu_fail(cudaErrorInvalidValue);
     if (n) zc_emu_enqueue(st, [=] { memmove(d, s, n); });
     return cudaSuccess;
@@ -186,6 +217,7 @@ inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind k
     return cudaMemcpyAsync(d, s, n, k, nullptr);
 }
 inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t st = nullptr) {
+    ZC_EMU_STICKY();
     if (n && !d) return zc_emu_fail(cudaErrorInvalidValue);
     if (n) zc_emu_enqueue(st, [=] { memset(d, v, n); });
     return cudaSuccess;
@@ -197,6 +229,7 @@ inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) {
     return cudaSuccess;
 }
 inline cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+    ZC_EMU_STICKY();
     if (!s) return zc_emu_drain();
     return zc_emu_progress([s] { return s->q.empty(); });
 }
@@ -208,6 +241,7 @@ inline cudaError_t cudaStreamDestroy(cudaStream_t s) {
     return cudaSuccess;
 }
 inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned) {
+    ZC_EMU_STICKY();
     if (!e) return zc_emu_fail(cudaErrorInvalidResourceHandle);
     zc_emu_enqueue(s, nullptr, e, e->recorded);
     return cudaSuccess;
@@ -216,6 +250,7 @@ inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned) { return *
 inline cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, 0); }
 inline cudaError_t cudaEventDestroy(cudaEvent_t e) { return delete e, cudaSuccess; }
 inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t st = nullptr) {
+    ZC_EMU_STICKY();
     if (!e) return zc_emu_fail(cudaErrorInvalidResourceHandle);
     uint64_t g = ++e->recorded;
     zc_emu_enqueue(st, [e, g] {
@@ -227,6 +262,7 @@ inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t st = nullptr) {
     return cudaSuccess;
 }
 inline cudaError_t cudaEventSynchronize(cudaEvent_t e) {
+    ZC_EMU_STICKY();
     if (!e) return zc_emu_fail(cudaErrorInvalidResourceHandle);
     uint64_t g = e->recorded;
     return zc_emu_progress([e, g] { return e->done >= g; });
@@ -251,10 +287,18 @@ template <class... P> struct zc_emu_launch {
             zc_emu_fail(cudaErrorInvalidConfiguration);
             return;
         }
+        if (zc_emu_sticky) return;
         unsigned g = grid, bl = block;
         size_t sm = smem;
         void (*kern)(P...) = k;
-        zc_emu_enqueue(st, [=] { zc_emu_run(g, bl, sm, kern, a...); });
+        const char *f = getenv("ZKPIPE_EMU_FAULT");
+        bool fault = f && strtoul(f, nullptr, 10) == ++zc_emu_launches;
+        zc_emu_enqueue(st, [=] {
+            if (fault || zc_emu_sticky)
+                zc_emu_sticky = cudaErrorLaunchFailure;
+            else
+                zc_emu_run(g, bl, sm, kern, a...);
+        });
     }
     static void zc_emu_run(unsigned grid, unsigned block, size_t smem, void (*k)(P...), P... a) {
 #pragma omp parallel for schedule(dynamic, 16)
