@@ -326,11 +326,11 @@ static void print_job(shm_t *s, uint32_t i, bool parts) {
         shm_part_t *p = &j->parts[k];
         uint64_t w = atomic_load(&p->word);
         printf("  partition %u %s%s%.0u synth %.1f ms gpu %.1f ms finalize %.1f ms synthesized %u times, proved %u "
-               "times\n",
+               "times, GPU lost %u times\n",
                k, shm_part_state_name(w & 0xff), (w & 0xff) == PART_INFLIGHT ? " slab " : "",
                (w & 0xff) == PART_INFLIGHT ? (unsigned)(w >> 8) : 0u, atomic_load(&p->synth_ns) / 1e6,
                atomic_load(&p->gpu_ns) / 1e6, atomic_load(&p->fin_ns) / 1e6, atomic_load(&p->synth_count),
-               atomic_load(&p->prove_count));
+               atomic_load(&p->prove_count), atomic_load(&p->lost_count));
     }
 }
 

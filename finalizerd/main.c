@@ -149,13 +149,14 @@ static void complete_job(uint32_t slot) {
                 buf + n, cap - n,
                 "  {\"index\": %u, \"status\": \"%s\", \"proof\": \"proof-%u.json\", \"public\": \"public-%u.json\", "
                 "\"queue_ms\": %.3f, \"synth_ms\": %.3f, \"ready_wait_ms\": %.3f, \"gpu_ms\": %.3f, "
-                "\"finalize_ms\": %.3f, \"synth_count\": %u, \"prove_count\": %u, "
+                "\"finalize_ms\": %.3f, \"synth_count\": %u, \"prove_count\": %u, \"gpu_lost_count\": %u, "
                 "\"t_ready_ns\": %llu, \"t_prove_start_ns\": %llu, \"t_done_ns\": %llu, \"reused\": %s}%s\n",
                 k, shm_part_state_name(ps), k, k, claim ? ms(claim - J->registered_ns) : 0.0,
                 ms(atomic_load(&P->synth_ns)), pstart && ready && pstart > ready ? ms(pstart - ready) : 0.0,
                 ms(atomic_load(&P->gpu_ns)), ms(atomic_load(&P->fin_ns)), atomic_load(&P->synth_count),
-                atomic_load(&P->prove_count), (unsigned long long)ready, (unsigned long long)pstart,
-                (unsigned long long)done, ps == PART_DONE && !claim ? "true" : "false", k + 1 < J->n_parts ? "," : "");
+                atomic_load(&P->prove_count), atomic_load(&P->lost_count), (unsigned long long)ready,
+                (unsigned long long)pstart, (unsigned long long)done, ps == PART_DONE && !claim ? "true" : "false",
+                k + 1 < J->n_parts ? "," : "");
         }
         n += snprintf(buf + n, cap - n, " ]\n}\n");
         snprintf(path, sizeof path, "%s/result.json", src);

@@ -60,19 +60,9 @@ static void drop(uint32_t slab, uint32_t job, uint32_t part, const char *reason)
     shm_part_give_up(&S, slab, SLAB_PROVING, job, part, reason);
 }
 
-/* A partition whose proving was started this many times without finishing (the GPU stage died or
- * lost its device each time) fails instead of taking the stage down again. */
-#define GPU_MAX_TRIES 5
-
-/* The backend lost its device (-ENODEV): the context cannot be used again. Exit without giving up
- * the partitions in flight: they are PROVING under this dead process, so the restarted gpud (or
- * any other) reclaims them as READY and proves them again on a fresh context. */
-static _Noreturn void device_lost(const char *why) {
-    log_err("The device is lost (%s); exiting so that gpud restarts on a fresh context; the partitions in flight "
-            "go back to READY",
-            why);
-    _exit(3);
-}
+/* A partition that was in flight this many times when gpud lost its device fails (it may be what
+ * faults the device) instead of taking the stage down again. */
+#define GPU_MAX_LOST 3
 
 /* A partition between submit and collect; the backend's lanes are used in turn, so the FIFO of
  * flights is also the order of the lanes. */
@@ -83,6 +73,22 @@ typedef struct {
 } flight_t;
 static flight_t flights[ZK_BACKEND_MAX_LANES];
 static int n_flights, first_flight, next_lane, depth;
+
+/* The backend lost its device (-ENODEV): the context cannot be used again. Exit without giving up
+ * the partitions in flight (cur: the one being started, if any): they are PROVING under this dead
+ * process, so the restarted gpud (or any other) reclaims them as READY and proves them again on a
+ * fresh context. Each of them counts the loss. */
+static _Noreturn void device_lost(const char *why, const shm_part_t *cur) {
+    if (cur) atomic_fetch_add(&((shm_part_t *)cur)->lost_count, 1);
+    for (int i = 0; i < n_flights; i++) {
+        flight_t *f = &flights[(first_flight + i) % ZK_BACKEND_MAX_LANES];
+        atomic_fetch_add(&S.jobs[f->job].parts[f->part].lost_count, 1);
+    }
+    log_err("The device is lost (%s); exiting so that gpud restarts on a fresh context; the partitions in flight "
+            "go back to READY",
+            why);
+    _exit(3);
+}
 
 /* Hands a PROVING slab to the backend. last_done: when the GPU stage last finished a partition
  * (the idle gap ends here unless a partition is still in flight). */
@@ -106,8 +112,9 @@ static void start(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     shm_heartbeat(&S, slab);
     char why[700];
     zk_zkey_t *z;
+    shm_part_t *P = &J->parts[part];
     int r = key_get(J->circuit, &z, why, sizeof why);
-    if (r == -ENODEV) device_lost(why);
+    if (r == -ENODEV) device_lost(why, P);
     if (r < 0) {
         drop(slab, job, part, why);
         return;
@@ -118,12 +125,10 @@ static void start(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
         drop(slab, job, part, why);
         return;
     }
-    shm_part_t *P = &J->parts[part];
-    if (atomic_load(&P->prove_count) >= GPU_MAX_TRIES) {
+    if (atomic_load(&P->lost_count) >= GPU_MAX_LOST) {
         snprintf(why, sizeof why,
-                 "proving was started %d times and never finished (the GPU stage died or lost its device each "
-                 "time; see its log)",
-                 GPU_MAX_TRIES);
+                 "the GPU was lost %d times while proving it (it may be what faults the device; see gpud's log)",
+                 GPU_MAX_LOST);
         drop(slab, job, part, why);
         return;
     }
@@ -135,7 +140,7 @@ static void start(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     flight_t f = {.slab = slab, .job = job, .part = part, .lane = next_lane, .t_pick = t_pick};
     f.t_submit = daemon_now_ns();
     r = B->submit(bctx, f.lane, z, base + h->values_off, base + h->a_off, base + h->b_off, base + h->c_off, &e);
-    if (r == -ENODEV) device_lost(e.msg);
+    if (r == -ENODEV) device_lost(e.msg, P);
     if (r < 0) {
         drop(slab, job, part, e.msg);
         return;
@@ -159,7 +164,7 @@ static uint64_t finish(uint64_t prev_done) {
     zk_core_times_t tm = {0};
     zk_err_t e = {{0}};
     int r = B->collect(bctx, f.lane, &h->raw, &tm, &e);
-    if (r == -ENODEV) device_lost(e.msg);
+    if (r == -ENODEV) device_lost(e.msg, P);
     daemon_test_point("gpu.after_prove", (int)part);
     uint64_t t1 = daemon_now_ns();
     shm_heartbeat(&S, n_flights ? flights[first_flight].slab : SHM_NONE);
@@ -276,7 +281,7 @@ int main(int argc, char **argv) {
         daemon_notify_extend((60 + 10 * gib) * 1000000ull, what);
         daemon_test_point("gpu.load_key", (int)i);
         int kr = key_get(cfg.circuits[i].name, &z, err, sizeof err);
-        if (kr == -ENODEV) device_lost(err);
+        if (kr == -ENODEV) device_lost(err, NULL);
         if (kr < 0) log_err("Failed to preload circuit %s: %s", cfg.circuits[i].name, err); /* jobs for it will fail */
     }
     int reclaimed = shm_reclaim(&S);

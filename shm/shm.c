@@ -520,6 +520,7 @@ int shm_job_register(shm_t *s, const char *id, const char *circuit, uint32_t pri
                               RLX);
         atomic_store_explicit(&p->synth_count, 0, RLX);
         atomic_store_explicit(&p->prove_count, 0, RLX);
+        atomic_store_explicit(&p->lost_count, 0, RLX);
         atomic_store_explicit(&p->t_claim_ns, 0, RLX);
         atomic_store_explicit(&p->t_ready_ns, 0, RLX);
         atomic_store_explicit(&p->t_prove_start_ns, 0, RLX);

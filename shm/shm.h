@@ -29,7 +29,7 @@
 #include "zk/groth16.h"
 
 #define SHM_MAGIC 0x3168736570697a6bull /* "kzipesh1" */
-#define SHM_LAYOUT_VERSION 1u
+#define SHM_LAYOUT_VERSION 2u           /* 2: shm_part_t.lost_count */
 #define SHM_MAX_PROCS 128u
 #define SHM_MAX_PARTS 256u
 #define SHM_ID_MAX 48
@@ -149,6 +149,7 @@ typedef struct shm_slab {
 typedef struct shm_part {
     _Atomic uint64_t word; /* state | slab << 8 */
     _Atomic uint32_t synth_count, prove_count;
+    _Atomic uint32_t lost_count; /* times it was in flight when gpud lost its device */
     _Atomic uint64_t t_claim_ns, t_ready_ns, t_prove_start_ns, t_proved_ns, t_fin_start_ns, t_done_ns; /* MONOTONIC */
     _Atomic uint64_t synth_ns, gpu_ns, fin_ns; /* busy time of each stage */
 } shm_part_t;
