@@ -6,65 +6,21 @@
 #include <stdlib.h>
 
 #include "test.h"
-#include "gpud/backend.h"
-#include "zk/wtns.h"
-#include "zk/zkey.h"
-
-typedef struct {
-    zk_zkey_t z;
-    zk_wtns_t w;
-    uint8_t *abc;
-    zk_raw_t want;
-} part_t;
-
-static int part_load(part_t *p, const char *zkey, const char *wtns) {
-    zk_err_t err;
-    CHECK_MSG(zk_zkey_open(&p->z, test_data(zkey), &err) == 0, "%s", err.msg);
-    CHECK_MSG(zk_wtns_load(&p->w, test_data(wtns), &err) == 0, "%s", err.msg);
-    size_t n = p->z.domain_size;
-    p->abc = aligned_alloc(64, zk_abc_size(&p->z));
-    void *scratch = aligned_alloc(64, zk_core_scratch_size(&p->z));
-    CHECK(p->abc && scratch);
-    CHECK(zk_synth(&p->z, p->w.values, p->abc, p->abc + 32 * n, p->abc + 64 * n, 1) == 0);
-    CHECK(zk_prove_core(&p->z, p->w.values, p->abc, p->abc + 32 * n, p->abc + 64 * n, scratch, &p->want, NULL, 1) == 0);
-    free(scratch);
-    return 0;
-}
-
-static void part_free(part_t *p) {
-    free(p->abc);
-    zk_wtns_free(&p->w);
-    zk_zkey_close(&p->z);
-}
+#include "backend_fixture.h"
 
 TEST(cpu_lanes_in_flight) {
     const zk_backend_ops_t *B = &zk_backend_cpu;
     CHECK(B->depth == 1);
-    part_t p[3];
-    CHECK(part_load(&p[0], "bn128/mulchain/mulchain.zkey", "bn128/mulchain/witness-1.wtns") == 0);
-    CHECK(part_load(&p[1], "bls12381/mulchain/mulchain.zkey", "bls12381/mulchain/witness-2.wtns") == 0);
-    CHECK(part_load(&p[2], "bn128/mulchain/mulchain.zkey", "bn128/mulchain/witness-2.wtns") == 0);
+    fixture_t p[3];
+    CHECK(fixture_load(&p[0], "bn128/mulchain/mulchain.zkey", "bn128/mulchain/witness-1.wtns") == 0);
+    CHECK(fixture_load(&p[1], "bls12381/mulchain/mulchain.zkey", "bls12381/mulchain/witness-2.wtns") == 0);
+    CHECK(fixture_load(&p[2], "bn128/mulchain/mulchain.zkey", "bn128/mulchain/witness-2.wtns") == 0);
     CHECK(memcmp(&p[0].want, &p[2].want, sizeof p[0].want) != 0);
     void *ctx;
     zk_err_t err;
     CHECK(B->init(&ctx, 0, 1, &err) == 0);
     for (int i = 0; i < 3; i++) CHECK_MSG(B->load_key(ctx, &p[i].z, &err) == 0, "%s", err.msg);
-    /* two in flight: submit i on lane i % 2, collect i - 1 */
-    for (int i = 0; i <= 6; i++) {
-        if (i < 6) {
-            part_t *x = &p[i % 3];
-            size_t n = x->z.domain_size;
-            CHECK_MSG(B->submit(ctx, i % 2, &x->z, x->w.values, x->abc, x->abc + 32 * n, x->abc + 64 * n, &err) == 0,
-                      "%s", err.msg);
-        }
-        if (i > 0) {
-            zk_raw_t got;
-            zk_core_times_t t;
-            CHECK_MSG(B->collect(ctx, (i - 1) % 2, &got, &t, &err) == 0, "%s", err.msg);
-            CHECK_MSG(memcmp(&got, &p[(i - 1) % 3].want, sizeof got) == 0, "partition %d", i - 1);
-            CHECK(t.msm_a_ns > 0);
-        }
-    }
+    CHECK(fixture_prove_in_flight(B, ctx, p, 3, 6) == 0); /* two in flight */
     /* the one-call helper is submit + collect on lane 0 */
     zk_raw_t got;
     size_t n = p[1].z.domain_size;
@@ -74,7 +30,7 @@ TEST(cpu_lanes_in_flight) {
     CHECK(B->submit(ctx, ZK_BACKEND_MAX_LANES, &p[1].z, p[1].w.values, p[1].abc, p[1].abc, p[1].abc, &err) == -EINVAL);
     CHECK(B->collect(ctx, -1, &got, NULL, &err) == -EINVAL);
     B->destroy(ctx);
-    for (int i = 0; i < 3; i++) part_free(&p[i]);
+    for (int i = 0; i < 3; i++) fixture_free(&p[i]);
     return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "tests/test.h"
+#include "tests/backend_fixture.h"
 #include "gpud/cuda/zkcuda.h"
 #include "zk/curve.h"
 #include "zk/groth16.h"
@@ -391,41 +392,32 @@ TEST(ntt) {
 
 /* ---- proving: GPU raw points == CPU core's, and the finalised proof verifies ---- */
 static int prove_pair(const char *zkp, const char *wtp, int *ret_ok) {
-    zk_zkey_t z;
-    zk_wtns_t w;
+    fixture_t f;
     zk_err_t err;
-    CHECK_MSG(zk_zkey_open(&z, zkp, &err) == 0, "%s", err.msg);
-    CHECK_MSG(zk_wtns_load(&w, wtp, &err) == 0, "%s", err.msg);
-    CHECK_MSG(zk_wtns_check_zkey(&w, wtp, &z, zkp, &err) == 0, "%s", err.msg);
-    size_t n = z.domain_size;
-    uint8_t *abc = aligned_alloc(64, zk_abc_size(&z));
-    uint8_t *scratch = aligned_alloc(64, zk_core_scratch_size(&z));
-    CHECK(zk_synth(&z, w.values, abc, abc + 32 * n, abc + 64 * n, 16) == 0);
-    zk_raw_t cpu, gpu;
-    CHECK(zk_prove_core(&z, w.values, abc, abc + 32 * n, abc + 64 * n, scratch, &cpu, NULL, 16) == 0);
-    CHECK_MSG(zk_backend_cuda.load_key(g_ctx, &z, &err) == 0, "%s", err.msg);
+    CHECK(fixture_load(&f, zkp, wtp) == 0);
+    size_t n = f.z.domain_size;
+    zk_raw_t gpu;
+    const zk_raw_t *cpu = &f.want;
+    CHECK_MSG(zk_backend_cuda.load_key(g_ctx, &f.z, &err) == 0, "%s", err.msg);
     for (int rep = 0; rep < 2; rep++) { /* the second run uses the resident key */
-        CHECK_MSG(zk_backend_prove(&zk_backend_cuda, g_ctx, &z, w.values, abc, abc + 32 * n, abc + 64 * n, &gpu, NULL,
-                                   &err) == 0,
+        CHECK_MSG(zk_backend_prove(&zk_backend_cuda, g_ctx, &f.z, f.w.values, f.abc, f.abc + 32 * n, f.abc + 64 * n,
+                                   &gpu, NULL, &err) == 0,
                   "%s", err.msg);
-        CHECK_MSG(memcmp(cpu.a, gpu.a, sizeof cpu.a) == 0, "%s: A differs", wtp);
-        CHECK_MSG(memcmp(cpu.b1, gpu.b1, sizeof cpu.b1) == 0, "%s: B1 differs", wtp);
-        CHECK_MSG(memcmp(cpu.b2, gpu.b2, sizeof cpu.b2) == 0, "%s: B2 differs", wtp);
-        CHECK_MSG(memcmp(cpu.c, gpu.c, sizeof cpu.c) == 0, "%s: C differs", wtp);
-        CHECK_MSG(memcmp(cpu.h, gpu.h, sizeof cpu.h) == 0, "%s: H differs", wtp);
+        CHECK_MSG(memcmp(cpu->a, gpu.a, sizeof cpu->a) == 0, "%s: A differs", wtp);
+        CHECK_MSG(memcmp(cpu->b1, gpu.b1, sizeof cpu->b1) == 0, "%s: B1 differs", wtp);
+        CHECK_MSG(memcmp(cpu->b2, gpu.b2, sizeof cpu->b2) == 0, "%s: B2 differs", wtp);
+        CHECK_MSG(memcmp(cpu->c, gpu.c, sizeof cpu->c) == 0, "%s: C differs", wtp);
+        CHECK_MSG(memcmp(cpu->h, gpu.h, sizeof cpu->h) == 0, "%s: H differs", wtp);
     }
     uint8_t r[32], s[32];
-    CHECK(zk_random_rs(z.curve, r, s) == 0);
+    CHECK(zk_random_rs(f.z.curve, r, s) == 0);
     zk_proof_t proof;
-    CHECK(zk_finalize(&z, &gpu, r, s, &proof) == 0);
+    CHECK(zk_finalize(&f.z, &gpu, r, s, &proof) == 0);
     zk_vk_t vk;
-    CHECK_MSG(zk_vk_from_zkey(&vk, &z, &err) == 0, "%s", err.msg);
-    CHECK_MSG(zk_verify_proof(&vk, &proof, w.values + 32, z.n_pub, &err) == 0, "%s: %s", wtp, err.msg);
+    CHECK_MSG(zk_vk_from_zkey(&vk, &f.z, &err) == 0, "%s", err.msg);
+    CHECK_MSG(zk_verify_proof(&vk, &proof, f.w.values + 32, f.z.n_pub, &err) == 0, "%s: %s", wtp, err.msg);
     zk_vk_free(&vk);
-    free(abc);
-    free(scratch);
-    zk_wtns_free(&w);
-    zk_zkey_close(&z);
+    fixture_free(&f);
     (*ret_ok)++;
     return 0;
 }
@@ -447,33 +439,13 @@ TEST(prove_fixtures) {
     };
     int ok = 0;
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
-        CHECK_MSG(prove_pair(test_data(pairs[i][0]), test_data(pairs[i][1]), &ok) == 0, "%s", pairs[i][1]);
+        CHECK_MSG(prove_pair(pairs[i][0], pairs[i][1], &ok) == 0, "%s", pairs[i][1]);
     fprintf(stderr, "proved and verified %d fixture witnesses on the CUDA backend\n", ok);
     return 0;
 }
 
 /* ---- partitions in flight: lanes 0 and 1 alternate over three circuits on two curves, each
  * partition submitted before the previous one is collected; every result equals the CPU core's ---- */
-typedef struct {
-    zk_zkey_t z;
-    zk_wtns_t w;
-    uint8_t *abc;
-    zk_raw_t cpu;
-} fixture_t;
-
-static int fixture_load(fixture_t *f, const char *zkp, const char *wtp) {
-    zk_err_t err;
-    CHECK_MSG(zk_zkey_open(&f->z, test_data(zkp), &err) == 0, "%s", err.msg);
-    CHECK_MSG(zk_wtns_load(&f->w, test_data(wtp), &err) == 0, "%s", err.msg);
-    size_t n = f->z.domain_size;
-    f->abc = aligned_alloc(64, zk_abc_size(&f->z));
-    uint8_t *scratch = aligned_alloc(64, zk_core_scratch_size(&f->z));
-    CHECK(zk_synth(&f->z, f->w.values, f->abc, f->abc + 32 * n, f->abc + 64 * n, 16) == 0);
-    CHECK(zk_prove_core(&f->z, f->w.values, f->abc, f->abc + 32 * n, f->abc + 64 * n, scratch, &f->cpu, NULL, 16) == 0);
-    free(scratch);
-    return 0;
-}
-
 TEST(prove_inflight) {
     NEED_GPU();
     CHECK(zk_backend_cuda.depth >= 2);
@@ -481,31 +453,10 @@ TEST(prove_inflight) {
     CHECK(fixture_load(&f[0], "bn128/medium/medium.zkey", "bn128/medium/witness.wtns") == 0);
     CHECK(fixture_load(&f[1], "bls12381/mulchain/mulchain.zkey", "bls12381/mulchain/witness-1.wtns") == 0);
     CHECK(fixture_load(&f[2], "bn128/poseidon/poseidon.zkey", "bn128/poseidon/witness-2.wtns") == 0);
-    const int rounds = 9;
-    for (int i = 0; i <= rounds; i++) {
-        if (i < rounds) { /* submit partition i on lane i % 2 while partition i-1 may still run */
-            fixture_t *x = &f[i % 3];
-            size_t n = x->z.domain_size;
-            CHECK_MSG(zk_backend_cuda.submit(g_ctx, i % 2, &x->z, x->w.values, x->abc, x->abc + 32 * n, x->abc + 64 * n,
-                                             &g_err) == 0,
-                      "submit %d: %s", i, g_err.msg);
-        }
-        if (i > 0) { /* collect partition i-1 */
-            zk_raw_t gpu;
-            zk_core_times_t t;
-            CHECK_MSG(zk_backend_cuda.collect(g_ctx, (i - 1) % 2, &gpu, &t, &g_err) == 0, "collect %d: %s", i - 1,
-                      g_err.msg);
-            CHECK_MSG(memcmp(&gpu, &f[(i - 1) % 3].cpu, sizeof gpu) == 0, "partition %d differs from the CPU core",
-                      i - 1);
-        }
-    }
+    CHECK(fixture_prove_in_flight(&zk_backend_cuda, g_ctx, f, 3, 9) == 0);
     zk_raw_t gpu;
     CHECK(zk_backend_cuda.collect(g_ctx, 0, &gpu, NULL, &g_err) < 0); /* nothing submitted there */
-    for (int i = 0; i < 3; i++) {
-        free(f[i].abc);
-        zk_wtns_free(&f[i].w);
-        zk_zkey_close(&f[i].z);
-    }
+    for (int i = 0; i < 3; i++) fixture_free(&f[i]);
     return 0;
 }
 
