@@ -4,19 +4,7 @@
 # on that key, and check that `snarkjs groth16 verify` (and zkpipe verify) accept both proofs with the
 # generated vk, that the vk is byte-identical to `snarkjs zkey export verificationkey` of the key, and
 # that a tampered public.json is rejected. keygen without --insecure-dev must exit 2.
-set -u
-root=${ZKPIPE_SOURCE_ROOT:?}
-build=${ZKPIPE_BUILD_ROOT:?}
-zkpipe=$build/cli/zkpipe
-snarkjs=$root/node_modules/.bin/snarkjs
-data=$root/tests/data
-if [ ! -x "$snarkjs" ]; then
-    echo "SKIP: snarkjs not installed (run npm ci in $root)"
-    exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+. "$(dirname "$0")/oracle/env.sh"
 
 "$zkpipe" keygen "$data/bn128/mulchain/mulchain.r1cs" "$tmp/no.zkey" 2>"$tmp/err"
 rc=$?

@@ -2,19 +2,7 @@
 # Oracle test: for every fixture circuit and witness, `zkpipe prove` (with the r1cs check), then
 # `snarkjs groth16 verify` (0.7.6, from npm ci) must accept the proof, public.json must be
 # byte-identical to snarkjs's, and a tampered public.json must be rejected.
-set -u
-root=${ZKPIPE_SOURCE_ROOT:?}
-build=${ZKPIPE_BUILD_ROOT:?}
-zkpipe=$build/cli/zkpipe
-snarkjs=$root/node_modules/.bin/snarkjs
-data=$root/tests/data
-if [ ! -x "$snarkjs" ]; then
-    echo "SKIP: snarkjs not installed (run npm ci in $root)"
-    exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+. "$(dirname "$0")/env.sh"
 n=0
 check() { # dir stem witness public
     local dir=$data/$1 stem=$2 wit=$3 pub=$4
