@@ -27,7 +27,7 @@ static shm_t S;
 static const zk_backend_ops_t *B;
 static void *bctx;
 static struct key keys[CFG_MAX_CIRCUITS];
-static uint64_t proved, busy_ns, t_first_ready;
+static uint64_t proved, busy_ns;
 
 static int key_get(const char *circuit, zk_zkey_t **ret, char *why, size_t whylen) {
     int i = cfg_circuit_index(&cfg, circuit);
@@ -98,7 +98,6 @@ static void start(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     uint32_t job = atomic_load(&d->job), part = atomic_load(&d->part);
     shm_job_t *J = &S.jobs[job];
     uint64_t t_ready = atomic_load(&d->t_ready_ns);
-    if (!t_first_ready || t_ready < t_first_ready) t_first_ready = t_ready;
     /* idle gap since the previous partition (none while one is in flight); value 1 = a READY slab
      * was waiting during the gap */
     if (last_done && !n_flights)

@@ -5,6 +5,7 @@
 #   scripts/run-demo.sh [--build DIR] [--synthd N] [--backend cpu|auto|cuda] [--snarkjs] [--keep]
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/scripts/fixture-circuits.sh"
 BUILD=${ZKPIPE_BUILD_ROOT:-$ROOT/build}
 NSYNTH=2
 BACKEND=cpu
@@ -49,18 +50,7 @@ reserve_critical = 1
 instances = $NSYNTH
 [gpu]
 backend = $BACKEND
-[circuit mulchain]
-zkey = $DATA/bn128/mulchain/mulchain.zkey
-r1cs = $DATA/bn128/mulchain/mulchain.r1cs
-[circuit poseidon]
-zkey = $DATA/bn128/poseidon/poseidon.zkey
-r1cs = $DATA/bn128/poseidon/poseidon.r1cs
-[circuit medium]
-zkey = $DATA/bn128/medium/medium.zkey
-r1cs = $DATA/bn128/medium/medium.r1cs
-[circuit mulchain381]
-zkey = $DATA/bls12381/mulchain/mulchain.zkey
-r1cs = $DATA/bls12381/mulchain/mulchain.r1cs
+$(fixture_circuits_ini "$DATA" mulchain poseidon medium mulchain381)
 INI
 echo "== pipeline $NAME: segment /dev/shm/zkpipe-$NAME, spool $SPOOL"
 "$ZKPIPE" setup --config "$CONF"

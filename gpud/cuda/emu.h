@@ -291,8 +291,9 @@ template <class... P> struct zc_emu_launch {
         unsigned g = grid, bl = block;
         size_t sm = smem;
         void (*kern)(P...) = k;
-        const char *f = getenv("ZKPIPE_EMU_FAULT");
-        bool fault = f && strtoul(f, nullptr, 10) == ++zc_emu_launches;
+        static const unsigned long fault_at =
+            getenv("ZKPIPE_EMU_FAULT") ? strtoul(getenv("ZKPIPE_EMU_FAULT"), nullptr, 10) : 0;
+        bool fault = ++zc_emu_launches == fault_at;
         zc_emu_enqueue(st, [=] {
             if (fault || zc_emu_sticky)
                 zc_emu_sticky = cudaErrorLaunchFailure;

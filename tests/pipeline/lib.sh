@@ -5,6 +5,7 @@ set -u
 ROOT=${ZKPIPE_SOURCE_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 BUILD=${ZKPIPE_BUILD_ROOT:-$ROOT/build}
 DATA=$ROOT/tests/data
+. "$ROOT/scripts/fixture-circuits.sh"
 ZKPIPE=$BUILD/cli/zkpipe
 SYNTHD=$BUILD/synthd/zkpipe-synthd
 GPUD=$BUILD/gpud/zkpipe-gpud
@@ -53,15 +54,7 @@ threads = ${GPU_THREADS:-1}
 inflight = ${GPU_INFLIGHT:-0}
 [finalizer]
 verify = yes
-[circuit mulchain]
-zkey = $DATA/bn128/mulchain/mulchain.zkey
-r1cs = $DATA/bn128/mulchain/mulchain.r1cs
-[circuit poseidon]
-zkey = $DATA/bn128/poseidon/poseidon.zkey
-r1cs = $DATA/bn128/poseidon/poseidon.r1cs
-[circuit mulchain381]
-zkey = $DATA/bls12381/mulchain/mulchain.zkey
-r1cs = $DATA/bls12381/mulchain/mulchain.r1cs
+$(fixture_circuits_ini "$DATA" mulchain poseidon mulchain381)
 INI
     for l in "$@"; do echo "$l" >>"$CONF"; done
 }
@@ -155,13 +148,7 @@ job_field() { # job_field JOB FIELD: a number from `zkpipe status JOB`'s job lin
 state_of() { "$ZKPIPE" status --config "$CONF" "$1" | awk '/^job /{for (i = 1; i < NF; i++) if ($i == "state") print $(i + 1)}'; }
 
 # vk_of CIRCUIT
-vk_of() {
-    case $1 in
-    mulchain) echo "$DATA/bn128/mulchain/vk.json" ;;
-    poseidon) echo "$DATA/bn128/poseidon/vk.json" ;;
-    mulchain381) echo "$DATA/bls12381/mulchain/vk.json" ;;
-    esac
-}
+vk_of() { echo "$DATA/$(dirname "$(fixture_path "$1")")/vk.json"; }
 
 # py EXPR-SCRIPT: python3 helper for result.json checks
 result_json() { echo "$SPOOL/done/$1/result.json"; }
