@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "json_out.h"
 #include "msm.h"
 #include "ntt.h"
 
@@ -121,92 +122,34 @@ int zk_random_rs(const zk_curve_t *curve, uint8_t r[32], uint8_t s[32]) {
     return zk_random_below(curve->r, s);
 }
 
-/* Appends to a growing string; aborts on out of memory (outputs are a few KiB). */
-typedef struct {
-    char *p;
-    size_t len, cap;
-} sbuf_t;
-
-static void sb_add(sbuf_t *b, const char *s) {
-    size_t l = strlen(s);
-    if (b->len + l + 1 > b->cap) {
-        b->cap = (b->len + l + 1) * 2;
-        b->p = realloc(b->p, b->cap);
-        if (!b->p) abort();
-    }
-    memcpy(b->p + b->len, s, l + 1);
-    b->len += l;
-}
-
-/* Decimal of a Montgomery base-field coordinate. */
-static void coord_dec(const zk_curve_t *curve, const uint8_t *mont, char *out) {
-    if (curve->id == ZK_CURVE_BN128) {
-        bn_fq_t x;
-        memcpy(x.l, mont, 32);
-        bn_fq_from_mont(&x, &x);
-        zk_bigint_to_dec(x.l, 4, out);
-    } else {
-        bls_fq_t x;
-        memcpy(x.l, mont, 48);
-        bls_fq_from_mont(&x, &x);
-        zk_bigint_to_dec(x.l, 6, out);
-    }
-}
-
-static void g1_json(sbuf_t *b, const zk_curve_t *curve, const uint8_t *p) {
-    char d[130];
-    sb_add(b, "[\n  \"");
-    coord_dec(curve, p, d);
-    sb_add(b, d);
-    sb_add(b, "\",\n  \"");
-    coord_dec(curve, p + curve->n8q, d);
-    sb_add(b, d);
-    sb_add(b, "\",\n  \"1\"\n ]");
-}
-
 int zk_proof_json(const zk_curve_t *curve, const zk_proof_t *p, char **ret_json) {
-    sbuf_t b = {0};
-    char d[130];
-    unsigned q = curve->n8q;
-    sb_add(&b, "{\n \"pi_a\": ");
-    g1_json(&b, curve, p->a);
-    sb_add(&b, ",\n \"pi_b\": [\n");
-    for (int k = 0; k < 2; k++) {
-        sb_add(&b, "  [\n   \"");
-        coord_dec(curve, p->b + (2 * k) * q, d);
-        sb_add(&b, d);
-        sb_add(&b, "\",\n   \"");
-        coord_dec(curve, p->b + (2 * k + 1) * q, d);
-        sb_add(&b, d);
-        sb_add(&b, "\"\n  ],\n");
-    }
-    sb_add(&b, "  [\n   \"1\",\n   \"0\"\n  ]\n ],\n \"pi_c\": ");
-    g1_json(&b, curve, p->c);
-    sb_add(&b, ",\n \"protocol\": \"groth16\",\n \"curve\": \"");
-    sb_add(&b, curve->name);
-    sb_add(&b, "\"\n}");
+    zk_sbuf_t b = {0};
+    zk_sb_printf(&b, "{\n \"pi_a\": ");
+    zk_json_g1(&b, curve, p->a, " ");
+    zk_sb_printf(&b, ",\n \"pi_b\": ");
+    zk_json_g2(&b, curve, p->b);
+    zk_sb_printf(&b, ",\n \"pi_c\": ");
+    zk_json_g1(&b, curve, p->c, " ");
+    zk_sb_printf(&b, ",\n \"protocol\": \"groth16\",\n \"curve\": \"%s\"\n}", curve->name);
     *ret_json = b.p;
     return 0;
 }
 
 int zk_public_json(const uint8_t *witness, uint32_t n_pub, char **ret_json) {
-    sbuf_t b = {0};
+    zk_sbuf_t b = {0};
     char d[100];
     if (n_pub == 0) {
-        sb_add(&b, "[]");
+        zk_sb_printf(&b, "[]");
         *ret_json = b.p;
         return 0;
     }
-    sb_add(&b, "[");
     for (uint32_t i = 1; i <= n_pub; i++) {
         uint64_t v[4];
         memcpy(v, witness + 32 * (size_t)i, 32);
         zk_bigint_to_dec(v, 4, d);
-        sb_add(&b, i == 1 ? "\n \"" : ",\n \"");
-        sb_add(&b, d);
-        sb_add(&b, "\"");
+        zk_sb_printf(&b, "%s\n \"%s\"", i == 1 ? "[" : ",", d);
     }
-    sb_add(&b, "\n]");
+    zk_sb_printf(&b, "\n]");
     *ret_json = b.p;
     return 0;
 }

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <omp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 
 #include "binfile.h"
+#include "json_out.h"
 #include "curve.h"
 #include "groth16.h"
 #include "msm.h"
@@ -22,29 +22,6 @@ static uint64_t zk_kg_now_ns(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-/* A growing string for vk.json; aborts on out of memory (a few KiB). */
-typedef struct {
-    char *p;
-    size_t len, cap;
-} zk_kg_sbuf_t;
-
-__attribute__((format(printf, 2, 3))) static void zk_kg_sb_printf(zk_kg_sbuf_t *b, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    int need = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (need < 0) abort();
-    if (b->len + (size_t)need + 1 > b->cap) {
-        b->cap = (b->len + (size_t)need + 1) * 2;
-        b->p = realloc(b->p, b->cap);
-        if (!b->p) abort();
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)need;
 }
 
 /* The order of sections 1..10 in the file. Any order is valid (formats.md §1); zkpipe's reader

@@ -293,39 +293,6 @@ static int P_(kg_header)(const KG_T *k, FILE *f) {
     return ok ? 0 : -EIO;
 }
 
-static void P_(kg_dec)(const FQ_T *mont, char *out) {
-    FQ_T x;
-    FQ(from_mont)(&x, mont);
-    zk_bigint_to_dec(x.l, (int)(sizeof(x.l) / 8), out);
-}
-
-static void P_(kg_json_g1)(zk_kg_sbuf_t *b, const G1A *p, const char *ind) {
-    char d[130];
-    if (G1(aff_is_inf)(p)) {
-        zk_kg_sb_printf(b, "[\n%s \"0\",\n%s \"1\",\n%s \"0\"\n%s]", ind, ind, ind, ind);
-        return;
-    }
-    P_(kg_dec)(&p->x, d);
-    zk_kg_sb_printf(b, "[\n%s \"%s\",\n", ind, d);
-    P_(kg_dec)(&p->y, d);
-    zk_kg_sb_printf(b, "%s \"%s\",\n%s \"1\"\n%s]", ind, d, ind, ind);
-}
-
-static void P_(kg_json_g2)(zk_kg_sbuf_t *b, const G2A *p) {
-    char d0[130], d1[130];
-    if (G2(aff_is_inf)(p)) {
-        zk_kg_sb_printf(
-            b, "[\n  [\n   \"0\",\n   \"0\"\n  ],\n  [\n   \"1\",\n   \"0\"\n  ],\n  [\n   \"0\",\n   \"0\"\n  ]\n ]");
-        return;
-    }
-    P_(kg_dec)(&p->x.c0, d0);
-    P_(kg_dec)(&p->x.c1, d1);
-    zk_kg_sb_printf(b, "[\n  [\n   \"%s\",\n   \"%s\"\n  ],\n", d0, d1);
-    P_(kg_dec)(&p->y.c0, d0);
-    P_(kg_dec)(&p->y.c1, d1);
-    zk_kg_sb_printf(b, "  [\n   \"%s\",\n   \"%s\"\n  ],\n  [\n   \"1\",\n   \"0\"\n  ]\n ]", d0, d1);
-}
-
 /* vk.json as `snarkjs zkey export verificationkey` writes it (indent 1, no trailing newline).
  * vk_alphabeta_12 = e(α1, β2), Fq12 as [c0, c1] of Fq6 [c0, c1, c2] of Fq2 [c0, c1]: the flat order of
  * the fq12 struct (checked equal to snarkjs's value on the fixture keys of both curves). */
@@ -334,34 +301,34 @@ static char *P_(kg_vk_json)(const KG_T *k) {
     _Static_assert(sizeof(ab) == 12 * sizeof(FQ_T), "fq12 is 12 packed Fq");
     KG_CAT(PFX, pairing)(&ab, &k->alpha1, &k->beta2);
     const FQ_T *abf = (const FQ_T *)&ab;
-    zk_kg_sbuf_t b = {0};
-    zk_kg_sb_printf(&b, "{\n \"protocol\": \"groth16\",\n \"curve\": \"%s\",\n \"nPublic\": %u,\n \"vk_alpha_1\": ",
-                    k->curve->name, k->npub);
-    P_(kg_json_g1)(&b, &k->alpha1, " ");
-    zk_kg_sb_printf(&b, ",\n \"vk_beta_2\": ");
-    P_(kg_json_g2)(&b, &k->beta2);
-    zk_kg_sb_printf(&b, ",\n \"vk_gamma_2\": ");
-    P_(kg_json_g2)(&b, &k->gamma2);
-    zk_kg_sb_printf(&b, ",\n \"vk_delta_2\": ");
-    P_(kg_json_g2)(&b, &k->delta2);
-    zk_kg_sb_printf(&b, ",\n \"vk_alphabeta_12\": [\n");
+    zk_sbuf_t b = {0};
+    zk_sb_printf(&b, "{\n \"protocol\": \"groth16\",\n \"curve\": \"%s\",\n \"nPublic\": %u,\n \"vk_alpha_1\": ",
+                 k->curve->name, k->npub);
+    zk_json_g1(&b, k->curve, &k->alpha1, " ");
+    zk_sb_printf(&b, ",\n \"vk_beta_2\": ");
+    zk_json_g2(&b, k->curve, &k->beta2);
+    zk_sb_printf(&b, ",\n \"vk_gamma_2\": ");
+    zk_json_g2(&b, k->curve, &k->gamma2);
+    zk_sb_printf(&b, ",\n \"vk_delta_2\": ");
+    zk_json_g2(&b, k->curve, &k->delta2);
+    zk_sb_printf(&b, ",\n \"vk_alphabeta_12\": [\n");
     for (int i = 0; i < 2; i++) {
-        zk_kg_sb_printf(&b, "  [\n");
+        zk_sb_printf(&b, "  [\n");
         for (int j = 0; j < 3; j++) {
             char d0[130], d1[130];
-            P_(kg_dec)(&abf[i * 6 + j * 2], d0);
-            P_(kg_dec)(&abf[i * 6 + j * 2 + 1], d1);
-            zk_kg_sb_printf(&b, "   [\n    \"%s\",\n    \"%s\"\n   ]%s\n", d0, d1, j < 2 ? "," : "");
+            zk_json_dec(k->curve, &abf[i * 6 + j * 2], d0);
+            zk_json_dec(k->curve, &abf[i * 6 + j * 2 + 1], d1);
+            zk_sb_printf(&b, "   [\n    \"%s\",\n    \"%s\"\n   ]%s\n", d0, d1, j < 2 ? "," : "");
         }
-        zk_kg_sb_printf(&b, "  ]%s\n", i < 1 ? "," : "");
+        zk_sb_printf(&b, "  ]%s\n", i < 1 ? "," : "");
     }
-    zk_kg_sb_printf(&b, " ],\n \"IC\": [\n");
+    zk_sb_printf(&b, " ],\n \"IC\": [\n");
     for (uint32_t s = 0; s <= k->npub; s++) {
-        zk_kg_sb_printf(&b, "  ");
-        P_(kg_json_g1)(&b, &k->ic[s], "  ");
-        zk_kg_sb_printf(&b, s < k->npub ? ",\n" : "\n");
+        zk_sb_printf(&b, "  ");
+        zk_json_g1(&b, k->curve, &k->ic[s], "  ");
+        zk_sb_printf(&b, s < k->npub ? ",\n" : "\n");
     }
-    zk_kg_sb_printf(&b, " ]\n}");
+    zk_sb_printf(&b, " ]\n}");
     return b.p;
 }
 
