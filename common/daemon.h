@@ -12,8 +12,6 @@ typedef struct daemon_args {
     int device;          /* gpud: --device N */
 } daemon_args_t;
 
-/* Parses argv; on --help or a bad option prints usage and returns 2 (or 0 for --help) in *ret_exit
- * and false. */
 /* Parses the daemons' common options; --help prints the usage, `about` (what the daemon does) and
  * the options. false: exit with *ret_exit (0 after --help, 2 on bad usage). */
 bool daemon_parse_args(int argc, char **argv, const char *name, const char *about, bool gpu, daemon_args_t *a,

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/daemon.h"
+#include "common/stage.h"
 #include "common/log.h"
 #include "common/spool.h"
 #include "config/config.h"
@@ -296,33 +297,13 @@ static void finalize(uint32_t slab) {
 int main(int argc, char **argv) {
     daemon_args_t args;
     int ex;
-    if (!daemon_parse_args(
-            argc, argv, "zkpipe-finalizerd",
-            "The last stage: turns PROVED slabs into proofs (randomized, verified when [finalizer] verify\n"
-            "= yes), writes public-<k>.json and proof-<k>.json atomically and ends jobs in done/ or failed/.",
-            false, &args, &ex))
+    if (!stage_init(argc, argv, "zkpipe-finalizerd",
+                    "The last stage: turns PROVED slabs into proofs (randomized, verified when [finalizer] verify\n"
+                    "= yes), writes public-<k>.json and proof-<k>.json atomically and ends jobs in done/ or failed/.",
+                    false, true, &args, &cfg, &ex))
         return ex;
-    char ident[64], err[1200];
-    snprintf(ident, sizeof ident, "zkpipe-finalizerd@%d", args.instance);
-    log_init(ident);
-    daemon_signals_init();
-    if (cfg_load(&cfg, args.config, err, sizeof err) < 0 || cfg_resolve_slab_size(&cfg, err, sizeof err) < 0) {
-        log_err("Failed to load the configuration: %s", err);
-        return 1;
-    }
-    if (spool_init(cfg.spool, err, sizeof err) < 0) {
-        log_err("Failed to prepare the spool: %s", err);
-        return 1;
-    }
-    shm_geometry_t g = {.slabs = cfg.slabs, .jobs = cfg.jobs, .events = cfg.events, .slab_size = cfg.slab_size};
-    if (shm_open_segment(&S, cfg.segment, &g, true, err, sizeof err) < 0) {
-        log_err("Failed to attach the segment: %s", err);
-        return 1;
-    }
-    if (shm_register(&S, ROLE_FINALIZERD, (uint32_t)args.instance) < 0) {
-        log_err("Failed to register in %s: process table full", cfg.segment);
-        return 1;
-    }
+    char err[1200];
+    if (!stage_attach(&cfg, &S, ROLE_FINALIZERD, (uint32_t)args.instance)) return 1;
     for (uint32_t i = 0; i < cfg.n_circuits; i++) {
         struct circuit *c;
         if (cfg.circuits[i].preload && circuit_get(cfg.circuits[i].name, &c, err, sizeof err) < 0)

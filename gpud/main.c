@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/daemon.h"
+#include "common/stage.h"
 #include "common/log.h"
 #include "config/config.h"
 #include "gpud/backend.h"
@@ -218,15 +219,8 @@ int main(int argc, char **argv) {
              "them in place and marks them PROVED. Backends built into this binary: cpu%s. Partitions in\n"
              "flight: [gpu] inflight (0 = the backend's choice: cuda 2, cpu 1).",
              zk_backend_by_name("cuda") ? ", cuda" : "");
-    if (!daemon_parse_args(argc, argv, "zkpipe-gpud", about, true, &args, &ex)) return ex;
-    char ident[64], err[1200];
-    snprintf(ident, sizeof ident, "zkpipe-gpud@%d", args.instance);
-    log_init(ident);
-    daemon_signals_init();
-    if (cfg_load(&cfg, args.config, err, sizeof err) < 0 || cfg_resolve_slab_size(&cfg, err, sizeof err) < 0) {
-        log_err("Failed to load the configuration: %s", err);
-        return 1;
-    }
+    if (!stage_init(argc, argv, "zkpipe-gpud", about, true, false, &args, &cfg, &ex)) return ex;
+    char err[1200];
     const char *bname = args.backend                      ? args.backend
                         : cfg.backend == CFG_BACKEND_CPU  ? "cpu"
                         : cfg.backend == CFG_BACKEND_CUDA ? "cuda"
@@ -252,15 +246,7 @@ int main(int argc, char **argv) {
     depth = cfg.gpu_inflight ? (int)cfg.gpu_inflight : B->depth;
     if (depth < 1) depth = 1;
     if (depth > ZK_BACKEND_MAX_LANES) depth = ZK_BACKEND_MAX_LANES;
-    shm_geometry_t g = {.slabs = cfg.slabs, .jobs = cfg.jobs, .events = cfg.events, .slab_size = cfg.slab_size};
-    if (shm_open_segment(&S, cfg.segment, &g, true, err, sizeof err) < 0) {
-        log_err("Failed to attach the segment: %s", err);
-        return 1;
-    }
-    if (shm_register(&S, ROLE_GPUD, (uint32_t)args.instance) < 0) {
-        log_err("Failed to register in %s: process table full", cfg.segment);
-        return 1;
-    }
+    if (!stage_attach(&cfg, &S, ROLE_GPUD, (uint32_t)args.instance)) return 1;
     daemon_notify_extend(120 * 1000000ull, "registering the slab memory");
     uint32_t first = 0;
     r = zk_backend_register_slabs(B, bctx, S.data, S.hdr->n_slabs, S.hdr->slab_size, &first, &e);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/daemon.h"
+#include "common/stage.h"
 #include "common/log.h"
 #include "common/spool.h"
 #include "common/uring.h"
@@ -353,33 +354,12 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
 int main(int argc, char **argv) {
     daemon_args_t args;
     int ex;
-    if (!daemon_parse_args(
-            argc, argv, "zkpipe-synthd",
-            "The synthesis stage: takes jobs from the spool, reads each witness into a FREE slab of the\n"
-            "shared segment, checks it, evaluates a, b, c there and marks the slab READY for gpud.",
-            false, &args, &ex))
+    if (!stage_init(argc, argv, "zkpipe-synthd",
+                    "The synthesis stage: takes jobs from the spool, reads each witness into a FREE slab of the\n"
+                    "shared segment, checks it, evaluates a, b, c there and marks the slab READY for gpud.",
+                    false, true, &args, &cfg, &ex))
         return ex;
-    char ident[64], err[1200];
-    snprintf(ident, sizeof ident, "zkpipe-synthd@%d", args.instance);
-    log_init(ident);
-    daemon_signals_init();
-    if (cfg_load(&cfg, args.config, err, sizeof err) < 0 || cfg_resolve_slab_size(&cfg, err, sizeof err) < 0) {
-        log_err("Failed to load the configuration: %s", err);
-        return 1;
-    }
-    if (spool_init(cfg.spool, err, sizeof err) < 0) {
-        log_err("Failed to prepare the spool: %s", err);
-        return 1;
-    }
-    shm_geometry_t g = {.slabs = cfg.slabs, .jobs = cfg.jobs, .events = cfg.events, .slab_size = cfg.slab_size};
-    if (shm_open_segment(&S, cfg.segment, &g, true, err, sizeof err) < 0) {
-        log_err("Failed to attach the segment: %s", err);
-        return 1;
-    }
-    if (shm_register(&S, ROLE_SYNTHD, (uint32_t)args.instance) < 0) {
-        log_err("Failed to register in %s: process table full", cfg.segment);
-        return 1;
-    }
+    if (!stage_attach(&cfg, &S, ROLE_SYNTHD, (uint32_t)args.instance)) return 1;
     int r = uring_reader_new(&UR, 8);
     if (r < 0) {
         log_err("Failed to set up io_uring: %s", strerror(-r));
