@@ -83,31 +83,7 @@ static double now_ms(void) {
         }                                                                                                              \
     } while (0)
 
-/* ---- field ops ---- */
-#define FIELD_CASE(F, NL, CURVE, FID, T2)                                                                              \
-    static int field_##F(size_t n) {                                                                                   \
-        T2 *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *o = malloc(n * sizeof *o);                         \
-        F##_t *fa = (F##_t *)a, *fb = (F##_t *)b;                                                                      \
-        size_t k = sizeof(T2) / sizeof(F##_t);                                                                         \
-        for (size_t i = 0; i < n * k; i++) {                                                                           \
-            RAND_FP(F, NL, fa[i]);                                                                                     \
-            RAND_FP(F, NL, fb[i]);                                                                                     \
-        }                                                                                                              \
-        for (int op = 0; op < 4; op++) {                                                                               \
-            CHECK_MSG(zkcuda_field_op(g_ctx, &CURVE, FID, op, a, b, o, n, &g_err) == 0, "%s", g_err.msg);              \
-            for (size_t i = 0; i < n; i++) {                                                                           \
-                T2 r;                                                                                                  \
-                FIELD_REF(op, r, a[i], b[i]);                                                                          \
-                CHECK_MSG(memcmp(&r, &o[i], sizeof r) == 0, #F " op %d element %zu", op, i);                           \
-            }                                                                                                          \
-        }                                                                                                              \
-        free(a);                                                                                                       \
-        free(b);                                                                                                       \
-        free(o);                                                                                                       \
-        return 0;                                                                                                      \
-    }
-
-#define FIELD_REF(op, r, x, y) REF_OP(bn_fq, op, r, x, y)
+/* ---- field ops: NAME's ops on n random elements of type T (made of NL-limb elements of F) ---- */
 #define REF_OP(P, op, r, x, y)                                                                                         \
     do {                                                                                                               \
         if (op == 0)                                                                                                   \
@@ -119,33 +95,21 @@ static double now_ms(void) {
         else                                                                                                           \
             P##_sqr(&r, &x);                                                                                           \
     } while (0)
-FIELD_CASE(bn_fq, 4, zk_curve_bn128, ZKCUDA_FQ, bn_fq_t)
-#undef FIELD_REF
-#define FIELD_REF(op, r, x, y) REF_OP(bn_fr, op, r, x, y)
-FIELD_CASE(bn_fr, 4, zk_curve_bn128, ZKCUDA_FR, bn_fr_t)
-#undef FIELD_REF
-#define FIELD_REF(op, r, x, y) REF_OP(bls_fq, op, r, x, y)
-FIELD_CASE(bls_fq, 6, zk_curve_bls12381, ZKCUDA_FQ, bls_fq_t)
-#undef FIELD_REF
-#define FIELD_REF(op, r, x, y) REF_OP(bls_fr, op, r, x, y)
-FIELD_CASE(bls_fr, 4, zk_curve_bls12381, ZKCUDA_FR, bls_fr_t)
-#undef FIELD_REF
-
-#define FQ2_CASE(F2, F, NL, CURVE)                                                                                     \
-    static int field_##F2(size_t n) {                                                                                  \
-        F2##_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *o = malloc(n * sizeof *o);                     \
-        for (size_t i = 0; i < n; i++) {                                                                               \
-            RAND_FP(F, NL, a[i].c0);                                                                                   \
-            RAND_FP(F, NL, a[i].c1);                                                                                   \
-            RAND_FP(F, NL, b[i].c0);                                                                                   \
-            RAND_FP(F, NL, b[i].c1);                                                                                   \
+#define FIELD_CASE(NAME, F, NL, CURVE, FID, T)                                                                         \
+    static int field_##NAME(size_t n) {                                                                                \
+        T *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *o = malloc(n * sizeof *o);                          \
+        F##_t *fa = (F##_t *)a, *fb = (F##_t *)b;                                                                      \
+        size_t k = sizeof(T) / sizeof(F##_t);                                                                          \
+        for (size_t i = 0; i < n * k; i++) {                                                                           \
+            RAND_FP(F, NL, fa[i]);                                                                                     \
+            RAND_FP(F, NL, fb[i]);                                                                                     \
         }                                                                                                              \
         for (int op = 0; op < 4; op++) {                                                                               \
-            CHECK_MSG(zkcuda_field_op(g_ctx, &CURVE, ZKCUDA_FQ2, op, a, b, o, n, &g_err) == 0, "%s", g_err.msg);       \
+            CHECK_MSG(zkcuda_field_op(g_ctx, &CURVE, FID, op, a, b, o, n, &g_err) == 0, "%s", g_err.msg);              \
             for (size_t i = 0; i < n; i++) {                                                                           \
-                F2##_t r;                                                                                              \
-                REF_OP(F2, op, r, a[i], b[i]);                                                                         \
-                CHECK_MSG(memcmp(&r, &o[i], sizeof r) == 0, #F2 " op %d element %zu", op, i);                          \
+                T r;                                                                                                   \
+                REF_OP(NAME, op, r, a[i], b[i]);                                                                       \
+                CHECK_MSG(memcmp(&r, &o[i], sizeof r) == 0, #NAME " op %d element %zu", op, i);                        \
             }                                                                                                          \
         }                                                                                                              \
         free(a);                                                                                                       \
@@ -153,8 +117,12 @@ FIELD_CASE(bls_fr, 4, zk_curve_bls12381, ZKCUDA_FR, bls_fr_t)
         free(o);                                                                                                       \
         return 0;                                                                                                      \
     }
-FQ2_CASE(bn_fq2, bn_fq, 4, zk_curve_bn128)
-FQ2_CASE(bls_fq2, bls_fq, 6, zk_curve_bls12381)
+FIELD_CASE(bn_fq, bn_fq, 4, zk_curve_bn128, ZKCUDA_FQ, bn_fq_t)
+FIELD_CASE(bn_fr, bn_fr, 4, zk_curve_bn128, ZKCUDA_FR, bn_fr_t)
+FIELD_CASE(bls_fq, bls_fq, 6, zk_curve_bls12381, ZKCUDA_FQ, bls_fq_t)
+FIELD_CASE(bls_fr, bls_fr, 4, zk_curve_bls12381, ZKCUDA_FR, bls_fr_t)
+FIELD_CASE(bn_fq2, bn_fq, 4, zk_curve_bn128, ZKCUDA_FQ2, bn_fq2_t)
+FIELD_CASE(bls_fq2, bls_fq, 6, zk_curve_bls12381, ZKCUDA_FQ2, bls_fq2_t)
 
 TEST(field_ops) {
     NEED_GPU();
