@@ -31,17 +31,8 @@ static void zk_release_pages(void *p, size_t len) {
     if (e > a) (void)madvise((void *)a, e - a, MADV_DONTNEED);
 }
 
-#define PFX bn
-#define TWO_ADICITY 28
-#include "groth16_tmpl.h"
-#undef PFX
-#undef TWO_ADICITY
-
-#define PFX bls
-#define TWO_ADICITY 32
-#include "groth16_tmpl.h"
-#undef PFX
-#undef TWO_ADICITY
+#define ZK_CURVE_TMPL "groth16_tmpl.h"
+#include "each_curve.h"
 
 void zk_fr_root_of_unity(const zk_curve_t *curve, unsigned k, uint8_t out[32]) {
     if (curve->id == ZK_CURVE_BN128) {

@@ -104,38 +104,11 @@ uint64_t zk_keygen_domain_size(const zk_r1cs_t *r) {
     return n;
 }
 
-#define G bn_g1
-#define F bn_fq
-#include "fixed_base_tmpl.h"
-#undef G
-#undef F
-#define G bn_g2
-#define F bn_fq2
-#include "fixed_base_tmpl.h"
-#undef G
-#undef F
-#define G bls_g1
-#define F bls_fq
-#include "fixed_base_tmpl.h"
-#undef G
-#undef F
-#define G bls_g2
-#define F bls_fq2
-#include "fixed_base_tmpl.h"
-#undef G
-#undef F
+#define ZK_GROUP_TMPL "fixed_base_tmpl.h"
+#include "each_group.h"
 
-#define PFX bn
-#define TWO_ADICITY 28
-#include "keygen_tmpl.h"
-#undef PFX
-#undef TWO_ADICITY
-
-#define PFX bls
-#define TWO_ADICITY 32
-#include "keygen_tmpl.h"
-#undef PFX
-#undef TWO_ADICITY
+#define ZK_CURVE_TMPL "keygen_tmpl.h"
+#include "each_curve.h"
 
 int zk_keygen_insecure(const zk_r1cs_t *r, const char *r1cs_name, const char *zkey_path, const char *vk_path,
                        int threads, zk_keygen_stats_t *stats, zk_err_t *err) {

@@ -41,23 +41,5 @@ void zk_msm_signed_digits(int16_t *d, const uint64_t k[4], unsigned c, unsigned 
     }
 }
 
-#define G bn_g1
-#define F bn_fq
-#include "msm_tmpl.h"
-#undef G
-#undef F
-#define G bn_g2
-#define F bn_fq2
-#include "msm_tmpl.h"
-#undef G
-#undef F
-#define G bls_g1
-#define F bls_fq
-#include "msm_tmpl.h"
-#undef G
-#undef F
-#define G bls_g2
-#define F bls_fq2
-#include "msm_tmpl.h"
-#undef G
-#undef F
+#define ZK_GROUP_TMPL "msm_tmpl.h"
+#include "each_group.h"
