@@ -12,64 +12,11 @@
 
 #include <algorithm>
 
-#include "gpud/cuda/zkcuda.h"
-#include "gpud/cuda/zkcuda_int.cuh"
+#include "gpud/cuda/ctx.cuh"
 
-#define ZC_MAX_KEYS 8
-
-struct zc_curve_ops {
-    const zc_group_ops *g1, *g2;
-    const zc_fr_ops *fr;
-};
 static const zc_curve_ops zc_bn = {&zc_ops_bn_g1, &zc_ops_bn_g2, &zc_ops_bn_fr};
 static const zc_curve_ops zc_bls = {&zc_ops_bls_g1, &zc_ops_bls_g2, &zc_ops_bls_fr};
-static const zc_curve_ops *zc_curve(const zk_curve_t *c) { return c->id == ZK_CURVE_BN128 ? &zc_bn : &zc_bls; }
-
-struct zc_key {
-    const void *id; /* points_a of the zkey mapping */
-    uint64_t print; /* zc_key_print: a mapping's address can be reused by another key */
-    const zk_curve_t *curve;
-    uint32_t n_vars, n_pub, domain;
-    void *a, *b1, *b2, *c, *h;
-    uint64_t used;
-};
-
-struct zc_buf {
-    void *p = nullptr;
-    size_t cap = 0;
-};
-
-/* One partition in flight: its inputs on the device, its window sums in pinned host memory, its
- * plans (for the host's Horner step) and the events that order and time its steps. */
-struct zc_lane {
-    zc_buf wit, abc;
-    void *host_win;
-    size_t host_win_cap;
-    cudaEvent_t ev[11]; /* 0–2 copies (start, witness, a/b/c), 3–7 MSM A…C, 8–9 NTT+H, 10 done */
-    zc_msm_plan pv1, pv2, pc1, ph1;
-    const zc_curve_ops *co;
-    bool busy;
-};
-
-#define ZC_DEPTH 2 /* partitions in flight: the next one's copy overlaps this one's MSMs */
-
-struct zc_ctx {
-    int device;
-    char name[256];
-    cudaStream_t cs, xs; /* compute, copy */
-    zc_lane lane[ZK_BACKEND_MAX_LANES];
-    cudaEvent_t tev[4]; /* the device check's single-kernel timings */
-    zc_key keys[ZC_MAX_KEYS];
-    int n_keys;
-    uint64_t clock;
-    struct {
-        void *base;
-        size_t len;
-    } reg[64];
-    int n_reg;
-    zc_buf tmp, ws, io; /* shared by the lanes: used on the compute stream only, one kernel after another */
-    void *tab[2];       /* NTT tables of the last domain size, per curve (bn128, bls12381) */
-};
+const zc_curve_ops *zc_curve(const zk_curve_t *c) { return c->id == ZK_CURVE_BN128 ? &zc_bn : &zc_bls; }
 
 /* Errors after which the CUDA context cannot be used again (a kernel faulted, the device fell off
  * the bus, ECC): the backend reports ENODEV, and gpud restarts instead of failing partitions. */
@@ -94,15 +41,10 @@ static bool zc_context_lost(cudaError_t e) {
     }
 }
 
-static int zc_fail_cuda(zk_err_t *err, const char *what, cudaError_t e) {
+int zc_fail_cuda(zk_err_t *err, const char *what, cudaError_t e) {
     int code = zc_context_lost(e) ? ENODEV : e == cudaErrorMemoryAllocation ? ENOMEM : EIO;
     return zk_fail(err, code, "CUDA: %s: %s", what, cudaGetErrorString(e));
 }
-#define ZC_CK(what, expr)                                                                                              \
-    do {                                                                                                               \
-        cudaError_t _e = (expr);                                                                                       \
-        if (_e != cudaSuccess) return zc_fail_cuda(err, what, _e);                                                     \
-    } while (0)
 
 /* Waits for everything queued on both streams: before memory in use by queued work is freed
  * (a buffer grows, a key is evicted). Outside the steady state only. */
@@ -114,7 +56,7 @@ static cudaError_t zc_idle(zc_ctx *c) {
 
 /* Grows a device buffer (never shrinks); growth happens on the first partition of a bigger
  * circuit, outside the steady state, after the queued work that may still use the old one. */
-static cudaError_t zc_ensure(zc_ctx *c, zc_buf *b, size_t bytes) {
+cudaError_t zc_ensure(zc_ctx *c, zc_buf *b, size_t bytes) {
     if (b->cap >= bytes) return cudaSuccess;
     if (b->p) {
         cudaError_t e = zc_idle(c);
@@ -161,7 +103,6 @@ static int zc_init(void **ret_ctx, int device, int threads, zk_err_t *err) {
     for (int l = 0; l < ZK_BACKEND_MAX_LANES && e == cudaSuccess; l++)
         for (int i = 0; i < 11 && e == cudaSuccess; i++) /* collect sleeps on "done" instead of spinning */
             e = cudaEventCreateWithFlags(&c->lane[l].ev[i], i == 10 ? cudaEventBlockingSync : cudaEventDefault);
-    for (int i = 0; i < 4 && e == cudaSuccess; i++) e = cudaEventCreate(&c->tev[i]);
     if (e != cudaSuccess) {
         delete c;
         return zc_fail_cuda(err, "cudaEventCreate", e);
@@ -303,7 +244,7 @@ static int zc_load_key(void *ctx, const zk_zkey_t *z, zk_err_t *err) {
     return 0;
 }
 
-static int zc_get_tables(zc_ctx *c, const zk_curve_t *curve, uint32_t logn, void **ret, zk_err_t *err) {
+int zc_get_tables(zc_ctx *c, const zk_curve_t *curve, uint32_t logn, void **ret, zk_err_t *err) {
     const zc_fr_ops *fr = zc_curve(curve)->fr;
     void **t = &c->tab[curve->id == ZK_CURVE_BN128 ? 0 : 1];
     if (!*t || fr->tables_logn(*t) != logn) {
@@ -320,7 +261,7 @@ static int zc_get_tables(zc_ctx *c, const zk_curve_t *curve, uint32_t logn, void
     return 0;
 }
 
-static float zc_ms(cudaEvent_t a, cudaEvent_t b) {
+float zc_ms(cudaEvent_t a, cudaEvent_t b) {
     float ms = 0;
     if (cudaEventElapsedTime(&ms, a, b) != cudaSuccess) return 0;
     return ms;
@@ -449,6 +390,7 @@ static void zc_destroy(void *ctx) {
     if (!c) return;
     cudaSetDevice(c->device);
     zc_idle(c);
+    if (c->check_free) c->check_free(c);
     for (int i = 0; i < c->n_keys; i++) zc_key_free(&c->keys[i]);
     for (zc_lane &L : c->lane) {
         cudaFree(L.wit.p);
@@ -456,12 +398,11 @@ static void zc_destroy(void *ctx) {
         if (L.host_win) cudaFreeHost(L.host_win);
         for (cudaEvent_t e : L.ev) cudaEventDestroy(e);
     }
-    zc_buf *bufs[] = {&c->tmp, &c->ws, &c->io};
+    zc_buf *bufs[] = {&c->tmp, &c->ws};
     for (zc_buf *b : bufs) cudaFree(b->p);
     if (c->tab[0]) zc_bn.fr->tables_free(c->tab[0]);
     if (c->tab[1]) zc_bls.fr->tables_free(c->tab[1]);
     while (c->n_reg > 0) cudaHostUnregister(c->reg[--c->n_reg].base);
-    for (cudaEvent_t e : c->tev) cudaEventDestroy(e);
     cudaStreamDestroy(c->cs);
     cudaStreamDestroy(c->xs);
     delete c;
@@ -470,134 +411,3 @@ static void zc_destroy(void *ctx) {
 extern "C" const zk_backend_ops_t zk_backend_cuda = {
     "cuda", zc_init, zc_register, zc_load_key, ZC_DEPTH, zc_submit, zc_collect, zc_destroy,
 };
-
-/* ---- single-kernel entry points for the device check ---- */
-
-/* Copies nin inputs to the device io buffer, runs fn(device pointers, device out) between two
- * events, copies out_bytes back and waits. */
-template <class Fn>
-static int zc_io(zc_ctx *c, const void *const *in, const size_t *in_bytes, int nin, void *out, size_t out_bytes, Fn fn,
-                 zk_err_t *err) {
-    size_t total = zc_align(out_bytes);
-    for (int i = 0; i < nin; i++) total += zc_align(in_bytes[i]);
-    ZC_CK("allocating test buffers", zc_ensure(c, &c->io, total));
-    uint8_t *p = (uint8_t *)c->io.p;
-    void *dev[4];
-    for (int i = 0; i < nin; i++) {
-        dev[i] = p;
-        if (in[i]) ZC_CK("copy in", cudaMemcpyAsync(p, in[i], in_bytes[i], cudaMemcpyHostToDevice, c->cs));
-        p += zc_align(in_bytes[i]);
-    }
-    void *dout = p;
-    ZC_CK("event", cudaEventRecord(c->tev[0], c->cs));
-    ZC_CK("kernel", fn(dev, dout));
-    ZC_CK("kernel", cudaGetLastError());
-    ZC_CK("event", cudaEventRecord(c->tev[1], c->cs));
-    if (out_bytes) ZC_CK("copy out", cudaMemcpyAsync(out, dout, out_bytes, cudaMemcpyDeviceToHost, c->cs));
-    ZC_CK("kernel run", cudaStreamSynchronize(c->cs));
-    return 0;
-}
-
-extern "C" int zkcuda_field_op(void *ctx, const zk_curve_t *curve, int field, int op, const void *a, const void *b,
-                               void *out, size_t n, zk_err_t *err) {
-    zc_ctx *c = (zc_ctx *)ctx;
-    cudaSetDevice(c->device);
-    const zc_curve_ops *co = zc_curve(curve);
-    size_t es;
-    cudaError_t (*fn)(int, const void *, const void *, void *, size_t, cudaStream_t);
-    switch (field) {
-    case ZKCUDA_FQ:
-        es = curve->n8q, fn = co->g1->field_op;
-        break;
-    case ZKCUDA_FR:
-        es = 32, fn = co->fr->field_op;
-        break;
-    case ZKCUDA_FQ2:
-        es = 2 * curve->n8q, fn = co->g2->field_op;
-        break;
-    default:
-        return zk_fail(err, EINVAL, "unknown field %d", field);
-    }
-    const void *in[2] = {a, b};
-    size_t bytes[2] = {n * es, n * es};
-    return zc_io(
-        c, in, bytes, 2, out, n * es, [&](void **d, void *o) { return fn(op, d[0], d[1], o, n, c->cs); }, err);
-}
-
-extern "C" int zkcuda_ec_op(void *ctx, const zk_curve_t *curve, int g2, int op, const void *p, const void *q, void *out,
-                            size_t n, zk_err_t *err) {
-    zc_ctx *c = (zc_ctx *)ctx;
-    cudaSetDevice(c->device);
-    const zc_group_ops *g = g2 ? zc_curve(curve)->g2 : zc_curve(curve)->g1;
-    const void *in[2] = {p, q};
-    size_t bytes[2] = {n * g->xyzz_size, n * (op == ZKCUDA_EC_ADD_AFF ? g->aff_size : g->xyzz_size)};
-    return zc_io(
-        c, in, bytes, 2, out, n * g->xyzz_size,
-        [&](void **d, void *o) { return g->ec_op(op, d[0], d[1], o, n, c->cs); }, err);
-}
-
-extern "C" int zkcuda_msm(void *ctx, const zk_curve_t *curve, int g2, const void *points, const uint8_t *scalars,
-                          size_t n, int window, void *out, double *ms, zk_err_t *err) {
-    zc_ctx *c = (zc_ctx *)ctx;
-    cudaSetDevice(c->device);
-    if (n >= (1u << 31)) return zk_fail(err, E2BIG, "CUDA: MSM of %zu points is too large", n);
-    if (window < 0 || window > 16) return zk_fail(err, EINVAL, "CUDA: MSM window %d out of range", window);
-    const zc_group_ops *g = g2 ? zc_curve(curve)->g2 : zc_curve(curve)->g1;
-    zc_msm_plan p;
-    ZC_CK("MSM plan", g->plan(&p, (uint32_t)n, window));
-    ZC_CK("allocating the MSM workspace", zc_ensure(c, &c->ws, g->ws_size(&p)));
-    void *win = nullptr;
-    ZC_CK("cudaMallocHost", cudaMallocHost(&win, (size_t)p.nw * g->xyzz_size));
-    const void *in[2] = {points, scalars};
-    size_t bytes[2] = {n * g->aff_size, n * 32};
-    int r = zc_io(
-        c, in, bytes, 2, nullptr, 0,
-        [&](void **d, void *) { return g->enqueue(&p, d[0], (const uint32_t *)d[1], c->ws.p, win, c->cs); }, err);
-    if (r == 0) {
-        if (ms) *ms = zc_ms(c->tev[0], c->tev[1]);
-        g->finish(&p, win, out);
-    }
-    cudaFreeHost(win);
-    return r;
-}
-
-extern "C" int zkcuda_ntt(void *ctx, const zk_curve_t *curve, void *data, uint32_t log_n, int mode, double *ms,
-                          zk_err_t *err) {
-    zc_ctx *c = (zc_ctx *)ctx;
-    cudaSetDevice(c->device);
-    if (log_n > 27) return zk_fail(err, E2BIG, "CUDA: NTT of 2^%u elements is not supported", log_n);
-    const zc_fr_ops *fr = zc_curve(curve)->fr;
-    void *t;
-    int r = zc_get_tables(c, curve, log_n, &t, err);
-    if (r < 0) return r;
-    size_t n = (size_t)1 << log_n;
-    ZC_CK("allocating the NTT buffer", zc_ensure(c, &c->tmp, n * 32));
-    const void *in[1] = {data};
-    size_t bytes[1] = {n * 32};
-    r = zc_io(
-        c, in, bytes, 1, data, n * 32,
-        [&](void **d, void *o) {
-            if (mode == ZKCUDA_NTT_COSET) {
-                fr->coset(d[0], c->tmp.p, t, c->cs);
-                return cudaMemcpyAsync(o, d[0], n * 32, cudaMemcpyDeviceToDevice, c->cs);
-            }
-            fr->ntt(d[0], o, t, mode == ZKCUDA_NTT_INVERSE, c->cs);
-            return cudaSuccess;
-        },
-        err);
-    if (r == 0 && ms) *ms = zc_ms(c->tev[0], c->tev[1]);
-    return r;
-}
-
-extern "C" int zkcuda_h2d(void *ctx, const void *src, size_t len, double *gbps, zk_err_t *err) {
-    zc_ctx *c = (zc_ctx *)ctx;
-    cudaSetDevice(c->device);
-    ZC_CK("allocating the copy target", zc_ensure(c, &c->io, len));
-    ZC_CK("event", cudaEventRecord(c->tev[2], c->xs));
-    ZC_CK("H2D copy", cudaMemcpyAsync(c->io.p, src, len, cudaMemcpyHostToDevice, c->xs));
-    ZC_CK("event", cudaEventRecord(c->tev[3], c->xs));
-    ZC_CK("H2D copy", cudaStreamSynchronize(c->xs));
-    double ms = zc_ms(c->tev[2], c->tev[3]);
-    *gbps = ms > 0 ? (double)len / (ms * 1e6) : 0;
-    return 0;
-}

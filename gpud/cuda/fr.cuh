@@ -24,19 +24,9 @@
     static void NAME##_coset(void *x, void *tmp, const void *t, cudaStream_t st) {                                     \
         zc_ntt_coset<F>((F *)x, (F *)tmp, (const zc_ntt_tables<F> *)t, st);                                            \
     }                                                                                                                  \
-    static void NAME##_ntt(const void *in, void *out, const void *tv, int inverse, cudaStream_t st) {                  \
-        const zc_ntt_tables<F> *t = (const zc_ntt_tables<F> *)tv;                                                      \
-        size_t n = (size_t)1 << t->logn;                                                                               \
-        ZC_LAUNCH(zc_blocks(n, 256), 256, 0, st, zc_k_bitrev<F>)                                                       \
-        ((const F *)in, (F *)out, t->logn, nullptr, nullptr, 0);                                                       \
-        zc_ntt_dit<F>((F *)out, t->logn, inverse ? t->tw_i : t->tw_f, st);                                             \
-        if (inverse) ZC_LAUNCH(zc_blocks(n, 256), 256, 0, st, zc_k_scale<F>)((F *)out, n, t->ninv);                    \
-    }                                                                                                                  \
     static void NAME##_abc(void *a, const void *b, const void *c, size_t n, cudaStream_t st) {                         \
         ZC_LAUNCH(zc_blocks(n, 256), 256, 0, st, zc_k_abc<F>)((F *)a, (const F *)b, (const F *)c, n);                  \
     }                                                                                                                  \
-    extern const zc_fr_ops zc_ops_##NAME =                                                                             \
-        {                                                                                                              \
-            NAME##_tables_new, NAME##_tables_free, NAME##_tables_logn, NAME##_coset,                                   \
-            NAME##_ntt,        NAME##_abc,         zc_field_op<F>,                                                     \
+    extern const zc_fr_ops zc_ops_##NAME = {                                                                           \
+        NAME##_tables_new, NAME##_tables_free, NAME##_tables_logn, NAME##_coset, NAME##_abc,                           \
     };

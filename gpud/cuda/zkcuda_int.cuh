@@ -1,6 +1,7 @@
 /* Internal interface between the host orchestration (backend.cu) and the per-curve kernel units
- * (g_*.cu: MSM and curve ops of one group; fr_*.cu: NTT and H of one scalar field). Splitting them
- * lets nvcc compile the heavy units in parallel and keeps backend.cu free of kernels. */
+ * (g_*.cu: MSM of one group; fr_*.cu: NTT and H of one scalar field). Splitting them
+ * lets nvcc compile the heavy units in parallel and keeps backend.cu free of kernels. The device
+ * check's own kernels (single field, curve and NTT operations) are in check.cu, not here. */
 #pragma once
 #include "gpud/cuda/rt.cuh"
 #include <stddef.h>
@@ -17,10 +18,6 @@ struct zc_group_ops {
                            cudaStream_t st);
     /* Host: Horner over the window sums, then affine Montgomery bytes (zk/ code). */
     void (*finish)(const zc_msm_plan *p, const void *win, void *out_aff);
-    /* Device check: out = p + q (affine q), p + q, 2p on n XYZZ points. */
-    cudaError_t (*ec_op)(int op, const void *p, const void *q, void *out, size_t n, cudaStream_t st);
-    /* Device check: elementwise op in the group's coordinate field. */
-    cudaError_t (*field_op)(int op, const void *a, const void *b, void *out, size_t n, cudaStream_t st);
 };
 
 struct zc_fr_ops {
@@ -30,11 +27,8 @@ struct zc_fr_ops {
     uint32_t (*tables_logn)(const void *t);
     /* x (natural order evaluations) -> evaluations on the odd coset; tmp: n elements. */
     void (*coset)(void *x, void *tmp, const void *t, cudaStream_t st);
-    /* out = NTT(in) or iNTT(in) (in != out), natural order. */
-    void (*ntt)(const void *in, void *out, const void *t, int inverse, cudaStream_t st);
     /* a = standard(a·b − c) */
     void (*abc)(void *a, const void *b, const void *c, size_t n, cudaStream_t st);
-    cudaError_t (*field_op)(int op, const void *a, const void *b, void *out, size_t n, cudaStream_t st);
 };
 
 extern const zc_group_ops zc_ops_bn_g1, zc_ops_bn_g2, zc_ops_bls_g1, zc_ops_bls_g2;

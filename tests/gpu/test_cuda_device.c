@@ -10,7 +10,7 @@
 
 #include "tests/test.h"
 #include "tests/backend_fixture.h"
-#include "gpud/cuda/zkcuda.h"
+#include "gpud/cuda/zkcuda_check.h"
 #include "zk/curve.h"
 #include "zk/groth16.h"
 #include "zk/msm.h"
