@@ -1,4 +1,4 @@
-/* The zkpipe ini (architecture.md "Config", docs/config.md): parsed with inih into one validated
+/* The zkpipe ini (docs/config.md; its place in the pipeline: docs/architecture.md): parsed with inih into one validated
  * struct. Read by every daemon, the zkpipe CLI and the systemd generator.
  * Errors are one line "FILE:LINE: what is wrong" (LINE omitted when it is about the whole file). */
 #pragma once

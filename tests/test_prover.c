@@ -178,7 +178,7 @@ TEST(vectors_bn128) { return run_vectors("bn128_mc"); }
 TEST(vectors_bls12381) { return run_vectors("bls12381_mc"); }
 
 TEST(roots_match_spec) {
-    /* formats.md §8: w[2], w[10], w[20], w[28]/w[32] for both curves */
+    /* formats.md §8: four of the w[k] listed there for each curve, the largest (w[28], w[32]) included */
     static const char *bn[][2] = {
         {"2", "0x30644e72e131a029048b6e193fd841045cea24f6fd736bec231204708f703636"},
         {"10", "0x06fd19c17017a420ebbebc2bb08771e339ba79c0a8d2d7ab11f995e1bc2e5912"},

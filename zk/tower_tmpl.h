@@ -1,4 +1,4 @@
-/* Fq6 = Fq2[v]/(v^3 - xi) and Fq12 = Fq6[w]/(w^2 - v) (formats.md §6, §8), instantiated by
+/* Fq6 = Fq2[v]/(v^3 - xi) and Fq12 = Fq6[w]/(w^2 - v) (formats.md §8), instantiated by
  * zk/pairing.h once per curve. Before including: TW (prefix, e.g. bn), F2 (Fq2 prefix), F (Fq prefix);
  * a function F2_mul_xi(r, a) (r = a*xi) must already exist under the name <F2>_mul_xi.
  * Everything is Montgomery form, like the fields below it. */
