@@ -116,7 +116,7 @@ typedef zc_check_curve<zc_bls_g1, zc_bls_g2, zc_bls_fr> zc_check_bls;
 template <class Fn>
 static int zc_io(zc_ctx *c, const void *const *in, const size_t *in_bytes, int nin, void *out, size_t out_bytes, Fn fn,
                  zk_err_t *err) {
-    zc_check *k;
+    zc_check *k = nullptr;
     int r = zc_check_get(c, &k, err);
     if (r < 0) return r;
     size_t total = zc_align(out_bytes);
@@ -231,7 +231,7 @@ extern "C" int zkcuda_ntt(void *ctx, const zk_curve_t *curve, void *data, uint32
 
 extern "C" int zkcuda_h2d(void *ctx, const void *src, size_t len, double *gbps, zk_err_t *err) {
     zc_ctx *c = (zc_ctx *)ctx;
-    zc_check *k;
+    zc_check *k = nullptr;
     int r = zc_check_get(c, &k, err);
     if (r < 0) return r;
     ZC_CK("allocating the copy target", zc_ensure(c, &k->io, len));
