@@ -85,8 +85,7 @@ template <class G1, class G2, class FR> struct zc_check_curve {
         if (n) ZC_LAUNCH(zc_blocks(n, 128), 128, 0, st, zc_k_field_op<F>)(op, (const F *)a, (const F *)b, (F *)out, n);
         return cudaGetLastError();
     }
-    static cudaError_t field_op(int field, int op, const void *a, const void *b, void *out, size_t n,
-                                cudaStream_t st) {
+    static cudaError_t field_op(int field, int op, const void *a, const void *b, void *out, size_t n, cudaStream_t st) {
         return field == ZKCUDA_FQ   ? fop<FQ>(op, a, b, out, n, st)
                : field == ZKCUDA_FR ? fop<FR>(op, a, b, out, n, st)
                                     : fop<FQ2>(op, a, b, out, n, st);
@@ -103,7 +102,8 @@ template <class G1, class G2, class FR> struct zc_check_curve {
     static void ntt(const void *in, void *out, const void *tv, int inverse, cudaStream_t st) {
         const zc_ntt_tables<FR> *t = (const zc_ntt_tables<FR> *)tv;
         size_t n = (size_t)1 << t->logn;
-        ZC_LAUNCH(zc_blocks(n, 256), 256, 0, st, zc_k_bitrev<FR>)((const FR *)in, (FR *)out, t->logn, nullptr, nullptr, 0);
+        ZC_LAUNCH(zc_blocks(n, 256), 256, 0, st, zc_k_bitrev<FR>)
+        ((const FR *)in, (FR *)out, t->logn, nullptr, nullptr, 0);
         zc_ntt_dit<FR>((FR *)out, t->logn, inverse ? t->tw_i : t->tw_f, st);
         if (inverse) ZC_LAUNCH(zc_blocks(n, 256), 256, 0, st, zc_k_scale<FR>)((FR *)out, n, t->ninv);
     }
@@ -171,8 +171,8 @@ extern "C" int zkcuda_ec_op(void *ctx, const zk_curve_t *curve, int g2, int op, 
     const void *in[2] = {p, q};
     size_t bytes[2] = {n * g->xyzz_size, n * (op == ZKCUDA_EC_ADD_AFF ? g->aff_size : g->xyzz_size)};
     return zc_io(
-        c, in, bytes, 2, out, n * g->xyzz_size,
-        [&](void **d, void *o) { return fn(g2, op, d[0], d[1], o, n, c->cs); }, err);
+        c, in, bytes, 2, out, n * g->xyzz_size, [&](void **d, void *o) { return fn(g2, op, d[0], d[1], o, n, c->cs); },
+        err);
 }
 
 extern "C" int zkcuda_msm(void *ctx, const zk_curve_t *curve, int g2, const void *points, const uint8_t *scalars,
