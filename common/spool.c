@@ -129,6 +129,11 @@ static int job_handler(void *user, const char *section, const char *k, const cha
     return 1;
 }
 
+static const char *kind_of(mode_t m) {
+    return S_ISFIFO(m) ? "a FIFO" : S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device"
+                                  : S_ISBLK(m) ? "a block device" : S_ISLNK(m) ? "a symbolic link" : "a socket";
+}
+
 int spool_read_job(const char *dir, spool_job_t *j, char *err, size_t errlen) {
     memset(j, 0, sizeof *j);
     j->prio = CFG_PRIO_NORMAL;
@@ -167,7 +172,7 @@ int spool_read_job(const char *dir, spool_job_t *j, char *err, size_t errlen) {
             return -EINVAL;
         }
         if (!S_ISREG(fst.st_mode)) {
-            snprintf(err, errlen, "%s: not a regular file (the spool holds only regular files)", name);
+            snprintf(err, errlen, "%s: not a regular file (%s)", name, kind_of(fst.st_mode));
             return -EINVAL;
         }
     }
@@ -270,7 +275,8 @@ int spool_write_atomic(const char *path, const char *data, size_t len) {
     return spool_write_at(dfd, name, data, len, NULL, -1);
 }
 
-static bool is_temporary(const char *name) { return name[0] == '.' && strstr(name, ".tmp."); }
+/* spool_write_at's ".NAME.tmp.PID.RAND", and the "NAME.tmp.PID" of older writers */
+static bool is_temporary(const char *name) { return strstr(name, ".tmp.") != NULL; }
 
 void spool_remove_temporaries(int dirfd) {
     int fd = dup(dirfd);
@@ -311,12 +317,7 @@ int spool_open_file(int dirfd, const char *name, struct stat *ret_st, char *why,
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        snprintf(why, whylen, "%s: not a regular file (%s)", name,
-                 S_ISFIFO(st.st_mode)  ? "a FIFO"
-                 : S_ISDIR(st.st_mode) ? "a directory"
-                 : S_ISCHR(st.st_mode) ? "a character device"
-                 : S_ISBLK(st.st_mode) ? "a block device"
-                                       : "a socket");
+        snprintf(why, whylen, "%s: not a regular file (%s)", name, kind_of(st.st_mode));
         return -EINVAL;
     }
     /* reads stay non-blocking on a regular file anyway; clear it for the io_uring reads */
@@ -343,9 +344,7 @@ int spool_copy_in(const char *src, int dirfd, const char *name, uint64_t cap, ch
         return snprintf(why, whylen, "%s: cannot stat: %s", src, strerror(e)), -e;
     }
     if (!S_ISREG(st.st_mode))
-        return snprintf(why, whylen, "%s: not a regular file (a FIFO, device, socket or directory cannot be an input)",
-                        src),
-               -EINVAL;
+        return snprintf(why, whylen, "%s: not a regular file (%s cannot be an input)", src, kind_of(st.st_mode)), -EINVAL;
     if ((uint64_t)st.st_size > cap)
         return snprintf(why, whylen, "%s: %lld bytes, more than the %llu an input of this circuit can be", src,
                         (long long)st.st_size, (unsigned long long)cap),

@@ -23,6 +23,7 @@ CONF=$T/zkpipe.ini
 SPOOL=$T/spool
 mkdir -p "$T/pids" "$T/logs"
 declare -A PIDS=()
+MOUNTS=()
 
 log() { echo "[$(date +%T.%3N)] $*"; }
 fail() {
@@ -104,10 +105,19 @@ stop_all() { for n in "${!PIDS[@]}"; do stop "$n" || true; done; }
 cleanup() {
     for n in "${!PIDS[@]}"; do kill -9 "${PIDS[$n]}" 2>/dev/null || true; done
     for n in "${!PIDS[@]}"; do wait "${PIDS[$n]}" 2>/dev/null || true; done
+    for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
     rm -f "$SEGMENT" "$SEGMENT".tmp.* 2>/dev/null
     if [ "${KEEP_TMP:-0}" = 1 ]; then echo "kept $T"; else rm -rf "$T"; fi
 }
 trap cleanup EXIT
+
+# mount_tmpfs DIR SIZE: a small tmpfs for the test (root only), unmounted at exit; exits 77 where
+# none can be mounted
+mount_tmpfs() {
+    mkdir -p "$1"
+    mount -t tmpfs -o "size=$2" zkpipe-test "$1" 2>/dev/null || { echo "SKIP: cannot mount a tmpfs (not root?)"; exit 77; }
+    MOUNTS+=("$1")
+}
 
 # is_stopped NAME: the process stopped itself at a test point (SIGSTOP)
 is_stopped() {
