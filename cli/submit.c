@@ -40,7 +40,7 @@ static void remove_tree(const char *dir) {
     (void)rmdir(dir);
 }
 
-static int mib(int64_t b) { return (int)(b >> 20); }
+static double mib(int64_t b) { return b / 1048576.0; }
 
 int zkpipe_cmd_submit(int argc, char **argv) {
     const char *config, *circuit = NULL, *prio_s = NULL;
@@ -87,8 +87,8 @@ int zkpipe_cmd_submit(int argc, char **argv) {
     int64_t avail = spool_free_bytes(c.spool);
     if (avail >= 0 && (uint64_t)avail < c.min_free + total) {
         fprintf(stderr,
-                "zkpipe: the spool %s has %d MiB free, less than this job's inputs (%d MiB) plus [pipeline] min_free "
-                "(%d MiB): not accepting new jobs until space is freed\n",
+                "zkpipe: the spool %s has %.1f MiB free, less than this job's inputs (%.1f MiB) plus [pipeline] "
+                "min_free (%.1f MiB): not accepting new jobs until space is freed\n",
                 c.spool, mib(avail), mib((int64_t)total), mib((int64_t)c.min_free));
         return 1;
     }

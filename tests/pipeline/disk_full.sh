@@ -21,6 +21,13 @@ sleep 2
 [ -z "$(ls -A "$SPOOL/failed")" ] || fail "jobs failed while the disk was full: $(ls "$SPOOL/failed")"
 [ "$(grep -c 'is full' "$T/logs/finalizerd.log")" = 1 ] || fail "the episode was not logged exactly once"
 alive finalizerd && alive gpud && alive synthd1 || fail "a stage died while the disk was full"
+# a submission into the full spool (min_free = 0): refused for want of space (before or during the
+# copy), the partial job removed
+rc=0
+"$ZKPIPE" submit --config "$CONF" --circuit mulchain "$M/witness-1.wtns" >/dev/null 2>"$T/sub.err" || rc=$?
+[ $rc = 1 ] && grep -q "no space left on the spool's file system\|not accepting new jobs" "$T/sub.err" ||
+    fail "submit into a full spool: exit $rc: $(cat "$T/sub.err")"
+[ -z "$(ls -A "$SPOOL/tmp")" ] || fail "the refused submission left $(ls -A "$SPOOL/tmp") in tmp/"
 # min_free: no new job while the spool is short of space
 write_config 4 0 "[pipeline]" "min_free = 1M"
 rc=0
