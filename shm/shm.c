@@ -540,9 +540,12 @@ void shm_part_give_up(shm_t *s, uint32_t idx, uint32_t from, uint32_t job, uint3
     shm_job_t *J = &s->jobs[job];
     uint64_t w = (uint64_t)PART_INFLIGHT | (uint64_t)idx << 8;
     if (reason) {
-        atomic_compare_exchange_strong(&J->parts[part].word, &w, PART_FAILED);
-        shm_count(s, CNT_PART_FAILED, 1);
-        shm_job_fail(s, job, reason);
+        /* only the call that moved the partition counts it and fails the job: a lost CAS means it
+         * was given up already, or reclaimed and now someone else's */
+        if (atomic_compare_exchange_strong(&J->parts[part].word, &w, PART_FAILED)) {
+            shm_count(s, CNT_PART_FAILED, 1);
+            shm_job_fail(s, job, reason);
+        }
     } else {
         atomic_compare_exchange_strong(&J->parts[part].word, &w, PART_DROPPED);
     }
