@@ -365,18 +365,25 @@ static uint8_t *pattern(size_t n, uint32_t seed) {
     return p;
 }
 
+/* A reader of that depth: 0, TEST_SKIP where io_uring is not available (seccomp, old kernel), 1. */
+static int new_reader(uring_reader_t **u, unsigned depth) {
+    int r = uring_reader_new(u, depth);
+    if (r == -ENOSYS || r == -EPERM) {
+        fprintf(stderr, "  io_uring is not available here (%s)\n", strerror(-r));
+        return TEST_SKIP;
+    }
+    CHECK_EQ_INT(r, 0);
+    return 0;
+}
+
 TEST(uring_reads_exactly) {
     /* several 1 MiB chunks in flight and a ragged tail; depth 1 reads them one by one */
     static const size_t sizes[] = {0, 1, 4095, (1u << 20), 3u * (1u << 20) + 12345};
     static const unsigned depths[] = {1, 4};
     for (size_t d = 0; d < 2; d++) {
         uring_reader_t *u;
-        int r = uring_reader_new(&u, depths[d]);
-        if (r == -ENOSYS || r == -EPERM) {
-            fprintf(stderr, "  io_uring is not available here (%s)\n", strerror(-r));
-            return TEST_SKIP;
-        }
-        CHECK_EQ_INT(r, 0);
+        int r = new_reader(&u, depths[d]);
+        if (r) return r;
         for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
             size_t n = sizes[i];
             uint8_t *want = pattern(n, (uint32_t)(n + d));
@@ -409,9 +416,8 @@ TEST(uring_reads_exactly) {
 
 TEST(uring_too_big) {
     uring_reader_t *u;
-    int r = uring_reader_new(&u, 4);
-    if (r == -ENOSYS || r == -EPERM) return TEST_SKIP;
-    CHECK_EQ_INT(r, 0);
+    int r = new_reader(&u, 4);
+    if (r) return r;
     size_t n = 2u * (1u << 20) + 1;
     uint8_t *want = pattern(n, 7);
     CHECK(want);
@@ -430,9 +436,8 @@ TEST(uring_too_big) {
 
 TEST(uring_missing_file) {
     uring_reader_t *u;
-    int r = uring_reader_new(&u, 2);
-    if (r == -ENOSYS || r == -EPERM) return TEST_SKIP;
-    CHECK_EQ_INT(r, 0);
+    int r = new_reader(&u, 2);
+    if (r) return r;
     uint8_t buf[16];
     size_t len = 0;
     CHECK_EQ_INT(uring_read_file(u, tmp_path("uring-none"), buf, sizeof buf, &len), -ENOENT);

@@ -31,21 +31,33 @@ TEST_TEARDOWN() {
     return 0;
 }
 
-/* A fresh segment for one case, this process registered in it. */
-static int open_fresh(shm_t *s, const char *tag, uint32_t role) {
-    char err[512];
-    fresh_path(tag);
-    CHECK_MSG(shm_open_segment(s, seg_path, &geo, true, err, sizeof err) == 0, "%s", err);
-    CHECK(shm_register(s, role, 0) >= 0);
-    return 0;
-}
-
 /* Registers a job under the registration lock; its slot, or a negative errno. */
 static int new_job(shm_t *s, const char *id, uint32_t prio, uint32_t n_parts) {
     if (shm_lock(s) < 0) return -EIO;
     int j = shm_job_register(s, id, "mul", prio, n_parts, 0, NULL);
     shm_unlock(s);
     return j;
+}
+
+/* A fresh segment for one case, this process registered in it, and with n_parts a NORMAL job named
+ * after the tag in *ret_job. */
+static int open_fresh(shm_t *s, const char *tag, uint32_t role, uint32_t n_parts, int *ret_job) {
+    char err[512];
+    fresh_path(tag);
+    CHECK_MSG(shm_open_segment(s, seg_path, &geo, true, err, sizeof err) == 0, "%s", err);
+    CHECK(shm_register(s, role, 0) >= 0);
+    if (n_parts) {
+        *ret_job = new_job(s, tag, 2, n_parts);
+        CHECK(*ret_job >= 0);
+    }
+    return 0;
+}
+
+/* The end of a case: the segment closed and removed. */
+static int close_fresh(shm_t *s) {
+    shm_close(s);
+    shm_unlink_segment(seg_path);
+    return 0;
 }
 
 static uint32_t part_state(shm_t *s, int job, uint32_t part) {
@@ -241,15 +253,14 @@ TEST(futex_wake_across_processes) {
 
 TEST(event_ring) {
     shm_t s;
-    if (open_fresh(&s, "events", ROLE_FINALIZERD)) return 1;
-    int j = new_job(&s, "evjob", 2, 3);
-    CHECK(j >= 0);
+    int j;
+    if (open_fresh(&s, "events", ROLE_FINALIZERD, 3, &j)) return 1;
     /* 100 records into a ring of 64: the head counts all of them, the newest overwrote the oldest */
     for (int i = 0; i < 100; i++) shm_event(&s, EV_GPU_PROVE, j, i % 3, 0, 1000 + i, 10, i);
     CHECK_EQ_INT(atomic_load(&s.hdr->ev_head), 100);
     shm_event_t *e = &s.events[99 % 64];
     CHECK_EQ_INT(atomic_load(&e->seq), 100);
-    CHECK(!strcmp(e->job, "evjob"));
+    CHECK(!strcmp(e->job, "events"));
     CHECK_EQ_INT(e->value, 99);
     CHECK_EQ_INT(e->part, 99 % 3);
     CHECK_EQ_INT(e->type, EV_GPU_PROVE);
@@ -257,9 +268,7 @@ TEST(event_ring) {
     /* slot 35 now holds record 99 (checked above); slot 36 still holds record 36 */
     CHECK_EQ_INT(atomic_load(&s.events[36].seq), 37);
     CHECK_EQ_INT(s.events[36].value, 36);
-    shm_close(&s);
-    shm_unlink_segment(seg_path);
-    return 0;
+    return close_fresh(&s);
 }
 
 TEST(event_names) {
@@ -273,9 +282,8 @@ TEST(event_names) {
 
 TEST(cancel_drops_pending) {
     shm_t s;
-    if (open_fresh(&s, "cancel", ROLE_SYNTHD)) return 1;
-    int j = new_job(&s, "cjob", 2, 3);
-    CHECK(j >= 0);
+    int j;
+    if (open_fresh(&s, "cancel", ROLE_SYNTHD, 3, &j)) return 1;
     uint32_t a, jj, k;
     CHECK(shm_slab_take_free(&s, 0, false, &a, NULL) == 0);
     CHECK(shm_part_claim(&s, a, false, &jj, &k) == 0 && k == 0);
@@ -299,16 +307,13 @@ TEST(cancel_drops_pending) {
     CHECK_EQ_INT(shm_job_outstanding(&s, j2), 0);
     shm_job_fail(&s, j, "late failure");
     CHECK_EQ_INT(atomic_load(&s.jobs[j].state), JOB_CANCELLING); /* a failure does not undo a cancel */
-    shm_close(&s);
-    shm_unlink_segment(seg_path);
-    return 0;
+    return close_fresh(&s);
 }
 
 TEST(job_fail_reason_once) {
     shm_t s;
-    if (open_fresh(&s, "fail", ROLE_SYNTHD)) return 1;
-    int j = new_job(&s, "fjob", 2, 3);
-    CHECK(j >= 0);
+    int j;
+    if (open_fresh(&s, "fail", ROLE_SYNTHD, 3, &j)) return 1;
     shm_job_fail(&s, j, "first reason");
     CHECK_EQ_INT(atomic_load(&s.jobs[j].state), JOB_FAILING);
     CHECK_EQ_INT(shm_job_outstanding(&s, j), 0); /* its pending partitions were dropped */
@@ -316,9 +321,7 @@ TEST(job_fail_reason_once) {
     CHECK(!strcmp(s.jobs[j].error, "first reason"));
     CHECK_EQ_INT(atomic_load(&s.jobs[j].err_set), 2);
     CHECK(shm_job_cancel(&s, j) == -EALREADY); /* a failing job cannot be cancelled */
-    shm_close(&s);
-    shm_unlink_segment(seg_path);
-    return 0;
+    return close_fresh(&s);
 }
 
 /* A stage gives up the partition of its own slab with a reason: the partition FAILED, the slab FREE,
@@ -326,9 +329,8 @@ TEST(job_fail_reason_once) {
  * per partition. */
 TEST(give_up_fails_partition) {
     shm_t s;
-    if (open_fresh(&s, "giveup", ROLE_SYNTHD)) return 1;
-    int j = new_job(&s, "gjob", 2, 3);
-    CHECK(j >= 0);
+    int j;
+    if (open_fresh(&s, "giveup", ROLE_SYNTHD, 3, &j)) return 1;
     uint32_t a, b, jj, k0, k1;
     CHECK(shm_slab_take_free(&s, 0, false, &a, NULL) == 0);
     CHECK(shm_part_claim(&s, a, false, &jj, &k0) == 0 && jj == (uint32_t)j && k0 == 0);
@@ -351,17 +353,14 @@ TEST(give_up_fails_partition) {
     CHECK(!strcmp(s.jobs[j].error, "witness-0.wtns: bad"));
     CHECK_EQ_INT(counter(&s, CNT_PART_FAILED), 2);
     CHECK_EQ_INT(shm_job_outstanding(&s, j), 0);
-    shm_close(&s);
-    shm_unlink_segment(seg_path);
-    return 0;
+    return close_fresh(&s);
 }
 
 /* Without a reason (a cancel) the partition is DROPPED: no failure counted, no error set. */
 TEST(give_up_drops_partition) {
     shm_t s;
-    if (open_fresh(&s, "drop", ROLE_GPUD)) return 1;
-    int j = new_job(&s, "djob", 2, 2);
-    CHECK(j >= 0);
+    int j;
+    if (open_fresh(&s, "drop", ROLE_GPUD, 2, &j)) return 1;
     uint32_t a, jj, k, p;
     CHECK(shm_slab_take_free(&s, 0, false, &a, NULL) == 0);
     CHECK(shm_part_claim(&s, a, false, &jj, &k) == 0);
@@ -374,18 +373,15 @@ TEST(give_up_drops_partition) {
     CHECK_EQ_INT(atomic_load(&s.jobs[j].state), JOB_CANCELLING);
     CHECK_EQ_INT(atomic_load(&s.jobs[j].err_set), 0);
     CHECK_EQ_INT(counter(&s, CNT_PART_FAILED), 0);
-    shm_close(&s);
-    shm_unlink_segment(seg_path);
-    return 0;
+    return close_fresh(&s);
 }
 
 /* Giving up a partition that this call does not move (it was already given up) counts nothing and
  * fails no job a second time. */
 TEST(give_up_twice) {
     shm_t s;
-    if (open_fresh(&s, "lost", ROLE_SYNTHD)) return 1;
-    int j = new_job(&s, "ljob", 2, 3);
-    CHECK(j >= 0);
+    int j;
+    if (open_fresh(&s, "lost", ROLE_SYNTHD, 3, &j)) return 1;
     uint32_t a, jj, k;
     CHECK(shm_slab_take_free(&s, 0, false, &a, NULL) == 0);
     CHECK(shm_part_claim(&s, a, false, &jj, &k) == 0);
@@ -394,9 +390,7 @@ TEST(give_up_twice) {
     shm_part_give_up(&s, a, SLAB_FILLING, j, k, "again");
     CHECK_EQ_INT(counter(&s, CNT_PART_FAILED), 1); /* the second call moved nothing */
     CHECK(!strcmp(s.jobs[j].error, "first"));
-    shm_close(&s);
-    shm_unlink_segment(seg_path);
-    return 0;
+    return close_fresh(&s);
 }
 
 /* A stage that was taken for dead: its slab was reclaimed (the partition PENDING again) and the
@@ -405,7 +399,7 @@ TEST(give_up_after_reclaim) {
     shm_t stale, live;
     uint32_t jj, k;
     char err[512];
-    if (open_fresh(&stale, "stale", ROLE_SYNTHD)) return 1;
+    if (open_fresh(&stale, "stale", ROLE_SYNTHD, 0, NULL)) return 1;
     CHECK_MSG(shm_open_segment(&live, seg_path, &geo, false, err, sizeof err) == 0, "%s", err);
     CHECK(shm_register(&live, ROLE_SYNTHD, 1) >= 0);
     int j = new_job(&live, "sjob", 2, 2);
@@ -429,9 +423,7 @@ TEST(give_up_after_reclaim) {
     CHECK_EQ_INT(counter(&live, CNT_PART_FAILED), 0);
     CHECK_EQ_INT(shm_slab_state(&live, la), SLAB_FILLING); /* live's slab, not stale's to free */
     shm_close(&stale);
-    shm_close(&live);
-    shm_unlink_segment(seg_path);
-    return 0;
+    return close_fresh(&live);
 }
 
 /* A child takes the registration lock, leaves a job slot LOADING (as if it died in the middle of a
@@ -454,9 +446,8 @@ static int lock_and_die(int loading_slot) {
 
 TEST(lock_dead_holder) {
     shm_t s;
-    if (open_fresh(&s, "deadlock", ROLE_SYNTHD)) return 1;
-    int j = new_job(&s, "kept", 2, 1);
-    CHECK(j >= 0);
+    int j;
+    if (open_fresh(&s, "deadlock", ROLE_SYNTHD, 1, &j)) return 1;
     if (lock_and_die(5)) return 1;
     uint64_t held = atomic_load(&s.hdr->reg_lock);
     CHECK(held != 0 && held != shm_tag(&s, 1));
@@ -479,16 +470,14 @@ TEST(lock_dead_holder) {
     alarm(0);
     CHECK(atomic_load(&s.hdr->reg_lock) == 0);
     CHECK_EQ_INT(atomic_load(&s.jobs[6].state), JOB_FREE);
-    shm_close(&s);
-    shm_unlink_segment(seg_path);
-    return 0;
+    return close_fresh(&s);
 }
 
 /* A live holder is waited for, never forced open: the child says "unlocking" just before it
  * unlocks, so the parent that got the lock must find that word already written. */
 TEST(lock_live_holder) {
     shm_t s;
-    if (open_fresh(&s, "livelock", ROLE_SYNTHD)) return 1;
+    if (open_fresh(&s, "livelock", ROLE_SYNTHD, 0, NULL)) return 1;
     int held[2], unlocking[2];
     CHECK(pipe(held) == 0 && pipe(unlocking) == 0);
     pid_t pid = fork();
@@ -512,18 +501,15 @@ TEST(lock_live_holder) {
     int st;
     CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
     for (int i = 0; i < 2; i++) close(held[i]), close(unlocking[i]);
-    shm_close(&s);
-    shm_unlink_segment(seg_path);
-    return 0;
+    return close_fresh(&s);
 }
 
 /* A process slot whose pid is alive but whose start time differs belongs to a pid that was reused:
  * its owner is dead. Faked by writing a wrong start time into the slot of a live child. */
 TEST(pid_reuse) {
     shm_t s;
-    if (open_fresh(&s, "pidreuse", ROLE_GPUD)) return 1;
-    int j = new_job(&s, "pjob", 2, 1);
-    CHECK(j >= 0);
+    int j;
+    if (open_fresh(&s, "pidreuse", ROLE_GPUD, 1, &j)) return 1;
     int pfd[2];
     CHECK(pipe(pfd) == 0);
     pid_t pid = fork();
@@ -570,7 +556,5 @@ TEST(pid_reuse) {
     close(pfd[0]);
     close(pfd[1]);
     shm_close(&n);
-    shm_close(&s);
-    shm_unlink_segment(seg_path);
-    return 0;
+    return close_fresh(&s);
 }
