@@ -166,9 +166,18 @@ json_get() { # json_get FILE PYEXPR (r = the parsed JSON)
     python3 -c "import json,sys; r = json.load(open(sys.argv[1])); print($2)" "$1"
 }
 
+# need_snarkjs: exit 77 (skip) with one line when snarkjs (npm ci) is not installed, as the oracle
+# tests do (tests/oracle/env.sh)
+need_snarkjs() {
+    [ -x "$SNARKJS" ] && return 0
+    echo "SKIP: snarkjs not installed ($SNARKJS missing; run npm ci in $ROOT)"
+    exit 77
+}
+
 # verify_job JOB CIRCUIT N [snarkjs]: every proof of a done job verifies (native verifier, or snarkjs)
 verify_job() {
     local job=$1 circuit=$2 n=$3 tool=${4:-native} vk k dir
+    [ "$tool" != snarkjs ] || need_snarkjs
     vk=$(vk_of "$circuit")
     dir=$SPOOL/done/$job
     [ -f "$dir/result.json" ] || fail "job $job: no $dir/result.json"
