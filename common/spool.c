@@ -139,8 +139,10 @@ int spool_read_job(const char *dir, spool_job_t *j, char *err, size_t errlen) {
     j->prio = CFG_PRIO_NORMAL;
     _cleanup_close_ int dfd = spool_open_dir(dir);
     if (dfd < 0) {
-        snprintf(err, errlen, "%s", dfd == -ENOTDIR || dfd == -ELOOP ? "not a directory (a job is a directory)"
-                                                                      : strerror(-dfd));
+        if (dfd == -ENOTDIR || dfd == -ELOOP)
+            snprintf(err, errlen, "not a directory (a job is a directory, never a link)");
+        else
+            snprintf(err, errlen, "job.ini: cannot open: %s", strerror(-dfd));
         return dfd;
     }
     struct job_parse st = {.j = j, .err = err, .errlen = errlen};

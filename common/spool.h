@@ -48,8 +48,8 @@ int spool_write_at(int dirfd, const char *name, const void *data, size_t len, co
 int spool_write_atomic(const char *path, const char *data, size_t len);
 /* Removes the temporaries of spool_write_at that writers which died left in the folder. */
 void spool_remove_temporaries(int dirfd);
-/* Opens a job directory (or a spool folder) without following a final symlink. -ENOTDIR for
- * anything else than a directory, -ELOOP for a symlink. */
+/* Opens a job directory (or a spool folder) without following a final symlink: -ENOTDIR for
+ * anything but a directory, a symlink included. */
 int spool_open_dir(const char *path);
 /* Opens DIRFD/NAME for reading, never following a symlink and never blocking (a FIFO, a device):
  * only a regular file is accepted. Errors are written to why as "NAME: what is wrong". */

@@ -545,22 +545,34 @@ int shm_job_register(shm_t *s, const char *id, const char *circuit, uint32_t pri
 
 static uint64_t inflight_word(uint32_t slab) { return (uint64_t)PART_INFLIGHT | (uint64_t)slab << 8; }
 
+/* Only the owner of the slab moves its partition: a stage that lost its slab (taken for dead and
+ * reclaimed) moves nothing, even when the same partition went back into a slab of the same index.
+ * The partition moves before the slab, so that a crash between the two leaves an owned slab for a
+ * reclaimer, never a partition in flight in no slab. */
+static bool own_slab(shm_t *s, uint32_t idx, uint32_t st) {
+    return atomic_load_explicit(&s->slabs[idx].word, ACQ) == shm_tag(s, st);
+}
+
 bool shm_part_give_up(shm_t *s, uint32_t idx, uint32_t from, uint32_t job, uint32_t part, const char *reason) {
     shm_job_t *J = &s->jobs[job];
-    uint64_t w = inflight_word(idx);
-    bool moved = atomic_compare_exchange_strong_explicit(&J->parts[part].word, &w,
-                                                         (uint64_t)(reason ? PART_FAILED : PART_DROPPED), ACQREL, RLX);
-    if (moved && reason) {
-        shm_count(s, CNT_PART_FAILED, 1);
-        shm_job_fail(s, job, reason);
+    bool moved = false;
+    if (own_slab(s, idx, from)) {
+        uint64_t w = inflight_word(idx);
+        moved = atomic_compare_exchange_strong_explicit(&J->parts[part].word, &w,
+                                                        (uint64_t)(reason ? PART_FAILED : PART_DROPPED), ACQREL, RLX);
+        if (moved && reason) {
+            shm_count(s, CNT_PART_FAILED, 1);
+            shm_job_fail(s, job, reason);
+        }
+        (void)shm_slab_move(s, idx, from, SLAB_FREE);
     }
-    (void)shm_slab_move(s, idx, from, SLAB_FREE);
     shm_bump(&s->hdr->job_seq);
     return moved;
 }
 
 int shm_part_finish(shm_t *s, uint32_t idx, uint32_t job, uint32_t part) {
     shm_job_t *J = &s->jobs[job];
+    if (!own_slab(s, idx, SLAB_FINALIZING)) return -ESTALE;
     uint64_t w = inflight_word(idx);
     bool moved = atomic_compare_exchange_strong_explicit(&J->parts[part].word, &w, (uint64_t)PART_DONE, ACQREL, RLX);
     int r = shm_slab_move(s, idx, SLAB_FINALIZING, SLAB_FREE);

@@ -309,8 +309,9 @@ static inline uint32_t shm_part_slab(const shm_part_t *p) {
 void shm_part_counts(shm_t *s, uint32_t slot, uint32_t counts[PART_NSTATES]);
 /* A stage gives up the partition it holds in slab idx (in state `from`): the partition becomes
  * FAILED and the job fails with reason, or DROPPED when reason is NULL (a cancel); the slab goes
- * back to FREE and job waiters are woken. true when this call moved the partition (only then is
- * the failure counted and the reason recorded); false when it was no longer in flight there. */
+ * back to FREE and job waiters are woken. Only while the caller still owns the slab (else nothing
+ * moves). true when this call moved the partition (only then is the failure counted and the reason
+ * recorded); false when it was no longer in flight there. */
 bool shm_part_give_up(shm_t *s, uint32_t idx, uint32_t from, uint32_t job, uint32_t part, const char *reason);
 /* The finalizer committed the partition's proof: INFLIGHT(idx) -> DONE, the slab FINALIZING -> FREE,
  * job waiters woken. -ESTALE when the partition or the slab was no longer ours. */

@@ -2,6 +2,7 @@
  * helpers (daemon.c: the watchdog wait, the option parser, the ZKPIPE_TEST_DELAY/PAUSE hooks).
  * Everything happens in one temporary folder made by the setup and removed by the teardown; the
  * daemon helpers that read the environment once per process run in forked children. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -644,5 +645,162 @@ TEST(daemon_test_pause) {
     char rest[3] = "";
     CHECK(read(fd[0], rest, 2) == 2 && !memcmp(rest, "bc", 2));
     close(fd[0]);
+    return 0;
+}
+
+/* ---- the spool's defences (issue "Nothing accepted is ever lost or proven wrong") ---- */
+
+TEST(spool_open_file_regular_only) {
+    const char *dir = tmp_path("open-file");
+    CHECK(mkdir(dir, 0755) == 0);
+    CHECK(write_text(tmp_path("open-file/w"), "data") == 0);
+    CHECK(symlink(tmp_path("open-file/w"), tmp_path("open-file/link")) == 0);
+    CHECK(mkfifo(tmp_path("open-file/fifo"), 0644) == 0);
+    CHECK(mkdir(tmp_path("open-file/sub"), 0755) == 0);
+    int dfd = spool_open_dir(dir);
+    CHECK(dfd >= 0);
+    char why[256];
+    struct stat st;
+    int fd = spool_open_file(dfd, "w", &st, why, sizeof why);
+    CHECK(fd >= 0 && st.st_size == 4);
+    close(fd);
+    CHECK_EQ_INT(spool_open_file(dfd, "link", NULL, why, sizeof why), -ELOOP);
+    CHECK_STR_CONTAINS(why, "link: is a symbolic link");
+    /* a FIFO is refused at once, never waited on */
+    CHECK_EQ_INT(spool_open_file(dfd, "fifo", NULL, why, sizeof why), -EINVAL);
+    CHECK_STR_CONTAINS(why, "fifo: not a regular file (a FIFO)");
+    CHECK_EQ_INT(spool_open_file(dfd, "sub", NULL, why, sizeof why), -EINVAL);
+    CHECK_STR_CONTAINS(why, "sub: not a regular file (a directory)");
+    close(dfd);
+    /* a symlinked job directory is not opened */
+    CHECK(symlink(dir, tmp_path("open-file-link")) == 0);
+    CHECK_EQ_INT(spool_open_dir(tmp_path("open-file-link")), -ENOTDIR); /* O_DIRECTORY|O_NOFOLLOW */
+    CHECK_EQ_INT(spool_open_dir(tmp_path("open-file/w")), -ENOTDIR);
+    return 0;
+}
+
+TEST(spool_copy_in_owns_the_input) {
+    const char *dir = tmp_path("copy-in");
+    CHECK(mkdir(dir, 0755) == 0);
+    int dfd = spool_open_dir(dir);
+    CHECK(dfd >= 0);
+    char why[512];
+    CHECK(write_text(tmp_path("copy-src"), "witness v1") == 0);
+    CHECK(symlink(tmp_path("copy-src"), tmp_path("copy-link")) == 0);
+    CHECK_EQ_INT(spool_copy_in(tmp_path("copy-link"), dfd, "w0", 100, why, sizeof why), 0);
+    CHECK(write_text(tmp_path("copy-src"), "witness v2!") == 0); /* the user's file changes */
+    CHECK(!strcmp(read_text(tmp_path("copy-in/w0")), "witness v1"));
+    struct stat a, b;
+    CHECK(lstat(tmp_path("copy-in/w0"), &a) == 0 && stat(tmp_path("copy-src"), &b) == 0);
+    CHECK(S_ISREG(a.st_mode) && a.st_ino != b.st_ino);
+    /* bounded by cap; a FIFO, /dev/zero, a dangling link and an existing name are refused */
+    CHECK_EQ_INT(spool_copy_in(tmp_path("copy-src"), dfd, "w1", 5, why, sizeof why), -EFBIG);
+    CHECK_STR_CONTAINS(why, "11 bytes, more than the 5");
+    CHECK(mkfifo(tmp_path("copy-fifo"), 0644) == 0);
+    CHECK_EQ_INT(spool_copy_in(tmp_path("copy-fifo"), dfd, "w1", 100, why, sizeof why), -EINVAL);
+    CHECK_STR_CONTAINS(why, "not a regular file (a FIFO");
+    CHECK_EQ_INT(spool_copy_in("/dev/zero", dfd, "w1", 100, why, sizeof why), -EINVAL);
+    CHECK(symlink(tmp_path("nowhere"), tmp_path("copy-dangling")) == 0);
+    CHECK_EQ_INT(spool_copy_in(tmp_path("copy-dangling"), dfd, "w1", 100, why, sizeof why), -ENOENT);
+    CHECK_EQ_INT(spool_copy_in(tmp_path("copy-src"), dfd, "w0", 100, why, sizeof why), -EEXIST);
+    struct stat st;
+    CHECK(fstatat(dfd, "w1", &st, AT_SYMLINK_NOFOLLOW) < 0); /* nothing half-made is left */
+    close(dfd);
+    return 0;
+}
+
+TEST(spool_write_at_never_follows_a_link) {
+    const char *dir = tmp_path("write-at");
+    CHECK(mkdir(dir, 0755) == 0);
+    CHECK(write_text(tmp_path("victim"), "precious") == 0);
+    CHECK(symlink(tmp_path("victim"), tmp_path("write-at/proof-0.json")) == 0);
+    int dfd = spool_open_dir(dir);
+    CHECK(dfd >= 0);
+    CHECK_EQ_INT(spool_write_at(dfd, "proof-0.json", "{}", 2, NULL, -1), 0);
+    CHECK(!strcmp(read_text(tmp_path("victim")), "precious"));
+    struct stat st;
+    CHECK(lstat(tmp_path("write-at/proof-0.json"), &st) == 0 && S_ISREG(st.st_mode));
+    CHECK_EQ_INT(count_tmp(dir), 0);
+    /* temporaries of dead writers, old and new style, are removed; other files stay */
+    CHECK(write_text(tmp_path("write-at/.proof-1.json.tmp.123.0badf00d"), "x") == 0);
+    CHECK(write_text(tmp_path("write-at/result.json.tmp.77"), "x") == 0);
+    CHECK(symlink(tmp_path("victim"), tmp_path("write-at/.public-1.json.tmp.9")) == 0);
+    spool_remove_temporaries(dfd);
+    CHECK_EQ_INT(count_tmp(dir), 0);
+    CHECK(!strcmp(read_text(tmp_path("victim")), "precious"));
+    CHECK(lstat(tmp_path("write-at/proof-0.json"), &st) == 0);
+    close(dfd);
+    return 0;
+}
+
+TEST(spool_clean_tmp_spares_live_submitters) {
+    const char *spool = tmp_path("clean-spool");
+    char err[512];
+    CHECK(spool_init(spool, err, sizeof err) == 0);
+    CHECK(mkdir(tmp_path("clean-spool/tmp/dead"), 0755) == 0);
+    CHECK(write_text(tmp_path("clean-spool/tmp/dead/witness-0.wtns"), "w") == 0);
+    CHECK(mkdir(tmp_path("clean-spool/tmp/live"), 0755) == 0);
+    CHECK(mkdir(tmp_path("clean-spool/tmp/young"), 0755) == 0);
+    struct timespec old[2] = {{.tv_sec = time(NULL) - 3600}, {.tv_sec = time(NULL) - 3600}};
+    CHECK(utimensat(AT_FDCWD, tmp_path("clean-spool/tmp/dead"), old, 0) == 0);
+    CHECK(utimensat(AT_FDCWD, tmp_path("clean-spool/tmp/live"), old, 0) == 0);
+    int lfd = spool_open_dir(tmp_path("clean-spool/tmp/live"));
+    CHECK(lfd >= 0 && spool_lock_tmp(lfd) == 0); /* a submitter at work */
+    CHECK_EQ_INT(spool_clean_tmp(spool, 60), 1);
+    CHECK(!is_dir(tmp_path("clean-spool/tmp/dead")));
+    CHECK(is_dir(tmp_path("clean-spool/tmp/live")));
+    CHECK(is_dir(tmp_path("clean-spool/tmp/young")));
+    close(lfd);
+    CHECK_EQ_INT(spool_clean_tmp(spool, 60), 1); /* its submitter is gone now */
+    CHECK(!is_dir(tmp_path("clean-spool/tmp/live")));
+    return 0;
+}
+
+TEST(spool_fail_dir_moves_what_is_not_a_directory) {
+    const char *spool = tmp_path("faild-spool");
+    char err[512];
+    CHECK(spool_init(spool, err, sizeof err) == 0);
+    CHECK(mkdir(tmp_path("faild-outside"), 0755) == 0);
+    CHECK(symlink(tmp_path("faild-outside"), tmp_path("faild-spool/incoming/l")) == 0);
+    CHECK(write_text(tmp_path("faild-spool/incoming/f"), "junk") == 0);
+    CHECK_EQ_INT(spool_fail_dir(spool, tmp_path("faild-spool/incoming/l"), "20200101T000000.000000-aaaaaa", "failed",
+                                "a symlink"),
+                 0);
+    CHECK_EQ_INT(spool_fail_dir(spool, tmp_path("faild-spool/incoming/f"), "20200101T000000.000000-bbbbbb", "failed",
+                                "a file"),
+                 0);
+    struct stat st;
+    CHECK(lstat(tmp_path("faild-spool/failed/20200101T000000.000000-aaaaaa/entry"), &st) == 0 && S_ISLNK(st.st_mode));
+    CHECK(lstat(tmp_path("faild-spool/failed/20200101T000000.000000-bbbbbb/entry"), &st) == 0 && S_ISREG(st.st_mode));
+    CHECK_STR_CONTAINS(read_text(tmp_path("faild-spool/failed/20200101T000000.000000-aaaaaa/result.json")), "a symlink");
+    DIR *d = opendir(tmp_path("faild-outside"));
+    CHECK(d);
+    int n = 0;
+    for (struct dirent *de; (de = readdir(d));) n += de->d_name[0] != '.';
+    closedir(d);
+    CHECK_EQ_INT(n, 0); /* nothing was written through the link */
+    return 0;
+}
+
+TEST(spool_result_one_schema) {
+    const char *dir = tmp_path("result");
+    CHECK(mkdir(dir, 0755) == 0);
+    int dfd = spool_open_dir(dir);
+    CHECK(dfd >= 0);
+    spool_part_result_t parts[2] = {{.status = "done", .gpu_ms = 1.5, .prove_count = 1}, {.status = "failed"}};
+    spool_result_t r = {.job = "j", .status = "failed", .circuit = "c", .error = "bad \"x\"", .prio = 1,
+                        .submitted_ns = 5, .total_ms = 2.25, .n_parts = 2, .parts = parts};
+    CHECK_EQ_INT(spool_write_result(dfd, &r), 0);
+    close(dfd);
+    json_object *o = json_object_from_file(tmp_path("result/result.json")), *v, *p;
+    CHECK(o);
+    CHECK(json_object_object_get_ex(o, "error", &v) && !strcmp(json_object_get_string(v), "bad \"x\""));
+    CHECK(json_object_object_get_ex(o, "priority", &v) && !strcmp(json_object_get_string(v), "HIGH"));
+    CHECK(json_object_object_get_ex(o, "partitions", &p) && json_object_array_length(p) == 2);
+    CHECK(json_object_object_get_ex(json_object_array_get_idx(p, 0), "proof", &v) &&
+          !strcmp(json_object_get_string(v), "proof-0.json"));
+    CHECK(json_object_object_get_ex(json_object_array_get_idx(p, 1), "proof", &v) && v == NULL);
+    CHECK(json_object_object_get_ex(json_object_array_get_idx(p, 1), "public", &v) && v == NULL);
+    json_object_put(o);
     return 0;
 }
