@@ -7,7 +7,7 @@ int zkpipe_cmd_verify(int argc, char **argv);
 int zkpipe_cmd_keygen(int argc, char **argv);
 /* pipeline: create or validate the shared segment from the ini (used by systemd's set-up unit) */
 int zkpipe_cmd_setup(int argc, char **argv);
-/* pipeline client commands (cli/pipeline.c) */
+/* pipeline client commands (cli/submit.c, wait.c, status.c, cancel.c, trace.c; cli/client.h) */
 int zkpipe_cmd_submit(int argc, char **argv);
 int zkpipe_cmd_wait(int argc, char **argv);
 int zkpipe_cmd_status(int argc, char **argv);

@@ -5,17 +5,25 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <linux/fs.h>
 #include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/daemon.h"
 #include "config/config.h"
+#include "shm/cleanup.h"
 
 int spool_init(const char *spool, char *err, size_t errlen) {
     static const char *subs[] = {"", "tmp", "incoming", "active", "done", "failed"};
@@ -121,17 +129,30 @@ static int job_handler(void *user, const char *section, const char *k, const cha
     return 1;
 }
 
+static const char *kind_of(mode_t m) {
+    return S_ISFIFO(m) ? "a FIFO" : S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device"
+                                  : S_ISBLK(m) ? "a block device" : S_ISLNK(m) ? "a symbolic link" : "a socket";
+}
+
 int spool_read_job(const char *dir, spool_job_t *j, char *err, size_t errlen) {
-    char path[1200];
-    snprintf(path, sizeof path, "%s/job.ini", dir);
     memset(j, 0, sizeof *j);
     j->prio = CFG_PRIO_NORMAL;
+    _cleanup_close_ int dfd = spool_open_dir(dir);
+    if (dfd < 0) {
+        if (dfd == -ENOTDIR || dfd == -ELOOP)
+            snprintf(err, errlen, "not a directory (a job is a directory, never a link)");
+        else
+            snprintf(err, errlen, "job.ini: cannot open: %s", strerror(-dfd));
+        return dfd;
+    }
     struct job_parse st = {.j = j, .err = err, .errlen = errlen};
-    st.f = fopen(path, "re");
+    int fd = spool_open_file(dfd, "job.ini", NULL, err, errlen);
+    if (fd < 0) return fd;
+    st.f = fdopen(fd, "r");
     if (!st.f) {
-        int e = errno;
-        snprintf(err, errlen, "job.ini: cannot open: %s", strerror(e));
-        return -e;
+        close(fd);
+        snprintf(err, errlen, "job.ini: cannot open: %s", strerror(ENOMEM));
+        return -ENOMEM;
     }
     int r = ini_parse_stream(job_reader, &st, job_handler, &st);
     fclose(st.f);
@@ -145,9 +166,15 @@ int spool_read_job(const char *dir, spool_job_t *j, char *err, size_t errlen) {
         return -EINVAL;
     }
     for (uint32_t k = 0; k < j->n_parts; k++) {
-        snprintf(path, sizeof path, "%s/witness-%u.wtns", dir, k);
-        if (!spool_exists(path)) {
-            snprintf(err, errlen, "job.ini: partitions = %u but witness-%u.wtns is missing", j->n_parts, k);
+        char name[64];
+        struct stat fst;
+        snprintf(name, sizeof name, "witness-%u.wtns", k);
+        if (fstatat(dfd, name, &fst, AT_SYMLINK_NOFOLLOW) < 0) {
+            snprintf(err, errlen, "job.ini: partitions = %u but %s is missing", j->n_parts, name);
+            return -EINVAL;
+        }
+        if (!S_ISREG(fst.st_mode)) {
+            snprintf(err, errlen, "%s: not a regular file (%s)", name, kind_of(fst.st_mode));
             return -EINVAL;
         }
     }
@@ -193,43 +220,217 @@ int spool_fsync_dir(const char *dir) {
     return r;
 }
 
-int spool_write_atomic(const char *path, const char *data, size_t len) {
-    char tmp[1300];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return -errno;
+static int write_all(int fd, const void *data, size_t len) {
     size_t off = 0;
     while (off < len) {
-        ssize_t w = write(fd, data + off, len - off);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            int e = -errno;
-            close(fd);
-            unlink(tmp);
-            return e;
-        }
+        ssize_t w = write(fd, (const char *)data + off, len - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) return -errno;
         off += (size_t)w;
     }
-    if (fsync(fd) < 0) {
-        int e = -errno;
-        close(fd);
-        unlink(tmp);
-        return e;
+    return 0;
+}
+
+int spool_write_at(int dirfd, const char *name, const void *data, size_t len, const char *test_point, int part) {
+    char tmp[NAME_MAX + 1];
+    uint32_t rnd = 0;
+    if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != sizeof rnd) rnd = (uint32_t)daemon_now_ns();
+    if ((size_t)snprintf(tmp, sizeof tmp, ".%s.tmp.%d.%08x", name, (int)getpid(), rnd) >= sizeof tmp)
+        return -ENAMETOOLONG;
+    /* O_EXCL|O_NOFOLLOW: a name planted in the folder (a symlink, a file) is never written through */
+    _cleanup_close_ int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) return -errno;
+    int r = write_all(fd, data, len);
+    if (r == 0 && fsync(fd) < 0) r = -errno;
+    if (r == 0 && close(TAKE_FD(fd)) < 0) r = -errno;
+    char point[96];
+    if (r == 0 && test_point) {
+        snprintf(point, sizeof point, "%s.before_rename", test_point);
+        daemon_test_point(point, part);
     }
-    close(fd);
-    if (rename(tmp, path) < 0) {
-        int e = -errno;
-        unlink(tmp);
-        return e;
+    if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0) r = -errno;
+    if (r < 0) {
+        (void)unlinkat(dirfd, tmp, 0);
+        return r;
     }
+    (void)fsync(dirfd);
+    if (test_point) {
+        snprintf(point, sizeof point, "%s.after_rename", test_point);
+        daemon_test_point(point, part);
+    }
+    return 0;
+}
+
+int spool_write_atomic(const char *path, const char *data, size_t len) {
     char dir[1300];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
+    const char *name = path;
     if (slash) {
         *slash = 0;
-        (void)spool_fsync_dir(dir);
+        name = path + (slash - dir) + 1;
+    } else {
+        snprintf(dir, sizeof dir, ".");
+    }
+    _cleanup_close_ int dfd = open(slash && !dir[0] ? "/" : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) return -errno;
+    return spool_write_at(dfd, name, data, len, NULL, -1);
+}
+
+/* spool_write_at's ".NAME.tmp.PID.RAND", and the "NAME.tmp.PID" of older writers */
+static bool is_temporary(const char *name) { return strstr(name, ".tmp.") != NULL; }
+
+void spool_remove_temporaries(int dirfd) {
+    int fd = dup(dirfd);
+    if (fd < 0) return;
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return;
+    }
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (is_temporary(de->d_name)) (void)unlinkat(dirfd, de->d_name, 0);
+    closedir(d);
+}
+
+int spool_open_dir(const char *path) {
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) return fd;
+    return -errno;
+}
+
+int spool_open_file(int dirfd, const char *name, struct stat *ret_st, char *why, size_t whylen) {
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        if (e == ELOOP)
+            snprintf(why, whylen, "%s: is a symbolic link (the spool holds only regular files)", name);
+        else
+            snprintf(why, whylen, "%s: cannot open: %s", name, strerror(e));
+        return -e;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        int e = errno;
+        close(fd);
+        snprintf(why, whylen, "%s: cannot stat: %s", name, strerror(e));
+        return -e;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        snprintf(why, whylen, "%s: not a regular file (%s)", name, kind_of(st.st_mode));
+        return -EINVAL;
+    }
+    /* reads stay non-blocking on a regular file anyway; clear it for the io_uring reads */
+    (void)fcntl(fd, F_SETFL, 0);
+    if (ret_st) *ret_st = st;
+    return fd;
+}
+
+static const char *space_error(int e) {
+    return e == ENOSPC ? "no space left on the spool's file system"
+           : e == EDQUOT ? "the disk quota of the spool's file system is exhausted"
+                         : strerror(e);
+}
+
+int spool_copy_in(const char *src, int dirfd, const char *name, uint64_t cap, char *why, size_t whylen) {
+    _cleanup_close_ int in = open(src, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (in < 0) {
+        int e = errno;
+        return snprintf(why, whylen, "%s: cannot open: %s", src, strerror(e)), -e;
+    }
+    struct stat st;
+    if (fstat(in, &st) < 0) {
+        int e = errno;
+        return snprintf(why, whylen, "%s: cannot stat: %s", src, strerror(e)), -e;
+    }
+    if (!S_ISREG(st.st_mode))
+        return snprintf(why, whylen, "%s: not a regular file (%s cannot be an input)", src, kind_of(st.st_mode)), -EINVAL;
+    if ((uint64_t)st.st_size > cap)
+        return snprintf(why, whylen, "%s: %lld bytes, more than the %llu an input of this circuit can be", src,
+                        (long long)st.st_size, (unsigned long long)cap),
+               -EFBIG;
+    (void)fcntl(in, F_SETFL, 0);
+    _cleanup_close_ int out = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (out < 0) {
+        int e = errno;
+        return snprintf(why, whylen, "%s: cannot create its copy %s in the spool: %s", src, name, space_error(e)), -e;
+    }
+    int r = 0;
+    if (ioctl(out, FICLONE, in) < 0) { /* no reflinks here: copy, at most st_size bytes */
+        uint64_t left = (uint64_t)st.st_size;
+        while (left && r == 0) {
+            ssize_t n = copy_file_range(in, NULL, out, NULL, left > (1u << 30) ? (1u << 30) : left, 0);
+            if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) {
+                char buf[1 << 16];
+                n = read(in, buf, left < sizeof buf ? left : sizeof buf);
+                if (n > 0) r = write_all(out, buf, (size_t)n);
+            }
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) r = -errno;
+            if (n == 0) break; /* shrank meanwhile: the copy is what was there */
+            if (n > 0) left -= (uint64_t)n;
+        }
+    }
+    if (r == 0 && fsync(out) < 0) r = -errno;
+    if (r < 0) {
+        (void)unlinkat(dirfd, name, 0);
+        return snprintf(why, whylen, "%s: cannot copy into the spool: %s", src, space_error(-r)), r;
     }
     return 0;
+}
+
+int64_t spool_free_bytes(const char *spool) {
+    struct statvfs v;
+    if (statvfs(spool, &v) < 0) return -errno;
+    return (int64_t)((uint64_t)v.f_bavail * v.f_frsize);
+}
+
+int spool_lock_tmp(int dirfd) { return flock(dirfd, LOCK_EX | LOCK_NB) < 0 ? -errno : 0; }
+
+/* Removes a folder's files (no subfolders are made in the spool), then the folder. */
+static void remove_dir_at(int parent, const char *name) {
+    _cleanup_close_ int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        (void)unlinkat(parent, name, 0); /* not a folder: a file or a link */
+        return;
+    }
+    int fd2 = dup(fd);
+    DIR *d = fd2 >= 0 ? fdopendir(fd2) : NULL;
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d)))
+            if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) (void)unlinkat(fd, de->d_name, 0);
+        closedir(d);
+    } else if (fd2 >= 0) {
+        close(fd2);
+    }
+    (void)unlinkat(parent, name, AT_REMOVEDIR);
+}
+
+int spool_clean_tmp(const char *spool, unsigned min_age_s) {
+    char path[1200];
+    snprintf(path, sizeof path, "%s/tmp", spool);
+    _cleanup_close_ int tfd = spool_open_dir(path);
+    if (tfd < 0) return tfd;
+    char **names;
+    size_t n;
+    if (spool_list(path, &names, &n) < 0) return 0;
+    int removed = 0;
+    time_t now = time(NULL);
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (fstatat(tfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0 || now - st.st_mtime < (time_t)min_age_s) continue;
+        if (S_ISDIR(st.st_mode)) {
+            _cleanup_close_ int fd = openat(tfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (fd < 0 || spool_lock_tmp(fd) < 0) continue; /* a live submitter holds it */
+        }
+        remove_dir_at(tfd, names[i]);
+        removed++;
+    }
+    spool_free_list(names, n);
+    return removed;
 }
 
 bool spool_exists(const char *path) {
@@ -251,19 +452,81 @@ void spool_json_escape(const char *in, char *out, size_t cap) {
     out[o] = 0;
 }
 
+/* milliseconds with three decimals, as written before */
+static json_object *ms_json(double v) {
+    char text[48];
+    snprintf(text, sizeof text, "%.3f", v);
+    return json_object_new_double_s(v, text);
+}
+
+int spool_write_result(int dirfd, const spool_result_t *r) {
+    json_object *o = json_object_new_object(), *parts = json_object_new_array();
+    if (!o || !parts) {
+        json_object_put(o);
+        json_object_put(parts);
+        return -ENOMEM;
+    }
+    json_object_object_add(o, "job", json_object_new_string(r->job));
+    json_object_object_add(o, "status", json_object_new_string(r->status));
+    json_object_object_add(o, "circuit", json_object_new_string(r->circuit ? r->circuit : ""));
+    json_object_object_add(o, "priority", r->prio >= 0 ? json_object_new_string(cfg_priority_name(r->prio)) : NULL);
+    json_object_object_add(o, "error", json_object_new_string(r->error ? r->error : ""));
+    json_object_object_add(o, "submitted_ns", json_object_new_uint64(r->submitted_ns));
+    json_object_object_add(o, "total_ms", ms_json(r->total_ms));
+    for (uint32_t k = 0; r->parts && k < r->n_parts; k++) {
+        const spool_part_result_t *p = &r->parts[k];
+        bool done = !strcmp(p->status, "done");
+        char name[64];
+        json_object *q = json_object_new_object();
+        json_object_object_add(q, "index", json_object_new_int((int)k));
+        json_object_object_add(q, "status", json_object_new_string(p->status));
+        snprintf(name, sizeof name, "proof-%u.json", k);
+        json_object_object_add(q, "proof", done ? json_object_new_string(name) : NULL);
+        snprintf(name, sizeof name, "public-%u.json", k);
+        json_object_object_add(q, "public", done ? json_object_new_string(name) : NULL);
+        json_object_object_add(q, "queue_ms", ms_json(p->queue_ms));
+        json_object_object_add(q, "synth_ms", ms_json(p->synth_ms));
+        json_object_object_add(q, "ready_wait_ms", ms_json(p->ready_wait_ms));
+        json_object_object_add(q, "gpu_ms", ms_json(p->gpu_ms));
+        json_object_object_add(q, "finalize_ms", ms_json(p->finalize_ms));
+        json_object_object_add(q, "synth_count", json_object_new_int64(p->synth_count));
+        json_object_object_add(q, "prove_count", json_object_new_int64(p->prove_count));
+        json_object_object_add(q, "gpu_lost_count", json_object_new_int64(p->gpu_lost_count));
+        json_object_object_add(q, "t_ready_ns", json_object_new_uint64(p->t_ready_ns));
+        json_object_object_add(q, "t_prove_start_ns", json_object_new_uint64(p->t_prove_start_ns));
+        json_object_object_add(q, "t_done_ns", json_object_new_uint64(p->t_done_ns));
+        json_object_object_add(q, "reused", json_object_new_boolean(p->reused));
+        json_object_array_add(parts, q);
+    }
+    json_object_object_add(o, "partitions", parts);
+    const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+    int rc = text ? spool_write_at(dirfd, "result.json", text, strlen(text), NULL, -1) : -ENOMEM;
+    json_object_put(o);
+    return rc;
+}
+
 int spool_fail_dir(const char *spool, const char *from_dir, const char *id, const char *status, const char *reason) {
-    char esc[1024], eid[128], buf[1400], path[1200], to[1200];
-    spool_json_escape(reason, esc, sizeof esc);
-    spool_json_escape(id, eid, sizeof eid);
-    int n = snprintf(buf, sizeof buf,
-                     "{\n \"job\": \"%s\",\n \"status\": \"%s\",\n \"error\": \"%s\",\n \"partitions\": []\n}\n", eid,
-                     status, esc);
-    snprintf(path, sizeof path, "%s/result.json", from_dir);
-    int r = spool_write_atomic(path, buf, (size_t)n);
-    if (r < 0) return r;
-    snprintf(to, sizeof to, "%s/failed/%s", spool, id);
-    if (rename(from_dir, to) < 0) return -errno;
-    snprintf(path, sizeof path, "%s/failed", spool);
-    (void)spool_fsync_dir(path);
+    char to[1200], failed[1200];
+    snprintf(failed, sizeof failed, "%s/failed", spool);
+    snprintf(to, sizeof to, "%s/%s", failed, id);
+    spool_result_t res = {.job = id, .status = status, .circuit = "", .error = reason, .prio = -1};
+    _cleanup_close_ int dfd = spool_open_dir(from_dir);
+    if (dfd >= 0) {
+        spool_remove_temporaries(dfd);
+        int r = spool_write_result(dfd, &res);
+        if (r < 0) return r;
+        if (rename(from_dir, to) < 0) return -errno;
+    } else {
+        /* not a directory (a file, a symlink): it goes into a folder of its own, never followed */
+        if (mkdir(to, 0775) < 0) return -errno;
+        _cleanup_close_ int tfd = spool_open_dir(to);
+        if (tfd < 0) return tfd;
+        int r = spool_write_result(tfd, &res);
+        if (r < 0) return r;
+        char entry[1300];
+        snprintf(entry, sizeof entry, "%s/entry", to);
+        if (rename(from_dir, entry) < 0) return -errno;
+    }
+    (void)spool_fsync_dir(failed);
     return 0;
 }

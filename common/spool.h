@@ -1,17 +1,30 @@
 /* The spool directory (docs/pipeline.md): tmp/ -> incoming/ -> active/ -> done/ | failed/.
  * A job directory holds job.ini, witness-<k>.wtns, and as partitions finish proof-<k>.json and
- * public-<k>.json; result.json is written when the job ends. Renames are the commit points. */
+ * public-<k>.json; result.json is written when the job ends. Renames are the commit points.
+ *
+ * Invariants:
+ * - A job owns its inputs: submit copies (or reflinks) each one into the job directory; nothing in
+ *   the spool is a link to a user's file.
+ * - The stages never follow a symlink in the spool and never block on a file: job directories and
+ *   their files are opened relative to a directory the stage opened itself, with O_NOFOLLOW and
+ *   O_NONBLOCK, and must be directories / regular files.
+ * - Every file a stage writes goes through spool_write_at: a temporary ".NAME.tmp.PID.RAND" made
+ *   with O_CREAT|O_EXCL|O_NOFOLLOW, fsync, rename, fsync of the directory. Temporaries left by a
+ *   crash are removed before the job directory leaves active/.
+ * - result.json has one writer (spool_write_result) and one schema. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <sys/stat.h>
 
 #define SPOOL_ID_MAX 48
 
 typedef struct spool_job {
     char id[SPOOL_ID_MAX];
     char circuit[64];
-    int prio; /* 0 CRITICAL .. 3 LOW */
+    int prio; /* cfg_priority_t */
     uint32_t n_parts;
     uint64_t submit_ns; /* CLOCK_REALTIME */
 } spool_job_t;
@@ -27,12 +40,53 @@ int spool_read_job(const char *dir, spool_job_t *j, char *err, size_t errlen);
 /* Sorted entry names of a folder (skips dot files); *ret_names is malloc'd (free with spool_free_list). */
 int spool_list(const char *dir, char ***ret_names, size_t *ret_n);
 void spool_free_list(char **names, size_t n);
-/* Atomic file write: NAME.tmp.<pid>, fsync, rename, fsync of the folder. */
+/* The atomic writer: DIRFD/NAME through a temporary ".NAME.tmp.PID.RAND" created with
+ * O_CREAT|O_EXCL|O_NOFOLLOW, fsync, rename, fsync of the folder. With test_point, the test hooks
+ * TEST_POINT.before_rename / .after_rename (common/daemon.h) run around the rename for part. */
+int spool_write_at(int dirfd, const char *name, const void *data, size_t len, const char *test_point, int part);
+/* The same for a path (its folder is opened here). */
 int spool_write_atomic(const char *path, const char *data, size_t len);
+/* Removes the temporaries of spool_write_at that writers which died left in the folder. */
+void spool_remove_temporaries(int dirfd);
+/* Opens a job directory (or a spool folder) without following a final symlink: -ENOTDIR for
+ * anything but a directory, a symlink included. */
+int spool_open_dir(const char *path);
+/* Opens DIRFD/NAME for reading, never following a symlink and never blocking (a FIFO, a device):
+ * only a regular file is accepted. Errors are written to why as "NAME: what is wrong". */
+int spool_open_file(int dirfd, const char *name, struct stat *ret_st, char *why, size_t whylen);
+/* Copies src (symlinks followed, once, here) into DIRFD/NAME: a reflink where the file system has
+ * them, else a copy; refused unless src is a regular file of at most cap bytes. ENOSPC and EDQUOT
+ * say so. The new file is synced. why: one line naming src. */
+int spool_copy_in(const char *src, int dirfd, const char *name, uint64_t cap, char *why, size_t whylen);
+/* Free space of the spool's file system, in bytes (or a negative errno). */
+int64_t spool_free_bytes(const char *spool);
+/* Removes folders in SPOOL/tmp whose submitter is gone (it holds a lock on its folder while it
+ * builds it) and that are older than min_age_s. Returns how many. */
+int spool_clean_tmp(const char *spool, unsigned min_age_s);
+/* Takes the submitter's lock on a folder of SPOOL/tmp (kept while fd is open). */
+int spool_lock_tmp(int dirfd);
 int spool_fsync_dir(const char *dir);
 bool spool_exists(const char *path);
-/* Moves a job directory into failed/ with a result.json that says why (used for jobs that never
- * got registered: corrupt job.ini, unknown circuit). */
+/* result.json, the one schema (docs/pipeline.md "result.json"). */
+typedef struct spool_part_result {
+    const char *status; /* "done", "failed", "dropped", ... */
+    double queue_ms, synth_ms, ready_wait_ms, gpu_ms, finalize_ms;
+    uint32_t synth_count, prove_count, gpu_lost_count;
+    uint64_t t_ready_ns, t_prove_start_ns, t_done_ns;
+    bool reused; /* a proof found on disk after a restart, verified again */
+} spool_part_result_t;
+typedef struct spool_result {
+    const char *job, *status, *circuit, *error; /* circuit "" when unknown */
+    int prio;                                   /* -1 when unknown */
+    uint64_t submitted_ns;                      /* CLOCK_REALTIME, 0 when unknown */
+    double total_ms;                            /* submission to the end */
+    uint32_t n_parts;
+    const spool_part_result_t *parts; /* n_parts, or NULL for a job that never started */
+} spool_result_t;
+int spool_write_result(int dirfd, const spool_result_t *r);
+/* Moves a job directory (or whatever stands in incoming/ under that name) into failed/ with a
+ * result.json that says why (for jobs that never got registered: corrupt job.ini, unknown circuit,
+ * not a directory). */
 int spool_fail_dir(const char *spool, const char *from_dir, const char *id, const char *status, const char *reason);
 /* JSON string escaping into out (always terminated). */
 void spool_json_escape(const char *in, char *out, size_t cap);

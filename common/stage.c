@@ -1,20 +1,75 @@
-/* The stages' common start-up (stage.h). */
+/* The stages' common skeleton (stage.h). */
 #include "common/stage.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "common/log.h"
 #include "common/spool.h"
+#include "common/slab.h"
+
+#define GUARD_MAX 8
+static struct guard {
+    char what[96];
+    uintptr_t base, end;
+} guards[GUARD_MAX];
+static volatile sig_atomic_t n_guards;
+static char ident_for_signal[64];
+
+static size_t cat(char *buf, size_t n, size_t cap, const char *s) {
+    while (*s && n + 1 < cap) buf[n++] = *s++;
+    return n;
+}
+
+/* Async-signal-safe: builds the line with plain stores and write(2). */
+static void on_sigbus(int sig, siginfo_t *si, void *uc) {
+    (void)uc;
+    uintptr_t a = (uintptr_t)si->si_addr;
+    const char *what = "an unguarded mapping (a file mapped by a library)";
+    for (int i = 0; i < n_guards; i++)
+        if (a >= guards[i].base && a < guards[i].end) what = guards[i].what;
+    char line[400];
+    size_t n = 0;
+    n = cat(line, n, sizeof line, ident_for_signal);
+    n = cat(line, n, sizeof line, ": SIGBUS in ");
+    n = cat(line, n, sizeof line, what);
+    n = cat(line, n, sizeof line,
+            " (its file was truncated, or its file system ran out of space); exiting for a restart\n");
+    (void)!write(STDERR_FILENO, line, n);
+    (void)sig;
+    _exit(4);
+}
+
+void stage_guard_mapping(const char *what, const void *base, size_t len) {
+    if (n_guards >= GUARD_MAX) return;
+    struct guard *g = &guards[n_guards];
+    snprintf(g->what, sizeof g->what, "%s", what);
+    g->base = (uintptr_t)base;
+    g->end = (uintptr_t)base + len;
+    n_guards = n_guards + 1;
+    static bool installed;
+    if (!installed) {
+        installed = true;
+        struct sigaction sa = {0};
+        sa.sa_sigaction = on_sigbus;
+        sa.sa_flags = SA_SIGINFO;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGBUS, &sa, NULL);
+    }
+}
 
 bool stage_init(int argc, char **argv, const char *name, const char *about, bool gpu, bool spool, daemon_args_t *args,
                 cfg_t *cfg, int *ret_exit) {
     if (!daemon_parse_args(argc, argv, name, about, gpu, args, ret_exit)) return false;
     *ret_exit = 1;
-    char ident[64], err[1200];
-    snprintf(ident, sizeof ident, "%s@%d", name, args->instance);
-    log_init(ident);
+    char err[1200];
+    snprintf(ident_for_signal, sizeof ident_for_signal, "%s@%d", name, args->instance);
+    log_init(ident_for_signal);
     daemon_signals_init();
-    if (cfg_load(cfg, args->config, err, sizeof err) < 0 || cfg_resolve_slab_size(cfg, err, sizeof err) < 0) {
+    if (cfg_load(cfg, args->config, err, sizeof err) < 0 || slab_resolve_size(cfg, err, sizeof err) < 0) {
         log_err("Failed to load the configuration: %s", err);
         return false;
     }
@@ -32,9 +87,35 @@ bool stage_attach(const cfg_t *cfg, shm_t *s, uint32_t role, uint32_t instance) 
         log_err("Failed to attach the segment: %s", err);
         return false;
     }
+    char what[96];
+    snprintf(what, sizeof what, "the segment %.80s", cfg->segment);
+    stage_guard_mapping(what, s->base, s->size);
     if (shm_register(s, role, instance) < 0) {
         log_err("Failed to register in %s: process table full", cfg->segment);
         return false;
     }
     return true;
+}
+
+void stage_loop_init(stage_loop_t *l, shm_t *s, void (*status)(char *buf, size_t len)) {
+    *l = (stage_loop_t){.s = s, .wait_ms = daemon_wait_ms(1000), .status = status};
+}
+
+void stage_tick(stage_loop_t *l, uint32_t cur_slab) {
+    shm_heartbeat(l->s, cur_slab);
+    daemon_notify_watchdog();
+    uint64_t now = daemon_now_ns();
+    if (l->status && now - l->last_status > 2000000000ull) {
+        l->last_status = now;
+        char buf[200];
+        l->status(buf, sizeof buf);
+        daemon_notify_status("%s", buf);
+    }
+}
+
+int stage_wait(stage_loop_t *l, _Atomic uint32_t *word, uint32_t seen, int cap_ms) {
+    int ms = cap_ms > 0 && cap_ms < l->wait_ms ? cap_ms : l->wait_ms;
+    int r = shm_wait(word, seen, ms);
+    if (r == -ETIMEDOUT) shm_reclaim(l->s);
+    return r;
 }

@@ -1,5 +1,14 @@
-/* The start-up every pipeline stage (synthd, gpud, finalizerd) goes through, in two steps so that
- * gpud can bring its backend up between them. Errors are logged as one line each. */
+/* The skeleton every pipeline stage (synthd, gpud, finalizerd) runs on: start-up in two steps (so
+ * that gpud can bring its backend up between them), then a main loop of ticks and waits. Errors
+ * are logged as one line each.
+ *
+ * Invariants:
+ * - Every pass of a stage's main loop calls stage_tick: the heartbeat in the segment, the systemd
+ *   watchdog and the STATUS line are fed there and nowhere else.
+ * - A stage waits only through stage_wait: a futex wait on a sequence word, bounded by the
+ *   watchdog's half period; a wait that times out reclaims the slabs of dead owners.
+ * - A SIGBUS in a mapping the stage guards (the segment) is logged with that mapping's name and the
+ *   process exits (status 4) for its unit to restart it, instead of dying silently. */
 #pragma once
 #include <stdbool.h>
 
@@ -12,6 +21,25 @@
  * false: the caller exits with *ret_exit. */
 bool stage_init(int argc, char **argv, const char *name, const char *about, bool gpu, bool spool, daemon_args_t *args,
                 cfg_t *cfg, int *ret_exit);
-/* Attaches the segment the ini describes (creating it if missing, checking its geometry) and
- * registers this process there as role/instance. false: logged; the caller exits 1. */
+/* Attaches the segment the ini describes (creating it if missing, checking its geometry), guards
+ * its mapping against SIGBUS and registers this process there as role/instance. false: logged;
+ * the caller exits 1. */
 bool stage_attach(const cfg_t *cfg, shm_t *s, uint32_t role, uint32_t instance);
+
+/* Names a mapping for the SIGBUS handler (at most 8). */
+void stage_guard_mapping(const char *what, const void *base, size_t len);
+
+typedef struct stage_loop {
+    shm_t *s;
+    int wait_ms;          /* the longest wait: below half the watchdog period */
+    uint64_t last_status; /* when STATUS= was last sent */
+    void (*status)(char *buf, size_t len); /* the stage's STATUS= line */
+} stage_loop_t;
+
+void stage_loop_init(stage_loop_t *l, shm_t *s, void (*status)(char *buf, size_t len));
+/* One pass of the main loop: heartbeat (cur_slab: the slab in work, SHM_NONE when idle), watchdog,
+ * and the status line every two seconds. */
+void stage_tick(stage_loop_t *l, uint32_t cur_slab);
+/* Waits until *word differs from seen (a futex), at most cap_ms (or the loop's wait when cap_ms is
+ * 0 or longer); reclaims dead owners' slabs when the wait timed out. Returns the shm_wait result. */
+int stage_wait(stage_loop_t *l, _Atomic uint32_t *word, uint32_t seen, int cap_ms);

@@ -36,18 +36,18 @@ void uring_reader_free(uring_reader_t *u) {
 int uring_read_file(uring_reader_t *u, const char *path, void *buf, size_t cap, size_t *ret_len) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -errno;
+    int r = uring_read_fd(u, fd, buf, cap, ret_len);
+    close(fd);
+    return r;
+}
+
+int uring_read_fd(uring_reader_t *u, int fd, void *buf, size_t cap, size_t *ret_len) {
     struct stat st;
-    if (fstat(fd, &st) < 0) {
-        int e = -errno;
-        close(fd);
-        return e;
-    }
+    if (fstat(fd, &st) < 0) return -errno;
+    if (!S_ISREG(st.st_mode)) return -EINVAL;
     size_t len = (size_t)st.st_size;
     *ret_len = len;
-    if (len > cap) {
-        close(fd);
-        return -EFBIG;
-    }
+    if (len > cap) return -EFBIG;
     const size_t chunk = 1u << 20;
     size_t next = 0, done = 0;
     unsigned inflight = 0;
@@ -107,6 +107,5 @@ int uring_read_file(uring_reader_t *u, const char *path, void *buf, size_t cap, 
         io_uring_cqe_seen(&u->ring, cqe);
         inflight--;
     }
-    close(fd);
     return r;
 }

@@ -169,6 +169,9 @@ static int on_pipeline(struct parse_state *st, const char *k, const char *v) {
     } else if (!strcmp(k, "events")) {
         if (parse_u32(v, 16, 1u << 24, &c->events))
             return perr(st, "events = %s: expected a count from 16 to 16777216", v), 0;
+    } else if (!strcmp(k, "min_free")) {
+        if (cfg_parse_size(v, &c->min_free) < 0)
+            return perr(st, "min_free = %s: expected a size (e.g. 64M, 1G, or 0)", v), 0;
     } else {
         return perr(st, "unknown key '%s' in [pipeline]", k), 0;
     }
@@ -343,6 +346,7 @@ static void set_defaults(cfg_t *c) {
     memset(c, 0, sizeof *c);
     strcpy(c->name, "main");
     c->slabs = 8;
+    c->min_free = 64ull << 20;
     c->slab_size_auto = true;
     c->jobs = 64;
     c->events = 65536;
@@ -437,91 +441,4 @@ int cfg_circuit_index(const cfg_t *c, const char *name) {
     for (uint32_t i = 0; i < c->n_circuits; i++)
         if (!strcmp(c->circuits[i].name, name)) return (int)i;
     return -ENOENT;
-}
-
-static uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
-
-uint64_t cfg_slab_bytes_needed(uint32_t n_vars, uint32_t domain_size) {
-    /* header page + witness file image (values plus up to one page of file header and padding) + a, b, c */
-    return CFG_SLAB_HEADER + round_up((uint64_t)n_vars * 32 + 4096, 4096) +
-           3 * round_up((uint64_t)domain_size * 32, 4096);
-}
-
-static int read_exact(int fd, void *buf, size_t n, off_t off) {
-    ssize_t r = pread(fd, buf, n, off);
-    return r == (ssize_t)n ? 0 : -EIO;
-}
-
-int cfg_zkey_info(const char *path, cfg_zkey_info_t *ret, char *err, size_t errlen) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        ferr(err, errlen, "%s: cannot open: %s", path, strerror(e));
-        return -e;
-    }
-    int r = -EINVAL;
-    uint8_t hdr[12];
-    if (read_exact(fd, hdr, 12, 0) || memcmp(hdr, "zkey", 4)) {
-        ferr(err, errlen, "%s: not a .zkey file (bad magic)", path);
-        goto out;
-    }
-    uint32_t nsec;
-    memcpy(&nsec, hdr + 8, 4);
-    off_t off = 12;
-    for (uint32_t i = 0; i < nsec && i < 64; i++) {
-        uint8_t sh[12];
-        if (read_exact(fd, sh, 12, off)) break;
-        uint32_t type;
-        uint64_t size;
-        memcpy(&type, sh, 4);
-        memcpy(&size, sh + 4, 8);
-        if (type == 2) {
-            uint8_t b[4 + 64 + 4 + 64 + 12];
-            uint32_t n8q, n8r;
-            if (read_exact(fd, &n8q, 4, off + 12) || (n8q != 32 && n8q != 48)) break;
-            if (read_exact(fd, &n8r, 4, off + 16 + n8q) || n8r != 32) break;
-            if (read_exact(fd, b, 12, off + 20 + n8q + n8r)) break;
-            memcpy(&ret->n_vars, b, 4);
-            memcpy(&ret->n_pub, b + 4, 4);
-            memcpy(&ret->domain_size, b + 8, 4);
-            snprintf(ret->curve, sizeof ret->curve, "%s", n8q == 32 ? "bn128" : "bls12381");
-            if (!ret->domain_size || (ret->domain_size & (ret->domain_size - 1)) || ret->n_vars == 0) break;
-            r = 0;
-            goto out;
-        }
-        off += 12 + (off_t)size;
-    }
-    ferr(err, errlen, "%s: no valid groth16 header section (section 2)", path);
-out:
-    close(fd);
-    return r;
-}
-
-int cfg_resolve_slab_size(cfg_t *c, char *err, size_t errlen) {
-    uint64_t need = 0;
-    for (uint32_t i = 0; i < c->n_circuits; i++) {
-        cfg_zkey_info_t zi;
-        char e[600];
-        int r = cfg_zkey_info(c->circuits[i].zkey, &zi, e, sizeof e);
-        if (r < 0) {
-            ferr(err, errlen, "%s:%d: [circuit %s]: %s", c->path, c->circuits[i].line, c->circuits[i].name, e);
-            return r;
-        }
-        uint64_t n = round_up(cfg_slab_bytes_needed(zi.n_vars, zi.domain_size), CFG_SLAB_ALIGN);
-        if (!c->slab_size_auto && n > c->slab_size) {
-            ferr(err, errlen, "%s:%d: [circuit %s] needs slabs of %llu MiB, slab_size is %llu MiB", c->path,
-                 c->circuits[i].line, c->circuits[i].name, (unsigned long long)(n >> 20),
-                 (unsigned long long)(c->slab_size >> 20));
-            return -E2BIG;
-        }
-        if (n > need) need = n;
-    }
-    if (c->slab_size_auto) {
-        if (!need) {
-            ferr(err, errlen, "%s: slab_size = auto needs at least one [circuit NAME] section", c->path);
-            return -EINVAL;
-        }
-        c->slab_size = need;
-    }
-    return 0;
 }

@@ -6,12 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config/shared.h"
+
 #define CFG_DEFAULT_PATH "/etc/zkpipe/zkpipe.ini"
 #define CFG_MAX_CIRCUITS 32
 #define CFG_NAME_MAX 64
 #define CFG_PATH_MAX 1024
 
-typedef enum { CFG_PRIO_CRITICAL = 0, CFG_PRIO_HIGH = 1, CFG_PRIO_NORMAL = 2, CFG_PRIO_LOW = 3 } cfg_priority_t;
 typedef enum { CFG_TRIM_ALWAYS = 0, CFG_TRIM_NEVER = 1, CFG_TRIM_ABOVE = 2 } cfg_trim_t;
 typedef enum { CFG_BACKEND_AUTO = 0, CFG_BACKEND_CPU = 1, CFG_BACKEND_CUDA = 2 } cfg_backend_t;
 
@@ -37,6 +38,7 @@ typedef struct cfg {
     uint32_t reserve_critical;  /* slabs only CRITICAL work may fill (default 0) */
     uint32_t jobs;              /* job table size (default 64) */
     uint32_t events;            /* event ring records (default 65536) */
+    uint64_t min_free;          /* submit refuses new jobs while the spool has less free (default 64 MiB) */
     /* [synth] */
     uint32_t synth_instances; /* default 2 */
     uint32_t synth_threads;   /* 0 = all CPUs (default 1) */
@@ -57,32 +59,13 @@ typedef struct cfg {
 } cfg_t;
 
 /* Parses and validates path. On error returns a negative errno and writes "path:line: ..." into
- * err. slab_size stays 0 when it is auto: call cfg_resolve_slab_size() (reads the zkey headers). */
+ * err. slab_size stays 0 when it is auto: common/slab.h resolves it from the keys. */
 int cfg_load(cfg_t *c, const char *path, char *err, size_t errlen);
 /* Same from a string (name is used in messages). */
 int cfg_load_string(cfg_t *c, const char *name, const char *text, char *err, size_t errlen);
 
-/* Resolves slab_size = auto: the largest slab any configured circuit needs, rounded up to 2 MiB.
- * A no-op when slab_size was given; then checks that every circuit fits. */
-int cfg_resolve_slab_size(cfg_t *c, char *err, size_t errlen);
-
 const cfg_circuit_t *cfg_circuit(const cfg_t *c, const char *name);
 int cfg_circuit_index(const cfg_t *c, const char *name);
 
-/* "CRITICAL" ... "LOW" (case-insensitive) -> 0..3, or -EINVAL. */
-int cfg_parse_priority(const char *s);
-const char *cfg_priority_name(int p);
 /* "123", "4K", "2M", "1G" (binary multiples) -> bytes. */
 int cfg_parse_size(const char *s, uint64_t *ret);
-
-/* Geometry of one slab (docs/shm.md): header page, witness file image, a, b, c. */
-#define CFG_SLAB_ALIGN (2u << 20)
-#define CFG_SLAB_HEADER 4096u
-uint64_t cfg_slab_bytes_needed(uint32_t n_vars, uint32_t domain_size);
-
-/* Reads only the header of a .zkey (section 2): curve, nVars, nPublic, domainSize. */
-typedef struct cfg_zkey_info {
-    char curve[16];
-    uint32_t n_vars, n_pub, domain_size;
-} cfg_zkey_info_t;
-int cfg_zkey_info(const char *path, cfg_zkey_info_t *ret, char *err, size_t errlen);

@@ -1,8 +1,9 @@
 /* zkpipe-gpud: one per device. Registers the whole slab area with the backend once, loads each
  * circuit's key once, then repeatedly takes the READY slab with the smallest (priority, job order,
  * partition) key, proves it in place (the backend reads a, b, c and the witness where synthd wrote
- * them) and publishes the five raw points in the slab as PROVED. Nothing here takes a lock another
- * stage can hold. */
+ * them) and publishes the five raw points in the slab as PROVED. The GPU path takes no lock; only a
+ * reclaim after a timed-out wait may force open a registration lock whose holder died. A key whose
+ * file changed on disk is loaded again between partitions (common/circuits.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,46 +11,47 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/circuits.h"
 #include "common/daemon.h"
-#include "common/stage.h"
 #include "common/log.h"
+#include "common/stage.h"
 #include "config/config.h"
 #include "gpud/backend.h"
 #include "shm/shm.h"
+#include "shm/slab.h"
 #include "zk/zkey.h"
-
-struct key {
-    bool opened, loaded;
-    zk_zkey_t z;
-};
 
 static cfg_t cfg;
 static shm_t S;
+static stage_loop_t L;
 static const zk_backend_ops_t *B;
 static void *bctx;
-static struct key keys[CFG_MAX_CIRCUITS];
+/* The circuit cache's generation each key was loaded into the backend at (0: not loaded). */
+static uint64_t backend_gen[CFG_MAX_CIRCUITS];
+static bool backend_loaded[CFG_MAX_CIRCUITS];
 static uint64_t proved, busy_ns;
 
-static int key_get(const char *circuit, zk_zkey_t **ret, char *why, size_t whylen) {
+/* The circuit's key, resident in the backend. It is reloaded (file changed on disk) only when
+ * may_reload: no partition is in flight that uses the key being replaced. */
+static int key_get(const char *circuit, bool may_reload, zk_zkey_t **ret, char *why, size_t whylen) {
     int i = cfg_circuit_index(&cfg, circuit);
-    if (i < 0) return snprintf(why, whylen, "circuit %s is not configured in %s", circuit, cfg.path), -ENOENT;
-    struct key *k = &keys[i];
-    zk_err_t e = {{0}};
-    if (!k->opened) {
-        int r = zk_zkey_open(&k->z, cfg.circuits[i].zkey, &e);
-        if (r < 0) return snprintf(why, whylen, "%s", e.msg), r;
-        k->opened = true;
+    stage_circuit_t *c = circuits_get(circuit, may_reload, why, whylen);
+    if (!c || i < 0) {
+        if (i >= 0) backend_loaded[i] = false;
+        return -ENOENT;
     }
-    if (!k->loaded) {
+    if (!backend_loaded[i] || backend_gen[i] != c->generation) {
+        zk_err_t e = {{0}};
         uint64_t t0 = daemon_now_ns();
-        int r = B->load_key(bctx, &k->z, &e);
+        int r = B->load_key(bctx, &c->z, &e);
         if (r < 0) return snprintf(why, whylen, "%s", e.msg), r;
-        k->loaded = true;
+        backend_loaded[i] = true;
+        backend_gen[i] = c->generation;
         shm_event(&S, EV_GPU_LOAD_KEY, UINT32_MAX, (uint32_t)i, SHM_NONE, t0, daemon_now_ns() - t0, 0);
-        log_info("Loaded the key of circuit %s (%u wires, domain %u) in %.1f ms", circuit, k->z.n_vars,
-                 k->z.domain_size, (daemon_now_ns() - t0) / 1e6);
+        log_info("Loaded the key of circuit %s (%u wires, domain %u) in %.1f ms", circuit, c->z.n_vars,
+                 c->z.domain_size, (daemon_now_ns() - t0) / 1e6);
     }
-    *ret = &k->z;
+    *ret = &c->z;
     return 0;
 }
 
@@ -58,7 +60,7 @@ static void drop(uint32_t slab, uint32_t job, uint32_t part, const char *reason)
     if (reason)
         log_msg(LOG_ERR, &(log_ctx_t){.job = S.jobs[job].id, .part = (int)part, .slab = (int)slab}, NULL,
                 "Partition %u of job %s failed: %s", part, S.jobs[job].id, reason);
-    shm_part_give_up(&S, slab, SLAB_PROVING, job, part, reason);
+    (void)shm_part_give_up(&S, slab, SLAB_PROVING, job, part, reason);
 }
 
 /* A partition that was in flight this many times when gpud lost its device fails (it may be what
@@ -80,10 +82,10 @@ static int n_flights, first_flight, next_lane, depth;
  * process, so the restarted gpud (or any other) reclaims them as READY and proves them again on a
  * fresh context. Each of them counts the loss. */
 static _Noreturn void device_lost(const char *why, const shm_part_t *cur) {
-    if (cur) atomic_fetch_add(&((shm_part_t *)cur)->lost_count, 1);
+    if (cur) atomic_fetch_add_explicit(&((shm_part_t *)cur)->lost_count, 1, memory_order_relaxed);
     for (int i = 0; i < n_flights; i++) {
         flight_t *f = &flights[(first_flight + i) % ZK_BACKEND_MAX_LANES];
-        atomic_fetch_add(&S.jobs[f->job].parts[f->part].lost_count, 1);
+        atomic_fetch_add_explicit(&S.jobs[f->job].parts[f->part].lost_count, 1, memory_order_relaxed);
     }
     log_err("The device is lost (%s); exiting so that gpud restarts on a fresh context; the partitions in flight "
             "go back to READY",
@@ -96,24 +98,25 @@ static _Noreturn void device_lost(const char *why, const shm_part_t *cur) {
 static void start(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     shm_slab_t *d = &S.slabs[slab];
     shm_slab_hdr_t *h = shm_slab_header(&S, slab);
-    uint32_t job = atomic_load(&d->job), part = atomic_load(&d->part);
+    uint32_t job = atomic_load_explicit(&d->job, memory_order_relaxed), part = atomic_load_explicit(&d->part, memory_order_relaxed);
     shm_job_t *J = &S.jobs[job];
-    uint64_t t_ready = atomic_load(&d->t_ready_ns);
+    uint64_t t_ready = atomic_load_explicit(&d->t_ready_ns, memory_order_relaxed);
     /* idle gap since the previous partition (none while one is in flight); value 1 = a READY slab
      * was waiting during the gap */
     if (last_done && !n_flights)
         shm_event(&S, EV_GPU_WAIT, job, part, slab, last_done, t_pick - last_done, t_ready <= last_done);
     shm_event(&S, EV_GPU_HANDOFF, job, part, slab, t_ready, t_pick > t_ready ? t_pick - t_ready : 0,
               last_done <= t_ready);
-    if (atomic_load(&J->gen) != atomic_load(&d->job_gen) || atomic_load(&J->state) != JOB_ACTIVE) {
+    if (atomic_load_explicit(&J->gen, memory_order_acquire) != atomic_load_explicit(&d->job_gen, memory_order_relaxed) ||
+        shm_job_state(J) != JOB_ACTIVE) {
         drop(slab, job, part, NULL);
         return;
     }
-    shm_heartbeat(&S, slab);
+    stage_tick(&L, slab);
     char why[700];
     zk_zkey_t *z;
     shm_part_t *P = &J->parts[part];
-    int r = key_get(J->circuit, &z, why, sizeof why);
+    int r = key_get(J->circuit, n_flights == 0, &z, why, sizeof why);
     if (r == -ENODEV) device_lost(why, P);
     if (r < 0) {
         drop(slab, job, part, why);
@@ -125,15 +128,15 @@ static void start(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
         drop(slab, job, part, why);
         return;
     }
-    if (atomic_load(&P->lost_count) >= GPU_MAX_LOST) {
+    if (atomic_load_explicit(&P->lost_count, memory_order_relaxed) >= GPU_MAX_LOST) {
         snprintf(why, sizeof why,
                  "the GPU was lost %d times while proving it (it may be what faults the device; see gpud's log)",
                  GPU_MAX_LOST);
         drop(slab, job, part, why);
         return;
     }
-    atomic_fetch_add(&P->prove_count, 1);
-    atomic_store(&P->t_prove_start_ns, t_pick);
+    atomic_fetch_add_explicit(&P->prove_count, 1, memory_order_relaxed);
+    atomic_store_explicit(&P->t_prove_start_ns, t_pick, memory_order_relaxed);
     daemon_test_point("gpu.mid_prove", (int)part);
     uint8_t *base = shm_slab_data(&S, slab);
     zk_err_t e = {{0}};
@@ -167,7 +170,7 @@ static uint64_t finish(uint64_t prev_done) {
     if (r == -ENODEV) device_lost(e.msg, P);
     daemon_test_point("gpu.after_prove", (int)part);
     uint64_t t1 = daemon_now_ns();
-    shm_heartbeat(&S, n_flights ? flights[first_flight].slab : SHM_NONE);
+    stage_tick(&L, n_flights ? flights[first_flight].slab : SHM_NONE);
     if (r < 0) {
         drop(slab, job, part, e.msg);
         return daemon_now_ns();
@@ -175,9 +178,9 @@ static uint64_t finish(uint64_t prev_done) {
     uint64_t t0 = f.t_submit > prev_done ? f.t_submit : prev_done, tb = f.t_pick > prev_done ? f.t_pick : prev_done;
     h->core = tm;
     h->t_gpu_ns = t1 - t0;
-    atomic_store(&P->gpu_ns, t1 - t0);
-    atomic_store(&P->t_proved_ns, t1);
-    atomic_store(&S.slabs[slab].t_proved_ns, t1);
+    atomic_store_explicit(&P->gpu_ns, t1 - t0, memory_order_relaxed);
+    atomic_store_explicit(&P->t_proved_ns, t1, memory_order_relaxed);
+    atomic_store_explicit(&S.slabs[slab].t_proved_ns, t1, memory_order_relaxed);
     if (shm_slab_move(&S, slab, SLAB_PROVING, SLAB_PROVED) < 0) {
         log_msg(LOG_ERR, &lc, NULL, "Slab %u was taken from us while proving", slab);
         return t1;
@@ -186,7 +189,7 @@ static uint64_t finish(uint64_t prev_done) {
     busy_ns += t1 - tb;
     shm_count(&S, CNT_PROVED, 1);
     shm_count(&S, CNT_GPU_BUSY_NS, t1 - tb);
-    atomic_fetch_add(&S.procs[S.self].busy_ns, t1 - tb);
+    atomic_fetch_add_explicit(&S.procs[S.self].busy_ns, t1 - tb, memory_order_relaxed);
     shm_event(&S, EV_GPU_PROVE, job, part, slab, t0, t1 - t0, 0);
     /* the backend's steps, laid end to end inside the prove slice */
     uint64_t at = t0;
@@ -208,6 +211,10 @@ static uint64_t finish(uint64_t prev_done) {
     const char *fields[] = {fl[0], fl[1], fl[2], fl[3], NULL};
     log_msg(LOG_DEBUG, &lc, fields, "Proved partition %u of job %s in %.1f ms", part, h->job_id, (t1 - t0) / 1e6);
     return t1;
+}
+
+static void status_line(char *buf, size_t len) {
+    snprintf(buf, len, "%llu partitions proved on %s", (unsigned long long)proved, B->name);
 }
 
 int main(int argc, char **argv) {
@@ -247,6 +254,7 @@ int main(int argc, char **argv) {
     if (depth < 1) depth = 1;
     if (depth > ZK_BACKEND_MAX_LANES) depth = ZK_BACKEND_MAX_LANES;
     if (!stage_attach(&cfg, &S, ROLE_GPUD, (uint32_t)args.instance)) return 1;
+    circuits_init(&cfg, 0);
     daemon_notify_extend(120 * 1000000ull, "registering the slab memory");
     uint32_t first = 0;
     r = zk_backend_register_slabs(B, bctx, S.data, S.hdr->n_slabs, S.hdr->slab_size, &first, &e);
@@ -265,19 +273,18 @@ int main(int argc, char **argv) {
         snprintf(what, sizeof what, "loading the key of %s", cfg.circuits[i].name);
         daemon_notify_extend((60 + 10 * gib) * 1000000ull, what);
         daemon_test_point("gpu.load_key", (int)i);
-        int kr = key_get(cfg.circuits[i].name, &z, err, sizeof err);
+        int kr = key_get(cfg.circuits[i].name, false, &z, err, sizeof err);
         if (kr == -ENODEV) device_lost(err, NULL);
         if (kr < 0) log_err("Failed to preload circuit %s: %s", cfg.circuits[i].name, err); /* jobs for it will fail */
     }
     int reclaimed = shm_reclaim(&S);
-    int wait_ms = daemon_wait_ms(1000);
+    stage_loop_init(&L, &S, status_line);
     daemon_notify_ready("attached; keys loaded; waiting for READY slabs");
     log_info("Attached to %s with backend %s (device %d, %d partition%s in flight); reclaimed %d slabs", cfg.segment,
              B->name, args.device, depth, depth > 1 ? "s" : "", reclaimed);
-    uint64_t last_done = 0, last_status = 0;
+    uint64_t last_done = 0;
     while (!daemon_stop) {
-        shm_heartbeat(&S, n_flights ? flights[first_flight].slab : SHM_NONE);
-        daemon_notify_watchdog();
+        stage_tick(&L, n_flights ? flights[first_flight].slab : SHM_NONE);
         uint32_t seq = atomic_load_explicit(&S.hdr->slab_seq, memory_order_acquire);
         uint32_t slab;
         /* keep the backend fed: the next partition is submitted before the current one is collected */
@@ -289,16 +296,10 @@ int main(int argc, char **argv) {
             last_done = finish(last_done);
             continue;
         }
-        uint64_t now = daemon_now_ns();
-        if (now - last_status > 2000000000ull) {
-            last_status = now;
-            daemon_notify_status("%llu partitions proved on %s", (unsigned long long)proved, B->name);
-        }
-        if (shm_wait(&S.hdr->slab_seq, seq, wait_ms) == -ETIMEDOUT) shm_reclaim(&S);
+        (void)stage_wait(&L, &S.hdr->slab_seq, seq, 0);
     }
     daemon_notify_stopping();
     while (n_flights) last_done = finish(last_done); /* what is submitted is finished, not redone */
-    daemon_notify_stopping();
     log_info("Stopping after %llu partitions (%.1f s busy)", (unsigned long long)proved, busy_ns / 1e9);
     B->destroy(bctx);
     shm_close(&S);

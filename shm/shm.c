@@ -2,6 +2,8 @@
  * machine, job table, futex waits, event ring, reclaim of dead owners. No logging, no policy. */
 #include "shm.h"
 
+#include "cleanup.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -13,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,7 +25,7 @@
 #define RLX memory_order_relaxed
 #define ACQREL memory_order_acq_rel
 
-static const uint64_t ALIGN2M = 2u << 20;
+static const uint64_t ALIGN2M = CFG_SLAB_ALIGN;
 static uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 uint64_t shm_now_ns(void) {
@@ -62,7 +65,7 @@ static void layout(shm_header_t *h, const shm_geometry_t *g) {
 }
 
 /* Maps the segment at a 2 MiB-aligned address, so that slab data (2 MiB-aligned offsets) is
- * 2 MiB-aligned in memory too (huge pages, cudaHostRegister). */
+ * 2 MiB-aligned in memory too (huge pages, cudaHostRegister). The caller keeps the fd. */
 static int map_fd(shm_t *s, int fd, size_t size) {
     size_t span = size + ALIGN2M;
     uint8_t *area = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -76,11 +79,16 @@ static int map_fd(shm_t *s, int fd, size_t size) {
         munmap(aligned, size);
         return -e;
     }
-    s->fd = fd;
     s->base = p;
     s->size = size;
     s->hdr = p;
     return 0;
+}
+
+static void unmap(shm_t *s) {
+    if (s->base) munmap(s->base, s->size);
+    s->base = NULL;
+    s->hdr = NULL;
 }
 
 static void set_views(shm_t *s) {
@@ -116,7 +124,7 @@ static int geometry_check(const shm_t *s, const shm_geometry_t *g, char *err, si
 }
 
 static int attach(shm_t *s, const shm_geometry_t *g, char *err, size_t errlen) {
-    int fd = open(s->path, O_RDWR | O_CLOEXEC);
+    _cleanup_close_ int fd = open(s->path, O_RDWR | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
         if (e != ENOENT)
@@ -126,70 +134,73 @@ static int attach(shm_t *s, const shm_geometry_t *g, char *err, size_t errlen) {
         return -e;
     }
     struct stat st;
-    if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(shm_header_t)) {
-        seterr(err, errlen, "%s: too small to be a zkpipe segment", s->path);
-        close(fd);
-        return -EBADMSG;
-    }
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size < sizeof(shm_header_t))
+        return seterr(err, errlen, "%s: too small to be a zkpipe segment (or not a regular file)", s->path), -EBADMSG;
     shm_header_t h;
-    if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h || h.magic != SHM_MAGIC) {
-        seterr(err, errlen, "%s: not a zkpipe segment (bad magic)", s->path);
-        close(fd);
-        return -EBADMSG;
-    }
-    if (h.version != SHM_LAYOUT_VERSION || h.header_size != sizeof(shm_header_t)) {
-        seterr(err, errlen, "%s: layout version %u (header %u bytes), this build uses %u (%zu bytes)", s->path,
-               h.version, h.header_size, SHM_LAYOUT_VERSION, sizeof(shm_header_t));
-        close(fd);
-        return -EPROTO;
-    }
-    if ((uint64_t)st.st_size < h.total_size) {
-        seterr(err, errlen, "%s: %lld bytes, header says %llu", s->path, (long long)st.st_size,
-               (unsigned long long)h.total_size);
-        close(fd);
-        return -EBADMSG;
-    }
+    if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h || h.magic != SHM_MAGIC)
+        return seterr(err, errlen, "%s: not a zkpipe segment (bad magic)", s->path), -EBADMSG;
+    if (h.version != SHM_LAYOUT_VERSION || h.header_size != sizeof(shm_header_t))
+        return seterr(err, errlen, "%s: layout version %u (header %u bytes), this build uses %u (%zu bytes)", s->path,
+                      h.version, h.header_size, SHM_LAYOUT_VERSION, sizeof(shm_header_t)),
+               -EPROTO;
+    shm_header_t want = {0};
+    layout(&want, &(shm_geometry_t){.slabs = h.n_slabs, .jobs = h.n_jobs, .events = h.n_events, .slab_size = h.slab_size});
+    if (h.n_procs != SHM_MAX_PROCS || want.total_size != h.total_size || want.data_off != h.data_off ||
+        want.jobs_off != h.jobs_off || want.events_off != h.events_off || !h.n_events || h.slab_size % ALIGN2M)
+        return seterr(err, errlen, "%s: corrupt header (its offsets do not follow from its geometry)", s->path),
+               -EBADMSG;
+    if ((uint64_t)st.st_size < h.total_size)
+        return seterr(err, errlen, "%s: %lld bytes, header says %llu", s->path, (long long)st.st_size,
+                      (unsigned long long)h.total_size),
+               -EBADMSG;
     int r = map_fd(s, fd, h.total_size);
-    if (r < 0) {
-        seterr(err, errlen, "%s: cannot map %llu bytes: %s", s->path, (unsigned long long)h.total_size, strerror(-r));
-        close(fd);
-        return r;
-    }
+    if (r < 0)
+        return seterr(err, errlen, "%s: cannot map %llu bytes: %s", s->path, (unsigned long long)h.total_size,
+                      strerror(-r)),
+               r;
     set_views(s);
     r = geometry_check(s, g, err, errlen);
     if (r < 0) {
-        shm_close(s);
+        unmap(s);
         return r;
     }
+    s->fd = TAKE_FD(fd);
     return 0;
 }
 
+static void unlink_pathp(char **p) {
+    if (*p) (void)unlink(*p);
+}
+
 static int create(shm_t *s, const shm_geometry_t *g, char *err, size_t errlen) {
-    if (!g || !g->slabs || !g->jobs || g->events < 16 || !g->slab_size || g->slab_size % ALIGN2M) {
-        seterr(err, errlen, "%s: invalid geometry (slab_size must be a non-zero multiple of 2 MiB)", s->path);
-        return -EINVAL;
-    }
+    if (!g || !g->slabs || !g->jobs || g->events < 16 || !g->slab_size || g->slab_size % ALIGN2M)
+        return seterr(err, errlen, "%s: invalid geometry (slab_size must be a non-zero multiple of 2 MiB)", s->path),
+               -EINVAL;
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.tmp.%d", s->path, (int)getpid());
-    int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0660);
+    _cleanup_close_ int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0660);
     if (fd < 0) {
         int e = errno;
-        seterr(err, errlen, "%s: cannot create: %s", tmp, strerror(e));
-        return -e;
+        return seterr(err, errlen, "%s: cannot create: %s", tmp, strerror(e)), -e;
     }
+    /* the temporary name goes on every path; after link() the segment keeps its final name */
+    __attribute__((cleanup(unlink_pathp))) char *tmp_name = tmp;
     shm_header_t h = {0};
     layout(&h, g);
-    int r;
-    if (ftruncate(fd, (off_t)h.total_size) < 0) {
-        r = -errno;
-        seterr(err, errlen, "%s: cannot size to %llu bytes: %s", tmp, (unsigned long long)h.total_size, strerror(-r));
-        goto fail;
+    /* Reserve every byte now: a segment larger than its file system would otherwise be created and
+     * kill every stage with SIGBUS the first time a page beyond the free space is touched. */
+    int r = posix_fallocate(fd, 0, (off_t)h.total_size);
+    if (r) {
+        struct statvfs v;
+        char avail[64] = "unknown";
+        if (fstatvfs(fd, &v) == 0)
+            snprintf(avail, sizeof avail, "%llu MiB", (unsigned long long)((uint64_t)v.f_bavail * v.f_frsize >> 20));
+        return seterr(err, errlen, "%s: cannot reserve %llu MiB for the segment: %s (the file system has %s free)",
+                      s->path, (unsigned long long)(h.total_size >> 20), strerror(r), avail),
+               -r;
     }
     r = map_fd(s, fd, h.total_size);
-    if (r < 0) {
-        seterr(err, errlen, "%s: cannot map: %s", tmp, strerror(-r));
-        goto fail;
-    }
+    if (r < 0) return seterr(err, errlen, "%s: cannot map: %s", tmp, strerror(-r)), r;
     memcpy(s->hdr, &h, sizeof h);
     s->hdr->version = SHM_LAYOUT_VERSION;
     s->hdr->created_ns = shm_realtime_ns();
@@ -208,19 +219,12 @@ static int create(shm_t *s, const shm_geometry_t *g, char *err, size_t errlen) {
     s->hdr->magic = SHM_MAGIC; /* last; link() below publishes the finished segment */
     if (link(tmp, s->path) < 0) {
         r = -errno;
-        (void)unlink(tmp);
-        munmap(s->base, s->size);
-        s->base = NULL;
-        close(fd);
+        unmap(s);
         return r; /* -EEXIST: someone else won; caller attaches */
     }
-    (void)unlink(tmp);
+    s->fd = TAKE_FD(fd);
     s->created = true;
     return 0;
-fail:
-    (void)unlink(tmp);
-    close(fd);
-    return r;
 }
 
 int shm_open_segment(shm_t *s, const char *path, const shm_geometry_t *g, bool do_create, char *err, size_t errlen) {
@@ -241,9 +245,8 @@ int shm_open_segment(shm_t *s, const char *path, const shm_geometry_t *g, bool d
 
 void shm_close(shm_t *s) {
     if (s->self >= 0) shm_unregister(s);
-    if (s->base) munmap(s->base, s->size);
+    unmap(s);
     if (s->fd >= 0) close(s->fd);
-    s->base = NULL;
     s->fd = -1;
 }
 
@@ -315,6 +318,8 @@ int shm_register(shm_t *s, uint32_t role, uint32_t instance) {
         atomic_store_explicit(&p->heartbeat_ns, shm_now_ns(), RLX);
         atomic_store_explicit(&p->busy_ns, 0, RLX);
         atomic_store_explicit(&p->steps, 0, RLX);
+        atomic_store_explicit(&p->disk_wait, 0, RLX);
+        atomic_store_explicit(&p->disk_wait_since_ns, 0, RLX);
         atomic_store_explicit(&p->ready_inc, inc, REL);
         s->self = (int)i;
         s->self_inc = inc;
@@ -447,7 +452,9 @@ int shm_lock(shm_t *s) {
             if (atomic_compare_exchange_strong_explicit(&s->hdr->reg_lock, &cur, mine, ACQREL, ACQ)) break;
             continue;
         }
-        /* Held briefly by a live process (a job registration); the GPU path never takes it. */
+        /* Held by a live process for one job registration, or for one job's end (its result.json
+         * written and synced, its directory renamed); the GPU stage takes it only to force open a
+         * lock whose holder died (shm_reclaim). */
         struct timespec ts = {0, 200000};
         nanosleep(&ts, NULL);
     }
@@ -536,27 +543,91 @@ int shm_job_register(shm_t *s, const char *id, const char *circuit, uint32_t pri
     return slot;
 }
 
-void shm_part_give_up(shm_t *s, uint32_t idx, uint32_t from, uint32_t job, uint32_t part, const char *reason) {
+static uint64_t inflight_word(uint32_t slab) { return (uint64_t)PART_INFLIGHT | (uint64_t)slab << 8; }
+
+/* Only the owner of the slab moves its partition: a stage that lost its slab (taken for dead and
+ * reclaimed) moves nothing, even when the same partition went back into a slab of the same index.
+ * The partition moves before the slab, so that a crash between the two leaves an owned slab for a
+ * reclaimer, never a partition in flight in no slab. */
+static bool own_slab(shm_t *s, uint32_t idx, uint32_t st) {
+    return atomic_load_explicit(&s->slabs[idx].word, ACQ) == shm_tag(s, st);
+}
+
+bool shm_part_give_up(shm_t *s, uint32_t idx, uint32_t from, uint32_t job, uint32_t part, const char *reason) {
     shm_job_t *J = &s->jobs[job];
-    uint64_t w = (uint64_t)PART_INFLIGHT | (uint64_t)idx << 8;
-    if (reason) {
-        atomic_compare_exchange_strong(&J->parts[part].word, &w, PART_FAILED);
-        shm_count(s, CNT_PART_FAILED, 1);
-        shm_job_fail(s, job, reason);
-    } else {
-        atomic_compare_exchange_strong(&J->parts[part].word, &w, PART_DROPPED);
+    bool moved = false;
+    if (own_slab(s, idx, from)) {
+        uint64_t w = inflight_word(idx);
+        moved = atomic_compare_exchange_strong_explicit(&J->parts[part].word, &w,
+                                                        (uint64_t)(reason ? PART_FAILED : PART_DROPPED), ACQREL, RLX);
+        if (moved && reason) {
+            shm_count(s, CNT_PART_FAILED, 1);
+            shm_job_fail(s, job, reason);
+        }
+        (void)shm_slab_move(s, idx, from, SLAB_FREE);
     }
-    (void)shm_slab_move(s, idx, from, SLAB_FREE);
+    shm_bump(&s->hdr->job_seq);
+    return moved;
+}
+
+int shm_part_finish(shm_t *s, uint32_t idx, uint32_t job, uint32_t part) {
+    shm_job_t *J = &s->jobs[job];
+    if (!own_slab(s, idx, SLAB_FINALIZING)) return -ESTALE;
+    uint64_t w = inflight_word(idx);
+    bool moved = atomic_compare_exchange_strong_explicit(&J->parts[part].word, &w, (uint64_t)PART_DONE, ACQREL, RLX);
+    int r = shm_slab_move(s, idx, SLAB_FINALIZING, SLAB_FREE);
+    shm_bump(&s->hdr->job_seq);
+    return moved && r == 0 ? 0 : -ESTALE;
+}
+
+void shm_part_counts(shm_t *s, uint32_t slot, uint32_t counts[PART_NSTATES]) {
+    shm_job_t *j = &s->jobs[slot];
+    memset(counts, 0, sizeof(uint32_t) * PART_NSTATES);
+    for (uint32_t k = 0; k < j->n_parts && k < SHM_MAX_PARTS; k++) {
+        uint32_t st = shm_part_state(&j->parts[k]);
+        if (st < PART_NSTATES) counts[st]++;
+    }
+}
+
+const char *shm_job_error(const shm_job_t *j) {
+    return atomic_load_explicit(&j->err_set, ACQ) == 2 ? j->error : "";
+}
+
+bool shm_job_set_error(shm_t *s, uint32_t slot, const char *reason) {
+    shm_job_t *j = &s->jobs[slot];
+    uint32_t zero = 0;
+    if (!atomic_compare_exchange_strong_explicit(&j->err_set, &zero, 1, ACQREL, RLX)) return false;
+    snprintf(j->error, sizeof j->error, "%s", reason);
+    atomic_store_explicit(&j->err_set, 2, REL);
+    return true;
+}
+
+uint32_t shm_job_outcome(shm_t *s, uint32_t slot) {
+    shm_job_t *J = &s->jobs[slot];
+    uint32_t st = shm_job_state(J);
+    if (!shm_job_live(st) || shm_job_outstanding(s, slot)) return 0;
+    if (st == JOB_CANCELLING) return JOB_CANCELLED;
+    uint32_t counts[PART_NSTATES];
+    shm_part_counts(s, slot, counts);
+    if (st == JOB_ACTIVE && counts[PART_DONE] == J->n_parts) return JOB_DONE;
+    /* ACTIVE with a partition not done cannot happen without a FAILED/DROPPED one: keep a reason */
+    (void)shm_job_set_error(s, slot, "some partitions were dropped");
+    return JOB_FAILED;
+}
+
+void shm_job_end(shm_t *s, uint32_t slot, uint32_t final) {
+    shm_job_t *J = &s->jobs[slot];
+    uint64_t now = shm_now_ns();
+    atomic_store_explicit(&J->done_ns, now, RLX);
+    atomic_store_explicit(&J->state, final, REL);
+    shm_count(s, final == JOB_DONE ? CNT_JOBS_DONE : CNT_JOBS_FAILED, 1);
+    shm_event(s, EV_JOB_DONE, slot, J->n_parts, SHM_NONE, J->registered_ns, now - J->registered_ns, final);
     shm_bump(&s->hdr->job_seq);
 }
 
 void shm_job_fail(shm_t *s, uint32_t slot, const char *reason) {
     shm_job_t *j = &s->jobs[slot];
-    uint32_t zero = 0;
-    if (atomic_compare_exchange_strong_explicit(&j->err_set, &zero, 1, ACQREL, RLX)) {
-        snprintf(j->error, sizeof j->error, "%s", reason);
-        atomic_store_explicit(&j->err_set, 2, REL);
-    }
+    (void)shm_job_set_error(s, slot, reason);
     uint32_t st = JOB_ACTIVE;
     (void)atomic_compare_exchange_strong_explicit(&j->state, &st, JOB_FAILING, ACQREL, RLX);
     shm_job_drop_pending(s, slot);
@@ -587,7 +658,7 @@ uint32_t shm_job_outstanding(shm_t *s, uint32_t slot) {
     shm_job_t *j = &s->jobs[slot];
     uint32_t n = 0;
     for (uint32_t k = 0; k < j->n_parts; k++) {
-        uint32_t st = atomic_load_explicit(&j->parts[k].word, ACQ) & 0xff;
+        uint32_t st = shm_part_state(&j->parts[k]);
         if (st == PART_PENDING || st == PART_INFLIGHT) n++;
     }
     return n;
@@ -596,9 +667,9 @@ uint32_t shm_job_outstanding(shm_t *s, uint32_t slot) {
 bool shm_critical_pending(shm_t *s) {
     for (uint32_t i = 0; i < s->hdr->n_jobs; i++) {
         shm_job_t *j = &s->jobs[i];
-        if (atomic_load_explicit(&j->state, ACQ) != JOB_ACTIVE || j->prio != 0) continue;
+        if (atomic_load_explicit(&j->state, ACQ) != JOB_ACTIVE || j->prio != CFG_PRIO_CRITICAL) continue;
         for (uint32_t k = 0; k < j->n_parts; k++)
-            if ((atomic_load_explicit(&j->parts[k].word, ACQ) & 0xff) == PART_PENDING) return true;
+            if (shm_part_state(&j->parts[k]) == PART_PENDING) return true;
     }
     return false;
 }
@@ -610,10 +681,10 @@ int shm_part_claim(shm_t *s, uint32_t slab, bool critical_only, uint32_t *ret_jo
         for (uint32_t i = 0; i < s->hdr->n_jobs; i++) {
             shm_job_t *j = &s->jobs[i];
             if (atomic_load_explicit(&j->state, ACQ) != JOB_ACTIVE) continue;
-            if (critical_only && j->prio != 0) continue;
+            if (critical_only && j->prio != CFG_PRIO_CRITICAL) continue;
             if (bj >= 0 && !key_less(j->prio, j->order, 0, s->jobs[bj].prio, s->jobs[bj].order, 0)) continue;
             for (uint32_t k = 0; k < j->n_parts; k++)
-                if ((atomic_load_explicit(&j->parts[k].word, ACQ) & 0xff) == PART_PENDING) {
+                if (shm_part_state(&j->parts[k]) == PART_PENDING) {
                     bj = (int)i, bk = k;
                     break;
                 }
@@ -629,8 +700,7 @@ int shm_part_claim(shm_t *s, uint32_t slab, bool critical_only, uint32_t *ret_jo
         atomic_store_explicit(&d->order, j->order, RLX);
         atomic_thread_fence(memory_order_seq_cst);
         uint64_t w = PART_PENDING;
-        if (atomic_compare_exchange_strong_explicit(&j->parts[bk].word, &w,
-                                                    (uint64_t)PART_INFLIGHT | (uint64_t)slab << 8, ACQREL, ACQ)) {
+        if (atomic_compare_exchange_strong_explicit(&j->parts[bk].word, &w, inflight_word(slab), ACQREL, ACQ)) {
             atomic_store_explicit(&j->parts[bk].t_claim_ns, shm_now_ns(), RLX);
             atomic_fetch_add_explicit(&j->parts[bk].synth_count, 1, RLX);
             *ret_job = (uint32_t)bj;
@@ -656,7 +726,7 @@ int shm_reclaim(shm_t *s) {
             uint32_t jb = atomic_load_explicit(&d->job, RLX), k = atomic_load_explicit(&d->part, RLX);
             if (jb < s->hdr->n_jobs && k < SHM_MAX_PARTS &&
                 atomic_load_explicit(&s->jobs[jb].gen, ACQ) == atomic_load_explicit(&d->job_gen, RLX)) {
-                uint64_t pw = (uint64_t)PART_INFLIGHT | (uint64_t)i << 8;
+                uint64_t pw = inflight_word(i);
                 uint32_t js = atomic_load_explicit(&s->jobs[jb].state, ACQ);
                 uint64_t back = js == JOB_ACTIVE ? PART_PENDING : PART_DROPPED;
                 if (atomic_compare_exchange_strong_explicit(&s->jobs[jb].parts[k].word, &pw, back, ACQREL, RLX))
@@ -701,6 +771,59 @@ void shm_event(shm_t *s, uint32_t type, uint32_t job_slot, uint32_t part, uint32
     else
         e->job[0] = 0;
     atomic_store_explicit(&e->seq, h + 1, REL);
+}
+
+bool shm_proc_info(shm_t *s, uint32_t slot, shm_proc_info_t *ret) {
+    shm_proc_t *p = &s->procs[slot];
+    uint64_t claim = atomic_load_explicit(&p->claim, ACQ);
+    if ((claim & 0xffffffffu) == 0) return false;
+    ret->pid = (uint32_t)(claim & 0xffffffffu);
+    ret->alive = !proc_slot_dead(s, slot, claim);
+    ret->role = atomic_load_explicit(&p->role, RLX);
+    ret->instance = atomic_load_explicit(&p->instance, RLX);
+    ret->cur_slab = atomic_load_explicit(&p->cur_slab, RLX);
+    ret->heartbeat_ns = atomic_load_explicit(&p->heartbeat_ns, RLX);
+    ret->started_ns = atomic_load_explicit(&p->started_ns, RLX);
+    ret->busy_ns = atomic_load_explicit(&p->busy_ns, RLX);
+    ret->disk_wait = atomic_load_explicit(&p->disk_wait, RLX);
+    ret->disk_wait_since_ns = atomic_load_explicit(&p->disk_wait_since_ns, RLX);
+    return true;
+}
+
+void shm_disk_wait(shm_t *s, int delta) {
+    if (s->self < 0 || !delta) return;
+    shm_proc_t *p = &s->procs[s->self];
+    uint32_t before = atomic_load_explicit(&p->disk_wait, RLX), after = (uint32_t)((int)before + delta);
+    if (before == 0) atomic_store_explicit(&p->disk_wait_since_ns, shm_now_ns(), RLX);
+    if (after == 0) atomic_store_explicit(&p->disk_wait_since_ns, 0, RLX);
+    atomic_store_explicit(&p->disk_wait, after, RLX); /* only the owner writes it */
+}
+
+void shm_event_range(shm_t *s, uint64_t *ret_first, uint64_t *ret_head) {
+    uint64_t head = atomic_load_explicit(&s->hdr->ev_head, ACQ), n = s->hdr->n_events;
+    *ret_first = head > n ? head - n : 0;
+    *ret_head = head;
+}
+
+bool shm_event_read(shm_t *s, uint64_t i, shm_event_t *ret) {
+    shm_event_t *e = &s->events[i % s->hdr->n_events];
+    if (atomic_load_explicit(&e->seq, ACQ) != i + 1) return false;
+    ret->t_ns = e->t_ns;
+    ret->dur_ns = e->dur_ns;
+    ret->value = e->value;
+    ret->pid = e->pid;
+    ret->role = e->role;
+    ret->type = e->type;
+    ret->slab = e->slab;
+    ret->part = e->part;
+    ret->job_slot = e->job_slot;
+    memcpy(ret->job, e->job, sizeof ret->job);
+    ret->job[sizeof ret->job - 1] = 0;
+    /* seqlock reader: the copy must be complete before the re-check reads seq again */
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&e->seq, RLX) != i + 1) return false;
+    atomic_store_explicit(&ret->seq, i + 1, RLX);
+    return true;
 }
 
 /* ---- names ---- */

@@ -26,10 +26,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "zk/groth16.h"
+#include "config/shared.h"
 
 #define SHM_MAGIC 0x3168736570697a6bull /* "kzipesh1" */
-#define SHM_LAYOUT_VERSION 2u           /* 2: shm_part_t.lost_count */
+#define SHM_LAYOUT_VERSION 3u           /* 2: shm_part_t.lost_count; 3: disk-wait gauge, pinned sizes */
 #define SHM_MAX_PROCS 128u
 #define SHM_MAX_PARTS 256u
 #define SHM_ID_MAX 48
@@ -48,7 +48,7 @@ enum {
     SLAB_NSTATES = 6
 };
 /* Partition states. */
-enum { PART_PENDING = 0, PART_INFLIGHT = 1, PART_DONE = 2, PART_FAILED = 3, PART_DROPPED = 4 };
+enum { PART_PENDING = 0, PART_INFLIGHT = 1, PART_DONE = 2, PART_FAILED = 3, PART_DROPPED = 4, PART_NSTATES = 5 };
 /* Job states. FREE slots are unused; DONE/FAILED/CANCELLED records stay for `status` until reused. */
 enum {
     JOB_FREE = 0,
@@ -58,7 +58,8 @@ enum {
     JOB_CANCELLING = 4,
     JOB_DONE = 5,
     JOB_FAILED = 6,
-    JOB_CANCELLED = 7
+    JOB_CANCELLED = 7,
+    JOB_NSTATES = 8
 };
 /* Process roles. */
 enum { ROLE_NONE = 0, ROLE_SYNTHD = 1, ROLE_GPUD = 2, ROLE_FINALIZERD = 3, ROLE_CLI = 4 };
@@ -104,6 +105,7 @@ enum {
     CNT_SYNTH_BUSY_NS,
     CNT_FIN_BUSY_NS,
     CNT_VERIFY_FAILED,
+    CNT_DISK_FULL, /* episodes of a finalizer waiting for spool space */
     CNT_MAX
 };
 
@@ -134,6 +136,11 @@ typedef struct shm_proc {
     _Atomic uint64_t started_ns;
     _Atomic uint64_t busy_ns;
     _Atomic uint64_t steps;
+    /* Gauge (finalizers): partitions whose proofs this process holds back (slab PROVED) until the
+     * spool has space again, and since when (CLOCK_MONOTONIC); 0 when none. A dead process's
+     * gauge is not counted. */
+    _Atomic uint32_t disk_wait;
+    _Atomic uint64_t disk_wait_since_ns;
 } shm_proc_t;
 
 typedef struct shm_slab {
@@ -178,20 +185,23 @@ typedef struct shm_event {
     char job[SHM_ID_MAX - 16];
 } shm_event_t;
 
-/* Header page at the start of each slab's data; written by the owner of the current state. */
-typedef struct shm_slab_hdr {
-    uint32_t job, job_gen, part, curve_id;
-    char job_id[SHM_ID_MAX];
-    char circuit[SHM_CIRCUIT_MAX];
-    uint32_t n_vars, n_pub, domain_size, pad0;
-    uint64_t wtns_off, wtns_len;               /* the witness file image, relative to the slab */
-    uint64_t values_off;                       /* witness values (n_vars x 32, standard form) */
-    uint64_t a_off, b_off, c_off;              /* a, b, c (domain_size x 32 each, Montgomery) */
-    uint64_t t_read_ns, t_check_ns, t_eval_ns; /* synthesis step durations */
-    zk_raw_t raw;                              /* written by gpud */
-    zk_core_times_t core;                      /* gpud step durations */
-    uint64_t t_gpu_ns;
-} shm_slab_hdr_t;
+/* The segment's layout is SHM_LAYOUT_VERSION: these pin it, so that a change to any shared struct
+ * fails the build until the version is bumped (attachers refuse other versions) and the sizes are
+ * updated here and in docs/shm.md. */
+_Static_assert(SHM_LAYOUT_VERSION == 3, "update the layout asserts below for the new version");
+_Static_assert(sizeof(shm_header_t) == 576 && offsetof(shm_header_t, reg_lock) == 328 &&
+                   offsetof(shm_header_t, ev_head) == 384 && offsetof(shm_header_t, counters) == 448,
+               "shm_header_t layout");
+_Static_assert(sizeof(shm_proc_t) == 128 && offsetof(shm_proc_t, disk_wait) == 64, "shm_proc_t layout");
+_Static_assert(sizeof(shm_slab_t) == 64, "shm_slab_t layout");
+_Static_assert(sizeof(shm_part_t) == 96, "shm_part_t layout");
+_Static_assert(sizeof(shm_job_t) == 25088 && offsetof(shm_job_t, parts) == 488, "shm_job_t layout");
+_Static_assert(sizeof(shm_event_t) == 88, "shm_event_t layout");
+
+/* The segment's layout is SHM_LAYOUT_VERSION: these pin it, so that a change to any shared struct
+ * fails the build until the version is bumped (attachers refuse other versions) and the sizes are
+ * updated here and in docs/shm.md. */
+
 
 typedef struct shm_geometry {
     uint32_t slabs, jobs, events;
@@ -243,7 +253,6 @@ int shm_reclaim(shm_t *s);
 
 /* Slabs. */
 static inline uint8_t *shm_slab_data(shm_t *s, uint32_t i) { return s->data + (uint64_t)i * s->hdr->slab_size; }
-static inline shm_slab_hdr_t *shm_slab_header(shm_t *s, uint32_t i) { return (shm_slab_hdr_t *)shm_slab_data(s, i); }
 uint32_t shm_slab_state(shm_t *s, uint32_t i);
 /* FREE -> FILLING(self). Counts FREE slabs first: takes one only when more than `reserve` are FREE,
  * or when critical_ok. *ret_reserved says the slab came out of the reserve. -EAGAIN when none. */
@@ -273,13 +282,40 @@ int shm_job_find(shm_t *s, const char *id); /* slot or -ENOENT (any state, newes
 int shm_job_register(shm_t *s, const char *id, const char *circuit, uint32_t prio, uint32_t n_parts, uint64_t submit_ns,
                      const bool *done_mask);
 bool shm_job_live(uint32_t state); /* ACTIVE, FAILING or CANCELLING */
-/* Sets the job's error once and moves ACTIVE -> FAILING. */
+/* Sets the job's error once and moves ACTIVE -> FAILING; drops its pending partitions. */
 void shm_job_fail(shm_t *s, uint32_t slot, const char *reason);
 int shm_job_cancel(shm_t *s, uint32_t slot); /* ACTIVE -> CANCELLING */
+/* The job's first failure reason ("" when none). Set once: the first shm_job_set_error wins
+ * (false for the later ones). */
+const char *shm_job_error(const shm_job_t *j);
+bool shm_job_set_error(shm_t *s, uint32_t slot, const char *reason);
+static inline uint32_t shm_job_state(const shm_job_t *j) { return atomic_load_explicit(&j->state, memory_order_acquire); }
+/* Whether the job can end now (live, nothing pending or in flight) and how: JOB_DONE, JOB_FAILED
+ * or JOB_CANCELLED; 0 when it cannot. A job that would fail without a recorded reason gets one. */
+uint32_t shm_job_outcome(shm_t *s, uint32_t slot);
+/* Under the lock, by the finalizer once the job's directory is in done/ or failed/: the terminal
+ * state (final from shm_job_outcome), its time, the counters and the event; wakes job waiters. */
+void shm_job_end(shm_t *s, uint32_t slot, uint32_t final);
+
+/* Partition words (state | slab << 8). */
+static inline uint32_t shm_part_state(const shm_part_t *p) {
+    return (uint32_t)(atomic_load_explicit(&p->word, memory_order_acquire) & 0xff);
+}
+/* The slab of an INFLIGHT partition (SHM_NONE otherwise). */
+static inline uint32_t shm_part_slab(const shm_part_t *p) {
+    uint64_t w = atomic_load_explicit(&p->word, memory_order_acquire);
+    return (w & 0xff) == PART_INFLIGHT ? (uint32_t)(w >> 8) : SHM_NONE;
+}
+void shm_part_counts(shm_t *s, uint32_t slot, uint32_t counts[PART_NSTATES]);
 /* A stage gives up the partition it holds in slab idx (in state `from`): the partition becomes
  * FAILED and the job fails with reason, or DROPPED when reason is NULL (a cancel); the slab goes
- * back to FREE and job waiters are woken. */
-void shm_part_give_up(shm_t *s, uint32_t idx, uint32_t from, uint32_t job, uint32_t part, const char *reason);
+ * back to FREE and job waiters are woken. Only while the caller still owns the slab (else nothing
+ * moves). true when this call moved the partition (only then is the failure counted and the reason
+ * recorded); false when it was no longer in flight there. */
+bool shm_part_give_up(shm_t *s, uint32_t idx, uint32_t from, uint32_t job, uint32_t part, const char *reason);
+/* The finalizer committed the partition's proof: INFLIGHT(idx) -> DONE, the slab FINALIZING -> FREE,
+ * job waiters woken. -ESTALE when the partition or the slab was no longer ours. */
+int shm_part_finish(shm_t *s, uint32_t idx, uint32_t job, uint32_t part);
 /* Claims the pending partition with the smallest (prio, order, part) into slab idx (owned, FILLING):
  * writes the slab descriptor, then CASes the partition to INFLIGHT. critical_only restricts it to
  * CRITICAL jobs. -EAGAIN when there is none. */
@@ -291,9 +327,30 @@ bool shm_critical_pending(shm_t *s);
 /* Drops every PENDING partition of a job (cancel / failure). */
 void shm_job_drop_pending(shm_t *s, uint32_t slot);
 
+/* Read side of the process table, for status: false for a free slot. */
+typedef struct shm_proc_info {
+    uint32_t pid, role, instance, cur_slab; /* cur_slab SHM_NONE when idle */
+    bool alive;
+    uint64_t heartbeat_ns, started_ns, busy_ns; /* CLOCK_MONOTONIC, busy time */
+    uint32_t disk_wait;                         /* the gauge of shm_disk_wait */
+    uint64_t disk_wait_since_ns;
+} shm_proc_info_t;
+bool shm_proc_info(shm_t *s, uint32_t slot, shm_proc_info_t *ret);
+static inline uint64_t shm_counter(const shm_t *s, int c) {
+    return atomic_load_explicit(&s->hdr->counters[c], memory_order_relaxed);
+}
+
+/* Spool space (finalizers): a partition whose proof cannot be written for want of space starts
+ * waiting (+1) or stops (-1); the gauge and its start time are in the own process slot. */
+void shm_disk_wait(shm_t *s, int delta);
+
 /* Event ring (lossy). */
 void shm_event(shm_t *s, uint32_t type, uint32_t job_slot, uint32_t part, uint32_t slab, uint64_t t_ns, uint64_t dur_ns,
                uint64_t value);
+/* Reader: the records still in the ring are [first, head). shm_event_read copies record i and
+ * returns false when it was overwritten (or not yet written) meanwhile. */
+void shm_event_range(shm_t *s, uint64_t *ret_first, uint64_t *ret_head);
+bool shm_event_read(shm_t *s, uint64_t i, shm_event_t *ret);
 static inline void shm_count(shm_t *s, int c, uint64_t v) {
     atomic_fetch_add_explicit(&s->hdr->counters[c], v, memory_order_relaxed);
 }

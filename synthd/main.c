@@ -3,6 +3,7 @@
  * slab READY and trims its own heap. The slab count is the memory budget: with no FREE slab it
  * waits on a futex. */
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,77 +11,93 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/circuits.h"
 #include "common/daemon.h"
-#include "common/stage.h"
 #include "common/log.h"
+#include "common/stage.h"
 #include "common/spool.h"
 #include "common/uring.h"
 #include "config/config.h"
+#include "shm/cleanup.h"
 #include "shm/shm.h"
+#include "shm/slab.h"
 #include "zk/r1cs.h"
+#include "zk/verify.h"
 #include "zk/wtns.h"
 #include "zk/zkey.h"
 
-#define WTNS_PAD 52 /* a circom .wtns has its values at byte 76: 52 + 76 = 128 keeps them aligned */
-
-struct circuit {
-    bool opened;
-    int err;
-    char errmsg[600];
-    zk_zkey_t z;
-    bool has_r1cs;
-    zk_r1cs_t r;
-};
+/* A folder in spool/tmp whose submitter is gone (not holding its lock) is removed once it is this
+ * old (seconds): time for a live submitter to create the folder and take the lock. */
+#define TMP_MAX_AGE_S 60
 
 static cfg_t cfg;
 static shm_t S;
+static stage_loop_t L;
 static uring_reader_t *UR;
-static struct circuit circuits[CFG_MAX_CIRCUITS];
 static uint64_t synth_busy_ns, synth_count;
 
-static struct circuit *circuit_get(const char *name, const char **ret_err) {
-    int i = cfg_circuit_index(&cfg, name);
-    if (i < 0) {
-        *ret_err = "circuit is not configured";
-        return NULL;
-    }
-    struct circuit *c = &circuits[i];
-    if (!c->opened) {
+/* A proof found in a job directory of active/ (a full restart, or a finalizer that died after its
+ * rename) is reused only if it verifies against the partition's public signals: public-<k>.json,
+ * which must equal the witness's public values where the witness is a file. Anything else is
+ * removed and the partition proved again. */
+static bool proof_reusable(int dfd, const char *dir, const spool_job_t *j, uint32_t k) {
+    char pn[64], un[64], wn[64], path[1500], why[900];
+    snprintf(pn, sizeof pn, "proof-%u.json", k);
+    snprintf(un, sizeof un, "public-%u.json", k);
+    snprintf(wn, sizeof wn, "witness-%u.wtns", k);
+    struct stat st;
+    if (fstatat(dfd, pn, &st, AT_SYMLINK_NOFOLLOW) < 0) return false;
+    bool ok = false;
+    stage_circuit_t *c = circuits_get(j->circuit, true, why, sizeof why);
+    struct stat ust;
+    if (c && c->has_vk && S_ISREG(st.st_mode) && fstatat(dfd, un, &ust, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISREG(ust.st_mode)) {
         zk_err_t e = {{0}};
-        c->opened = true;
-        c->err = zk_zkey_open(&c->z, cfg.circuits[i].zkey, &e);
-        if (c->err == 0 && cfg.circuits[i].r1cs[0]) {
-            c->err = zk_r1cs_open(&c->r, cfg.circuits[i].r1cs, &e);
-            c->has_r1cs = c->err == 0;
-            if (c->err) zk_zkey_close(&c->z);
+        zk_proof_t proof;
+        _cleanup_free_ uint8_t *pub = NULL;
+        uint32_t n_pub = 0;
+        snprintf(path, sizeof path, "%s/%s", dir, pn);
+        int r = zk_proof_from_json(&proof, c->z.curve, path, &e);
+        snprintf(path, sizeof path, "%s/%s", dir, un);
+        if (r == 0) r = zk_public_from_json(&pub, &n_pub, c->z.curve, path, &e);
+        if (r == 0) r = zk_verify_proof(&c->vk, &proof, pub, n_pub, &e);
+        if (r == 0) {
+            int wfd = spool_open_file(dfd, wn, NULL, why, sizeof why);
+            if (wfd >= 0) { /* the witness is a file: the public signals must be its own */
+                close(wfd);
+                zk_wtns_t w;
+                snprintf(path, sizeof path, "%s/%s", dir, wn);
+                r = zk_wtns_load(&w, path, &e);
+                if (r == 0) {
+                    if (w.n < n_pub + 1 || memcmp(w.values + 32, pub, (size_t)n_pub * 32)) r = -EBADMSG;
+                    zk_wtns_free(&w);
+                }
+            }
         }
-        if (c->err) {
-            snprintf(c->errmsg, sizeof c->errmsg, "%s", e.msg);
-            log_err("Failed to open circuit %s: %s", name, e.msg);
-        }
+        ok = r == 0;
+        if (!ok)
+            log_msg(LOG_WARNING, &(log_ctx_t){.job = j->id, .part = (int)k, .slab = -1}, NULL,
+                    "Job %s: %s does not verify (%s); partition %u is proved again", j->id, pn,
+                    e.msg[0] ? e.msg : "its public signals are not the witness's", k);
     }
-    if (c->err) {
-        *ret_err = c->errmsg;
-        /* retry on the next job: the file may have been fixed */
-        c->opened = false;
-        return NULL;
+    if (!ok) {
+        (void)unlinkat(dfd, pn, 0);
+        (void)unlinkat(dfd, un, 0);
     }
-    return c;
+    return ok;
 }
 
-/* Registers the job in DIR (under spool/active) unless it is already; partitions whose proof file
- * exists are marked done (full restart). */
+/* Registers the job in DIR (under spool/active) unless it is already; partitions with a proof that
+ * verifies are marked done (full restart). */
 static int register_active(const char *dir, const spool_job_t *j) {
     bool done[SHM_MAX_PARTS] = {0};
-    char p[1400];
-    for (uint32_t k = 0; k < j->n_parts; k++) {
-        snprintf(p, sizeof p, "%s/proof-%u.json", dir, k);
-        done[k] = spool_exists(p);
-    }
+    _cleanup_close_ int dfd = spool_open_dir(dir);
+    if (dfd < 0) return dfd;
+    for (uint32_t k = 0; k < j->n_parts; k++) done[k] = proof_reusable(dfd, dir, j, k);
     shm_lock(&S);
     int r;
-    snprintf(p, sizeof p, "%s/job.ini", dir);
-    if (!spool_exists(p))
+    struct stat st;
+    if (fstatat(dfd, "job.ini", &st, AT_SYMLINK_NOFOLLOW) < 0)
         r = -ENOENT; /* completed and moved away meanwhile */
     else
         r = shm_job_register(&S, j->id, j->circuit, (uint32_t)j->prio, j->n_parts, j->submit_ns, done);
@@ -119,26 +136,75 @@ static int load_job(const char *dir, const char *name, spool_job_t *j) {
     return r;
 }
 
-/* Claims incoming jobs (rename into active/, the commit point) and registers them. */
+/* Outputs that may arrive in a fresh job directory and are never trusted: removed at intake. */
+static void untrust_outputs(const char *dir) {
+    _cleanup_close_ int dfd = spool_open_dir(dir);
+    if (dfd < 0) return;
+    char **names;
+    size_t n;
+    if (spool_list(dir, &names, &n) == 0) {
+        for (size_t i = 0; i < n; i++)
+            if (!strncmp(names[i], "proof-", 6) || !strncmp(names[i], "public-", 7) || !strcmp(names[i], "result.json"))
+                (void)unlinkat(dfd, names[i], 0);
+        spool_free_list(names, n);
+    }
+    spool_remove_temporaries(dfd);
+}
+
+/* Is there a finished job of this id already? */
+static const char *finished_place(const char *id) {
+    static const char *places[] = {"done", "failed"};
+    for (int i = 0; i < 2; i++) {
+        char p[1400];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/%s/%s", cfg.spool, places[i], id);
+        if (lstat(p, &st) == 0) return places[i];
+    }
+    return NULL;
+}
+
+/* Claims incoming jobs (rename into active/, the commit point) and registers them. What cannot be
+ * a job (a file, a symlink, a duplicate id) is moved to failed/ once, with the reason. */
 static void intake(void) {
     char in[1200], **names;
     size_t n;
     snprintf(in, sizeof in, "%s/incoming", cfg.spool);
     if (spool_list(in, &names, &n) < 0) return;
     for (size_t i = 0; i < n; i++) {
-        char src[1400], dst[1400];
+        char src[1400], dst[1400], why[600];
         snprintf(src, sizeof src, "%s/incoming/%s", cfg.spool, names[i]);
         snprintf(dst, sizeof dst, "%s/active/%s", cfg.spool, names[i]);
-        if (rename(src, dst) < 0) {
-            /* ENOENT: another synthd took it. Anything else (EACCES: a job directory the zkpipe user
-             * cannot move) would leave the job in incoming/ forever: say so, once per job. */
+        struct stat st;
+        if (lstat(src, &st) < 0) continue; /* another synthd took it */
+        const char *dup = spool_valid_id(names[i]) ? finished_place(names[i]) : NULL;
+        if (!S_ISDIR(st.st_mode) || dup) {
+            if (dup)
+                snprintf(why, sizeof why, "job id %s already exists in %s/; refused", names[i], dup);
+            else
+                snprintf(why, sizeof why, "incoming/%s is %s, not a job directory", names[i],
+                         S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
+            char id[SPOOL_ID_MAX];
+            spool_new_id(id);
+            fail_dir(src, id, why);
+            continue;
+        }
+        if (renameat2(AT_FDCWD, src, AT_FDCWD, dst, RENAME_NOREPLACE) < 0) {
+            /* ENOENT: another synthd took it. EEXIST: a job of that id is active. Anything else
+             * (EACCES: a job directory the zkpipe user cannot move) would leave the job in
+             * incoming/ forever: say so, once per job. */
             static char warned[256];
-            if (errno != ENOENT && strcmp(warned, names[i])) {
+            if (errno == EEXIST) {
+                char id[SPOOL_ID_MAX];
+                spool_new_id(id);
+                snprintf(why, sizeof why, "job id %s is already active; refused", names[i]);
+                fail_dir(src, id, why);
+            } else if (errno != ENOENT && strcmp(warned, names[i])) {
                 log_err("Failed to claim job %s (%s -> %s): %m; it stays in incoming/", names[i], src, dst);
                 snprintf(warned, sizeof warned, "%s", names[i]);
             }
             continue;
         }
+        untrust_outputs(dst);
         spool_job_t j;
         if (load_job(dst, names[i], &j) < 0) continue;
         int r = register_active(dst, &j);
@@ -181,7 +247,7 @@ static bool work_pending(void) {
         shm_job_t *j = &S.jobs[i];
         if (atomic_load_explicit(&j->state, memory_order_acquire) != JOB_ACTIVE) continue;
         for (uint32_t k = 0; k < j->n_parts; k++)
-            if ((atomic_load_explicit(&j->parts[k].word, memory_order_acquire) & 0xff) == PART_PENDING) return true;
+            if (shm_part_state(&j->parts[k]) == PART_PENDING) return true;
     }
     return false;
 }
@@ -191,7 +257,7 @@ static void give_up(uint32_t slab, uint32_t job, uint32_t part, const char *reas
     if (reason)
         log_msg(LOG_ERR, &(log_ctx_t){.job = S.jobs[job].id, .part = (int)part, .slab = (int)slab}, NULL,
                 "Partition %u of job %s failed: %s", part, S.jobs[job].id, reason);
-    shm_part_give_up(&S, slab, SLAB_FILLING, job, part, reason);
+    (void)shm_part_give_up(&S, slab, SLAB_FILLING, job, part, reason);
 }
 
 static void trim_heap(uint32_t job, uint32_t part, uint32_t slab) {
@@ -210,41 +276,48 @@ static void trim_heap(uint32_t job, uint32_t part, uint32_t slab) {
 static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     shm_job_t *J = &S.jobs[job];
     uint64_t t_start = daemon_now_ns();
-    char id[SHM_ID_MAX], wpath[1400], name[64];
+    char id[SHM_ID_MAX], dir[1400], name[64], why[900];
     snprintf(id, sizeof id, "%s", J->id);
     log_ctx_t lc = {.job = id, .part = (int)part, .slab = (int)slab};
-    shm_heartbeat(&S, slab);
-    const char *cerr = NULL;
-    struct circuit *c = circuit_get(J->circuit, &cerr);
+    stage_tick(&L, slab);
+    stage_circuit_t *c = circuits_get(J->circuit, true, why, sizeof why);
     if (!c) {
-        char why[800];
-        snprintf(why, sizeof why, "circuit %s: %s", J->circuit, cerr);
         give_up(slab, job, part, why);
         return;
     }
     uint8_t *base = shm_slab_data(&S, slab);
     shm_slab_hdr_t *h = (shm_slab_hdr_t *)base;
-    uint64_t need = cfg_slab_bytes_needed(c->z.n_vars, c->z.domain_size);
-    if (need > S.hdr->slab_size) {
-        char why[300];
+    shm_slab_layout_t lay = shm_slab_layout(c->z.n_vars, c->z.domain_size);
+    if (lay.bytes > S.hdr->slab_size) {
         snprintf(why, sizeof why, "circuit %s needs %llu bytes per slab, the segment's slabs have %llu", J->circuit,
-                 (unsigned long long)need, (unsigned long long)S.hdr->slab_size);
+                 (unsigned long long)lay.bytes, (unsigned long long)S.hdr->slab_size);
         give_up(slab, job, part, why);
         return;
     }
-    uint64_t abc_each = ((uint64_t)c->z.domain_size * 32 + 4095) / 4096 * 4096;
-    uint64_t a_off = need - 3 * abc_each;
-    uint64_t w_off = CFG_SLAB_HEADER + WTNS_PAD, w_cap = a_off - w_off;
 
-    /* 1. read the witness file straight into the slab */
+    /* 1. read the witness file straight into the slab: opened relative to the job directory, never
+     * through a symlink, never blocking on a FIFO */
     snprintf(name, sizeof name, "witness-%u.wtns", part);
-    snprintf(wpath, sizeof wpath, "%s/active/%s/%s", cfg.spool, id, name);
+    snprintf(dir, sizeof dir, "%s/active/%s", cfg.spool, id);
     size_t len = 0;
-    int r = uring_read_file(UR, wpath, base + w_off, w_cap, &len);
+    int r;
+    {
+        _cleanup_close_ int dfd = spool_open_dir(dir);
+        if (dfd < 0) {
+            snprintf(why, sizeof why, "cannot open the job directory %s: %s", dir, strerror(-dfd));
+            give_up(slab, job, part, why);
+            return;
+        }
+        _cleanup_close_ int fd = spool_open_file(dfd, name, NULL, why, sizeof why);
+        if (fd < 0) {
+            give_up(slab, job, part, why);
+            return;
+        }
+        r = uring_read_fd(UR, fd, base + lay.wtns_off, lay.wtns_cap, &len);
+    }
     uint64_t t_read = daemon_now_ns();
     shm_event(&S, EV_SYNTH_READ, job, part, slab, t_start, t_read - t_start, len);
     if (r == -EFBIG) {
-        char why[400];
         snprintf(
             why, sizeof why,
             "%s: %zu bytes, more than a witness of circuit %s (nVars %u) can be: the witness is for another circuit",
@@ -253,7 +326,6 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
         return;
     }
     if (r < 0) {
-        char why[400];
         snprintf(why, sizeof why, "%s: cannot read: %s", name, strerror(-r));
         give_up(slab, job, part, why);
         return;
@@ -261,8 +333,8 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     /* 2. check it: format, curve and size against the key, constraints against the .r1cs */
     zk_wtns_t w;
     zk_err_t e = {{0}};
-    r = zk_wtns_parse(&w, name, base + w_off, len, &e);
-    if (r == 0) r = zk_wtns_check_zkey(&w, name, &c->z, cfg.circuits[cfg_circuit_index(&cfg, J->circuit)].zkey, &e);
+    r = zk_wtns_parse(&w, name, base + lay.wtns_off, len, &e);
+    if (r == 0) r = zk_wtns_check_zkey(&w, name, &c->z, c->cfg->zkey, &e);
     if (r < 0) {
         zk_wtns_free(&w);
         give_up(slab, job, part, e.msg);
@@ -270,20 +342,19 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     }
     const uint8_t *values = w.values;
     uint64_t values_off;
-    if (values >= base + w_off && values + (size_t)w.n * 32 <= base + a_off) {
+    if (values >= base + lay.wtns_off && values + (size_t)w.n * 32 <= base + lay.a_off) {
         values_off = (uint64_t)(values - base);
-    } else { /* the parser had to copy (unusual layout): put the values in the slab */
-        values_off = CFG_SLAB_HEADER;
+    } else { /* the parser had to copy (unusual layout): put the values in the slab, and count it */
+        values_off = SHM_SLAB_HEADER;
         memmove(base + values_off, values, (size_t)w.n * 32);
+        shm_count(&S, CNT_BYTES_COPIED, (uint64_t)w.n * 32);
     }
     zk_wtns_free(&w);
     values = base + values_off;
     if (c->has_r1cs) {
         int64_t bad = -1;
-        const char *rname = cfg.circuits[cfg_circuit_index(&cfg, J->circuit)].r1cs;
-        r = zk_r1cs_check(&c->r, rname, values, c->z.n_vars, &bad, &e);
+        r = zk_r1cs_check(&c->r, c->cfg->r1cs, values, c->z.n_vars, &bad, &e);
         if (r < 0) {
-            char why[800];
             snprintf(why, sizeof why, "%s: %s", name, e.msg);
             give_up(slab, job, part, why);
             return;
@@ -292,16 +363,15 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     uint64_t t_check = daemon_now_ns();
     shm_event(&S, EV_SYNTH_CHECK, job, part, slab, t_read, t_check - t_read, 0);
     daemon_test_point("synth.mid_fill", (int)part);
-    if (atomic_load(&J->state) != JOB_ACTIVE) { /* cancelled or failed meanwhile */
+    if (shm_job_state(J) != JOB_ACTIVE) { /* cancelled or failed meanwhile */
         give_up(slab, job, part, NULL);
         return;
     }
     /* 3. evaluate a, b, c into the slab */
-    uint8_t *a = base + a_off, *b = a + abc_each, *cc = b + abc_each;
-    r = zk_synth(&c->z, values, a, b, cc, cfg.synth_threads ? (int)cfg.synth_threads : 0);
+    r = zk_synth(&c->z, values, base + lay.a_off, base + lay.b_off, base + lay.c_off,
+                 cfg.synth_threads ? (int)cfg.synth_threads : 0);
     uint64_t t_eval = daemon_now_ns();
     if (r < 0) {
-        char why[200];
         snprintf(why, sizeof why, "synthesis failed: %s", strerror(-r));
         give_up(slab, job, part, why);
         return;
@@ -310,7 +380,7 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     daemon_test_point("synth.before_publish", (int)part);
     memset(h, 0, sizeof *h);
     h->job = job;
-    h->job_gen = atomic_load(&J->gen);
+    h->job_gen = atomic_load_explicit(&J->gen, memory_order_relaxed);
     h->part = part;
     h->curve_id = c->z.curve->id;
     snprintf(h->job_id, sizeof h->job_id, "%s", id);
@@ -318,27 +388,28 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     h->n_vars = c->z.n_vars;
     h->n_pub = c->z.n_pub;
     h->domain_size = c->z.domain_size;
-    h->wtns_off = w_off;
+    h->wtns_off = lay.wtns_off;
     h->wtns_len = len;
     h->values_off = values_off;
-    h->a_off = a_off;
-    h->b_off = a_off + abc_each;
-    h->c_off = a_off + 2 * abc_each;
+    h->a_off = lay.a_off;
+    h->b_off = lay.b_off;
+    h->c_off = lay.c_off;
     h->t_read_ns = t_read - t_start;
     h->t_check_ns = t_check - t_read;
     h->t_eval_ns = t_eval - t_check;
     uint64_t now = daemon_now_ns();
     shm_part_t *P = &J->parts[part];
-    atomic_store(&P->synth_ns, now - t_start);
-    atomic_store(&P->t_ready_ns, now);
-    atomic_store(&S.slabs[slab].t_ready_ns, now);
+    atomic_store_explicit(&P->synth_ns, now - t_start, memory_order_relaxed);
+    atomic_store_explicit(&P->t_ready_ns, now, memory_order_relaxed);
+    atomic_store_explicit(&S.slabs[slab].t_ready_ns, now, memory_order_relaxed);
+    /* the release-CAS to READY publishes the header page and the data */
     if (shm_slab_move(&S, slab, SLAB_FILLING, SLAB_READY) < 0) {
         log_msg(LOG_ERR, &lc, NULL, "Slab %u was taken from us while filling (reclaimed as dead?)", slab);
         return;
     }
     shm_count(&S, CNT_SYNTHESIZED, 1);
     shm_count(&S, CNT_SYNTH_BUSY_NS, now - t_start);
-    atomic_fetch_add(&S.procs[S.self].busy_ns, now - t_start);
+    atomic_fetch_add_explicit(&S.procs[S.self].busy_ns, now - t_start, memory_order_relaxed);
     synth_busy_ns += now - t_start;
     synth_count++;
     char f1[64], f2[64], f3[64];
@@ -348,7 +419,12 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     const char *fields[] = {f1, f2, f3, NULL};
     log_msg(LOG_DEBUG, &lc, fields, "Synthesized partition %u of job %s in %.1f ms", part, id, (now - t_start) / 1e6);
     trim_heap(job, part, slab);
-    shm_heartbeat(&S, SHM_NONE);
+    stage_tick(&L, SHM_NONE);
+}
+
+static void status_line(char *buf, size_t len) {
+    snprintf(buf, len, "%llu partitions synthesized, %.1f ms average", (unsigned long long)synth_count,
+             synth_count ? synth_busy_ns / 1e6 / synth_count : 0.0);
 }
 
 int main(int argc, char **argv) {
@@ -365,18 +441,21 @@ int main(int argc, char **argv) {
         log_err("Failed to set up io_uring: %s", strerror(-r));
         return 1;
     }
+    circuits_init(&cfg, CIRCUIT_R1CS | CIRCUIT_VK);
     int reclaimed = shm_reclaim(&S);
+    int cleaned = spool_clean_tmp(cfg.spool, TMP_MAX_AGE_S);
     rescan_active();
     intake();
-    int wait_ms = daemon_wait_ms(1000);
+    stage_loop_init(&L, &S, status_line);
     daemon_notify_ready("attached; waiting for work");
-    log_info("Attached to %s (%u slabs of %llu MiB, %s), spool %s; reclaimed %d slabs", cfg.segment, S.hdr->n_slabs,
-             (unsigned long long)(S.hdr->slab_size >> 20), S.created ? "created" : "existing", cfg.spool, reclaimed);
-    uint32_t last_intake_seq = atomic_load(&S.hdr->job_seq);
-    uint64_t last_scan = daemon_now_ns(), last_status = 0;
+    log_info("Attached to %s (%u slabs of %llu MiB, %s), spool %s; reclaimed %d slabs, removed %d abandoned "
+             "submissions",
+             cfg.segment, S.hdr->n_slabs, (unsigned long long)(S.hdr->slab_size >> 20),
+             S.created ? "created" : "existing", cfg.spool, reclaimed, cleaned > 0 ? cleaned : 0);
+    uint32_t last_intake_seq = atomic_load_explicit(&S.hdr->job_seq, memory_order_acquire);
+    uint64_t last_scan = daemon_now_ns(), last_clean = last_scan;
     while (!daemon_stop) {
-        shm_heartbeat(&S, SHM_NONE);
-        daemon_notify_watchdog();
+        stage_tick(&L, SHM_NONE);
         uint64_t now = daemon_now_ns();
         uint32_t jseq = atomic_load_explicit(&S.hdr->job_seq, memory_order_acquire);
         uint32_t sseq = atomic_load_explicit(&S.hdr->slab_seq, memory_order_acquire);
@@ -389,13 +468,13 @@ int main(int argc, char **argv) {
             }
             jseq = atomic_load_explicit(&S.hdr->job_seq, memory_order_acquire);
         }
-        if (now - last_status > 2000000000ull) {
-            last_status = now;
-            daemon_notify_status("%llu partitions synthesized, %.1f ms average", (unsigned long long)synth_count,
-                                 synth_count ? synth_busy_ns / 1e6 / synth_count : 0.0);
+        if (now - last_clean > 60000000000ull) {
+            last_clean = now;
+            int n = spool_clean_tmp(cfg.spool, TMP_MAX_AGE_S);
+            if (n > 0) log_info("Removed %d abandoned submissions from %s/tmp", n, cfg.spool);
         }
         if (!work_pending()) {
-            if (shm_wait(&S.hdr->job_seq, jseq, wait_ms) == -ETIMEDOUT) shm_reclaim(&S);
+            (void)stage_wait(&L, &S.hdr->job_seq, jseq, 0);
             continue;
         }
         uint32_t slab, job, part;
@@ -404,7 +483,7 @@ int main(int argc, char **argv) {
         if (r == -EAGAIN) {
             /* backpressure: every slab is in use */
             uint64_t t0 = daemon_now_ns();
-            if (shm_wait(&S.hdr->slab_seq, sseq, wait_ms) == -ETIMEDOUT) shm_reclaim(&S);
+            (void)stage_wait(&L, &S.hdr->slab_seq, sseq, 0);
             shm_event(&S, EV_SYNTH_WAIT_SLAB, UINT32_MAX, 0, SHM_NONE, t0, daemon_now_ns() - t0, 0);
             continue;
         }

@@ -1,4 +1,4 @@
-/* config/: the ini parser, its file:line errors, sizes and slab_size = auto. */
+/* config/: the ini parser, its file:line errors and sizes (slab sizing: tests/test_slab.c). */
 #include "config/config.h"
 
 #include <errno.h>
@@ -91,52 +91,6 @@ TEST(errors_have_file_and_line) {
     CHECK_STR_CONTAINS(err, "j.ini:2:");
     CHECK(cfg_load(&c, "/nonexistent/zk.ini", err, sizeof err) == -ENOENT);
     CHECK_STR_CONTAINS(err, "/nonexistent/zk.ini: cannot open");
-    return 0;
-}
-
-TEST(slab_size_auto) {
-    cfg_t c;
-    char err[1024], ini[2048];
-    snprintf(ini, sizeof ini, "[circuit mul]\nzkey = %s\n[circuit medium]\nzkey = %s\n",
-             test_data("bn128/mulchain/mulchain.zkey"), test_data("bn128/medium/medium.zkey"));
-    CHECK_MSG(cfg_load_string(&c, "auto.ini", ini, err, sizeof err) == 0, "%s", err);
-    CHECK_MSG(cfg_resolve_slab_size(&c, err, sizeof err) == 0, "%s", err);
-    /* medium: nVars 16060, domain 16384 -> 4 KiB + 508 KiB + 3 x 512 KiB = exactly 2 MiB */
-    CHECK_EQ_INT(cfg_slab_bytes_needed(16060, 16384), 2u << 20);
-    CHECK_EQ_INT(c.slab_size, 2u << 20);
-    cfg_zkey_info_t zi;
-    CHECK(cfg_zkey_info(test_data("bls12381/mulchain/mulchain.zkey"), &zi, err, sizeof err) == 0);
-    CHECK(!strcmp(zi.curve, "bls12381"));
-    CHECK_EQ_INT(zi.n_vars, 1003);
-    CHECK_EQ_INT(zi.domain_size, 1024);
-    /* an explicit size too small for a circuit is refused with the circuit's line */
-    char big[64];
-    snprintf(big, sizeof big, "/tmp/zkpipe-test-config-%d.zkey", (int)getpid());
-    FILE *f = fopen(big, "wb");
-    CHECK(f);
-    uint32_t hdr[3] = {0x79656b7a /* "zkey" */, 1, 1}, n8 = 32, tail[3] = {1000, 1, 1u << 16};
-    uint32_t sec[3] = {2, 4 + 32 + 4 + 32 + 12, 0}; /* type, size (u64) */
-    uint8_t field[32] = {1};
-    fwrite(hdr, 4, 3, f);
-    fwrite(sec, 4, 3, f);
-    fwrite(&n8, 4, 1, f);
-    fwrite(field, 1, 32, f);
-    fwrite(&n8, 4, 1, f);
-    fwrite(field, 1, 32, f);
-    fwrite(tail, 4, 3, f);
-    fclose(f);
-    snprintf(ini, sizeof ini, "[pipeline]\nslab_size = 2M\n[circuit big]\nzkey = %s\n", big);
-    CHECK(cfg_load_string(&c, "small.ini", ini, err, sizeof err) == 0);
-    int r = cfg_resolve_slab_size(&c, err, sizeof err);
-    unlink(big);
-    CHECK_EQ_INT(r, -E2BIG);
-    CHECK_STR_CONTAINS(err, "small.ini:3: [circuit big] needs slabs of 8 MiB, slab_size is 2 MiB");
-    /* a missing zkey names the file */
-    CHECK(cfg_load_string(&c, "m.ini", "[circuit x]\nzkey = /nonexistent.zkey\n", err, sizeof err) == 0);
-    CHECK(cfg_resolve_slab_size(&c, err, sizeof err) < 0);
-    CHECK_STR_CONTAINS(err, "/nonexistent.zkey: cannot open");
-    CHECK(cfg_zkey_info(test_data("bad/wrong_magic.zkey"), &zi, err, sizeof err) < 0);
-    CHECK_STR_CONTAINS(err, "not a .zkey");
     return 0;
 }
 

@@ -266,17 +266,17 @@ static int fuzz_file(enum kind k, const char *rel) {
     return 0;
 }
 
-static int setup(void) {
-    if (tmp_fd >= 0) return 0;
+/* Once for the program: the temporary file every mutant is written to, and the valid witness. */
+TEST_SETUP() {
     const char *dir = getenv("TMPDIR");
     snprintf(tmp_path, sizeof tmp_path, "%s/zkpipe-fuzz-XXXXXX", dir && *dir ? dir : "/tmp");
     tmp_fd = mkstemp(tmp_path);
-    if (tmp_fd < 0) return -1;
+    CHECK_MSG(tmp_fd >= 0, "%s: %s", tmp_path, strerror(errno));
     zk_wtns_t w;
     zk_err_t err;
-    if (zk_wtns_load(&w, test_data("bn128/mulchain/witness-1.wtns"), &err) < 0) return -1;
+    CHECK_MSG(zk_wtns_load(&w, test_data("bn128/mulchain/witness-1.wtns"), &err) == 0, "%s", err.msg);
     witness = malloc((size_t)w.n * 32);
-    if (!witness) return -1;
+    CHECK(witness);
     memcpy(witness, w.values, (size_t)w.n * 32);
     witness_n = w.n;
     zk_wtns_free(&w);
@@ -284,28 +284,25 @@ static int setup(void) {
 }
 
 TEST(fuzz_zkey) {
-    CHECK(setup() == 0);
     if (fuzz_file(K_ZKEY, "bn128/mulchain/mulchain.zkey")) return 1;
     fprintf(stderr, "  zkey: %u mutants accepted, %u refused\n", st[K_ZKEY].accepted, st[K_ZKEY].refused);
     return 0;
 }
 
 TEST(fuzz_wtns) {
-    CHECK(setup() == 0);
     if (fuzz_file(K_WTNS, "bn128/mulchain/witness-1.wtns")) return 1;
     fprintf(stderr, "  wtns: %u mutants accepted, %u refused\n", st[K_WTNS].accepted, st[K_WTNS].refused);
     return 0;
 }
 
 TEST(fuzz_r1cs) {
-    CHECK(setup() == 0);
     if (fuzz_file(K_R1CS, "bn128/mulchain/mulchain.r1cs")) return 1;
     fprintf(stderr, "  r1cs: %u mutants accepted, %u refused\n", st[K_R1CS].accepted, st[K_R1CS].refused);
     return 0;
 }
 
-/* Runs last (constructors register in file order): removes the temp file. */
-TEST(fuzz_cleanup) {
+/* Once after the last case, whichever ran: removes the temporary file. */
+TEST_TEARDOWN() {
     if (tmp_fd >= 0) {
         close(tmp_fd);
         unlink(tmp_path);

@@ -1,9 +1,12 @@
 /* shm/: create-or-attach, geometry refusal, slab state machine, priority claims, reserve, reclaim
- * of dead owners (real child processes killed with SIGKILL), futex wake across processes, events. */
+ * of dead owners (real child processes killed with SIGKILL), a dead or live holder of the
+ * registration lock, pid reuse, partition give-up, futex wake across processes, events, cancel. */
 #include "shm/shm.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,10 +16,54 @@
 static char seg_path[256];
 static const shm_geometry_t geo = {.slabs = 4, .jobs = 8, .events = 64, .slab_size = 2u << 20};
 
+static char made[32][sizeof seg_path]; /* every segment path handed out, removed by the teardown */
+static int n_made;
+
 static void fresh_path(const char *tag) {
     snprintf(seg_path, sizeof seg_path, "/dev/shm/zkpipe-test-shm-%d-%s", (int)getpid(), tag);
     (void)unlink(seg_path);
+    if (n_made < 32) snprintf(made[n_made++], sizeof made[0], "%s", seg_path);
 }
+
+/* A case that fails half-way leaves no segment behind. */
+TEST_TEARDOWN() {
+    for (int i = 0; i < n_made; i++) (void)unlink(made[i]);
+    return 0;
+}
+
+/* Registers a job under the registration lock; its slot, or a negative errno. */
+static int new_job(shm_t *s, const char *id, uint32_t prio, uint32_t n_parts) {
+    if (shm_lock(s) < 0) return -EIO;
+    int j = shm_job_register(s, id, "mul", prio, n_parts, 0, NULL);
+    shm_unlock(s);
+    return j;
+}
+
+/* A fresh segment for one case, this process registered in it, and with n_parts a NORMAL job named
+ * after the tag in *ret_job. */
+static int open_fresh(shm_t *s, const char *tag, uint32_t role, uint32_t n_parts, int *ret_job) {
+    char err[512];
+    fresh_path(tag);
+    CHECK_MSG(shm_open_segment(s, seg_path, &geo, true, err, sizeof err) == 0, "%s", err);
+    CHECK(shm_register(s, role, 0) >= 0);
+    if (n_parts) {
+        *ret_job = new_job(s, tag, 2, n_parts);
+        CHECK(*ret_job >= 0);
+    }
+    return 0;
+}
+
+/* The end of a case: the segment closed and removed. */
+static int close_fresh(shm_t *s) {
+    shm_close(s);
+    shm_unlink_segment(seg_path);
+    return 0;
+}
+
+static uint32_t part_state(shm_t *s, int job, uint32_t part) {
+    return shm_word_state(atomic_load(&s->jobs[job].parts[part].word));
+}
+static uint64_t counter(shm_t *s, int c) { return atomic_load(&s->hdr->counters[c]); }
 
 TEST(create_attach_geometry) {
     fresh_path("geo");
@@ -133,6 +180,7 @@ TEST(reclaim_dead_owner) {
     CHECK(pipe(pfd) == 0);
     pid_t pid = fork();
     if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed check in the parent must not leave it behind */
         shm_t c;
         char e[256];
         if (shm_open_segment(&c, seg_path, &geo, false, e, sizeof e) < 0 || shm_register(&c, ROLE_SYNTHD, 1) < 0)
@@ -203,32 +251,310 @@ TEST(futex_wake_across_processes) {
     return 0;
 }
 
-TEST(events_and_cancel) {
-    fresh_path("events");
+TEST(event_ring) {
     shm_t s;
-    char err[512];
-    CHECK(shm_open_segment(&s, seg_path, &geo, true, err, sizeof err) == 0);
-    CHECK(shm_register(&s, ROLE_FINALIZERD, 0) >= 0);
-    CHECK(shm_lock(&s) == 0);
-    int j = shm_job_register(&s, "evjob", "mul", 2, 3, 0, NULL);
-    shm_unlock(&s);
+    int j;
+    if (open_fresh(&s, "events", ROLE_FINALIZERD, 3, &j)) return 1;
+    /* 100 records into a ring of 64: the head counts all of them, the newest overwrote the oldest */
     for (int i = 0; i < 100; i++) shm_event(&s, EV_GPU_PROVE, j, i % 3, 0, 1000 + i, 10, i);
     CHECK_EQ_INT(atomic_load(&s.hdr->ev_head), 100);
     shm_event_t *e = &s.events[99 % 64];
     CHECK_EQ_INT(atomic_load(&e->seq), 100);
-    CHECK(!strcmp(e->job, "evjob"));
+    CHECK(!strcmp(e->job, "events"));
     CHECK_EQ_INT(e->value, 99);
+    CHECK_EQ_INT(e->part, 99 % 3);
+    CHECK_EQ_INT(e->type, EV_GPU_PROVE);
+    CHECK_EQ_INT(e->role, ROLE_FINALIZERD);
+    /* slot 35 now holds record 99 (checked above); slot 36 still holds record 36 */
+    CHECK_EQ_INT(atomic_load(&s.events[36].seq), 37);
+    CHECK_EQ_INT(s.events[36].value, 36);
+    return close_fresh(&s);
+}
+
+TEST(event_names) {
+    CHECK(!strcmp(shm_event_name(EV_GPU_PROVE), "gpu.prove"));
+    CHECK(!strcmp(shm_event_name(EV_RECLAIM), "reclaim"));
+    for (uint32_t t = EV_SYNTH_READ; t < EV_MAX; t++) CHECK_MSG(strcmp(shm_event_name(t), "?"), "event %u", t);
+    CHECK(!strcmp(shm_event_name(EV_MAX), "?"));
+    CHECK(!strcmp(shm_event_name(0), "?"));
+    return 0;
+}
+
+TEST(cancel_drops_pending) {
+    shm_t s;
+    int j;
+    if (open_fresh(&s, "cancel", ROLE_SYNTHD, 3, &j)) return 1;
+    uint32_t a, jj, k;
+    CHECK(shm_slab_take_free(&s, 0, false, &a, NULL) == 0);
+    CHECK(shm_part_claim(&s, a, false, &jj, &k) == 0 && k == 0);
+    uint32_t seq = atomic_load(&s.hdr->job_seq);
     CHECK(shm_job_cancel(&s, j) == 0);
     CHECK_EQ_INT(atomic_load(&s.jobs[j].state), JOB_CANCELLING);
-    CHECK_EQ_INT(shm_job_outstanding(&s, j), 0); /* pending partitions were dropped */
-    uint32_t idx, jj, k;
-    CHECK(shm_slab_take_free(&s, 0, false, &idx, NULL) == 0);
-    CHECK(shm_part_claim(&s, idx, false, &jj, &k) == -EAGAIN);
+    CHECK(atomic_load(&s.hdr->job_seq) != seq);
+    /* the pending partitions were dropped; the one in flight is left to its owner */
+    CHECK_EQ_INT(part_state(&s, j, 0), PART_INFLIGHT);
+    CHECK_EQ_INT(part_state(&s, j, 1), PART_DROPPED);
+    CHECK_EQ_INT(part_state(&s, j, 2), PART_DROPPED);
+    CHECK_EQ_INT(shm_job_outstanding(&s, j), 1);
+    /* nothing of it can be claimed any more */
+    uint32_t b;
+    CHECK(shm_slab_take_free(&s, 0, false, &b, NULL) == 0);
+    CHECK(shm_part_claim(&s, b, false, &jj, &k) == -EAGAIN);
+    CHECK(shm_job_cancel(&s, j) == 0);   /* again: still cancelling */
+    int j2 = new_job(&s, "cjob2", 2, 2); /* all pending: nothing left outstanding */
+    CHECK(j2 >= 0);
+    CHECK(shm_job_cancel(&s, j2) == 0);
+    CHECK_EQ_INT(shm_job_outstanding(&s, j2), 0);
+    shm_job_fail(&s, j, "late failure");
+    CHECK_EQ_INT(atomic_load(&s.jobs[j].state), JOB_CANCELLING); /* a failure does not undo a cancel */
+    return close_fresh(&s);
+}
+
+TEST(job_fail_reason_once) {
+    shm_t s;
+    int j;
+    if (open_fresh(&s, "fail", ROLE_SYNTHD, 3, &j)) return 1;
     shm_job_fail(&s, j, "first reason");
+    CHECK_EQ_INT(atomic_load(&s.jobs[j].state), JOB_FAILING);
+    CHECK_EQ_INT(shm_job_outstanding(&s, j), 0); /* its pending partitions were dropped */
     shm_job_fail(&s, j, "second reason");
     CHECK(!strcmp(s.jobs[j].error, "first reason"));
-    CHECK(!strcmp(shm_event_name(EV_GPU_PROVE), "gpu.prove"));
-    shm_close(&s);
-    shm_unlink_segment(seg_path);
+    CHECK_EQ_INT(atomic_load(&s.jobs[j].err_set), 2);
+    CHECK(shm_job_cancel(&s, j) == -EALREADY); /* a failing job cannot be cancelled */
+    return close_fresh(&s);
+}
+
+/* A stage gives up the partition of its own slab with a reason: the partition FAILED, the slab FREE,
+ * the job failing with the first reason, the other pending partitions dropped, one failure counted
+ * per partition. */
+TEST(give_up_fails_partition) {
+    shm_t s;
+    int j;
+    if (open_fresh(&s, "giveup", ROLE_SYNTHD, 3, &j)) return 1;
+    uint32_t a, b, jj, k0, k1;
+    CHECK(shm_slab_take_free(&s, 0, false, &a, NULL) == 0);
+    CHECK(shm_part_claim(&s, a, false, &jj, &k0) == 0 && jj == (uint32_t)j && k0 == 0);
+    CHECK(shm_slab_take_free(&s, 0, false, &b, NULL) == 0);
+    CHECK(shm_part_claim(&s, b, false, &jj, &k1) == 0 && k1 == 1);
+    uint32_t slab_seq = atomic_load(&s.hdr->slab_seq), job_seq = atomic_load(&s.hdr->job_seq);
+    shm_part_give_up(&s, a, SLAB_FILLING, j, k0, "witness-0.wtns: bad");
+    CHECK_EQ_INT(part_state(&s, j, 0), PART_FAILED);
+    CHECK_EQ_INT(shm_slab_state(&s, a), SLAB_FREE);
+    CHECK_EQ_INT(atomic_load(&s.jobs[j].state), JOB_FAILING);
+    CHECK(!strcmp(s.jobs[j].error, "witness-0.wtns: bad"));
+    CHECK_EQ_INT(part_state(&s, j, 1), PART_INFLIGHT); /* another stage's, left to it */
+    CHECK_EQ_INT(part_state(&s, j, 2), PART_DROPPED);
+    CHECK_EQ_INT(counter(&s, CNT_PART_FAILED), 1);
+    CHECK(atomic_load(&s.hdr->slab_seq) != slab_seq && atomic_load(&s.hdr->job_seq) != job_seq);
+    /* the second partition fails too: counted, but the job keeps its first reason */
+    shm_part_give_up(&s, b, SLAB_FILLING, j, k1, "witness-1.wtns: bad");
+    CHECK_EQ_INT(part_state(&s, j, 1), PART_FAILED);
+    CHECK_EQ_INT(shm_slab_state(&s, b), SLAB_FREE);
+    CHECK(!strcmp(s.jobs[j].error, "witness-0.wtns: bad"));
+    CHECK_EQ_INT(counter(&s, CNT_PART_FAILED), 2);
+    CHECK_EQ_INT(shm_job_outstanding(&s, j), 0);
+    return close_fresh(&s);
+}
+
+/* Without a reason (a cancel) the partition is DROPPED: no failure counted, no error set. */
+TEST(give_up_drops_partition) {
+    shm_t s;
+    int j;
+    if (open_fresh(&s, "drop", ROLE_GPUD, 2, &j)) return 1;
+    uint32_t a, jj, k, p;
+    CHECK(shm_slab_take_free(&s, 0, false, &a, NULL) == 0);
+    CHECK(shm_part_claim(&s, a, false, &jj, &k) == 0);
+    CHECK(shm_slab_move(&s, a, SLAB_FILLING, SLAB_READY) == 0);
+    CHECK(shm_slab_pick(&s, SLAB_READY, SLAB_PROVING, &p) == 0 && p == a);
+    CHECK(shm_job_cancel(&s, j) == 0);
+    shm_part_give_up(&s, a, SLAB_PROVING, j, k, NULL);
+    CHECK_EQ_INT(part_state(&s, j, k), PART_DROPPED);
+    CHECK_EQ_INT(shm_slab_state(&s, a), SLAB_FREE);
+    CHECK_EQ_INT(atomic_load(&s.jobs[j].state), JOB_CANCELLING);
+    CHECK_EQ_INT(atomic_load(&s.jobs[j].err_set), 0);
+    CHECK_EQ_INT(counter(&s, CNT_PART_FAILED), 0);
+    return close_fresh(&s);
+}
+
+/* Giving up a partition that this call does not move (it was already given up) counts nothing and
+ * fails no job a second time. */
+TEST(give_up_twice) {
+    shm_t s;
+    int j;
+    if (open_fresh(&s, "lost", ROLE_SYNTHD, 3, &j)) return 1;
+    uint32_t a, jj, k;
+    CHECK(shm_slab_take_free(&s, 0, false, &a, NULL) == 0);
+    CHECK(shm_part_claim(&s, a, false, &jj, &k) == 0);
+    shm_part_give_up(&s, a, SLAB_FILLING, j, k, "first");
+    CHECK_EQ_INT(counter(&s, CNT_PART_FAILED), 1);
+    shm_part_give_up(&s, a, SLAB_FILLING, j, k, "again");
+    CHECK_EQ_INT(counter(&s, CNT_PART_FAILED), 1); /* the second call moved nothing */
+    CHECK(!strcmp(s.jobs[j].error, "first"));
+    return close_fresh(&s);
+}
+
+/* A stage that was taken for dead: its slab was reclaimed (the partition PENDING again) and the
+ * partition now fills another slab. Its late give-up must leave that work and the job alone. */
+TEST(give_up_after_reclaim) {
+    shm_t stale, live;
+    uint32_t jj, k;
+    char err[512];
+    if (open_fresh(&stale, "stale", ROLE_SYNTHD, 0, NULL)) return 1;
+    CHECK_MSG(shm_open_segment(&live, seg_path, &geo, false, err, sizeof err) == 0, "%s", err);
+    CHECK(shm_register(&live, ROLE_SYNTHD, 1) >= 0);
+    int j = new_job(&live, "sjob", 2, 2);
+    CHECK(j >= 0);
+    uint32_t sa, la, lb;
+    CHECK(shm_slab_take_free(&stale, 0, false, &sa, NULL) == 0);
+    CHECK(shm_part_claim(&stale, sa, false, &jj, &k) == 0 && k == 0);
+    /* stale's slot loses its pid (as after a crash): its words read as dead */
+    uint32_t stale_slot = (uint32_t)stale.self, stale_inc = stale.self_inc;
+    atomic_store(&stale.procs[stale_slot].claim, (uint64_t)stale_inc << 32);
+    CHECK_EQ_INT(shm_reclaim(&live), 1);
+    CHECK_EQ_INT(part_state(&live, j, 0), PART_PENDING);
+    CHECK(shm_slab_take_free(&live, 0, false, &la, NULL) == 0 && la == sa); /* held, so the next is another */
+    CHECK(shm_slab_take_free(&live, 0, false, &lb, NULL) == 0 && lb != sa);
+    CHECK(shm_part_claim(&live, lb, false, &jj, &k) == 0 && k == 0);
+    shm_part_give_up(&stale, sa, SLAB_FILLING, j, 0, "stale stage");
+    CHECK_EQ_INT(part_state(&live, j, 0), PART_INFLIGHT);
+    CHECK_EQ_INT(atomic_load(&live.jobs[j].parts[0].word) >> 8, lb); /* still in lb */
+    CHECK_EQ_INT(atomic_load(&live.jobs[j].state), JOB_ACTIVE);
+    CHECK_EQ_INT(atomic_load(&live.jobs[j].err_set), 0);
+    CHECK_EQ_INT(counter(&live, CNT_PART_FAILED), 0);
+    CHECK_EQ_INT(shm_slab_state(&live, la), SLAB_FILLING); /* live's slab, not stale's to free */
+    shm_close(&stale);
+    return close_fresh(&live);
+}
+
+/* A child takes the registration lock, leaves a job slot LOADING (as if it died in the middle of a
+ * registration) and exits without unlocking. */
+static int lock_and_die(int loading_slot) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        shm_t c;
+        char e[256];
+        if (shm_open_segment(&c, seg_path, &geo, false, e, sizeof e) < 0 || shm_register(&c, ROLE_CLI, 0) < 0) _exit(1);
+        if (shm_lock(&c) < 0) _exit(2);
+        atomic_store(&c.jobs[loading_slot].state, JOB_LOADING);
+        _exit(0);
+    }
+    int st;
+    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     return 0;
+}
+
+TEST(lock_dead_holder) {
+    shm_t s;
+    int j;
+    if (open_fresh(&s, "deadlock", ROLE_SYNTHD, 1, &j)) return 1;
+    if (lock_and_die(5)) return 1;
+    uint64_t held = atomic_load(&s.hdr->reg_lock);
+    CHECK(held != 0 && held != shm_tag(&s, 1));
+    CHECK(!shm_owner_alive(&s, held));
+    CHECK_EQ_INT(atomic_load(&s.jobs[5].state), JOB_LOADING);
+    alarm(10); /* a lock that is never forced open ends the program instead of hanging it */
+    CHECK(shm_lock(&s) == 0);
+    alarm(0);
+    CHECK(atomic_load(&s.hdr->reg_lock) == shm_tag(&s, 1));
+    CHECK_EQ_INT(atomic_load(&s.jobs[5].state), JOB_FREE);   /* the half-registered slot is free again */
+    CHECK_EQ_INT(atomic_load(&s.jobs[j].state), JOB_ACTIVE); /* a registered job is left alone */
+    shm_unlock(&s);
+    CHECK(atomic_load(&s.hdr->reg_lock) == 0);
+
+    /* the same through shm_reclaim, which a daemon's loop calls */
+    if (lock_and_die(6)) return 1;
+    CHECK(atomic_load(&s.hdr->reg_lock) != 0);
+    alarm(10);
+    CHECK_EQ_INT(shm_reclaim(&s), 0); /* no slab to reclaim, but the lock is opened */
+    alarm(0);
+    CHECK(atomic_load(&s.hdr->reg_lock) == 0);
+    CHECK_EQ_INT(atomic_load(&s.jobs[6].state), JOB_FREE);
+    return close_fresh(&s);
+}
+
+/* A live holder is waited for, never forced open: the child says "unlocking" just before it
+ * unlocks, so the parent that got the lock must find that word already written. */
+TEST(lock_live_holder) {
+    shm_t s;
+    if (open_fresh(&s, "livelock", ROLE_SYNTHD, 0, NULL)) return 1;
+    int held[2], unlocking[2];
+    CHECK(pipe(held) == 0 && pipe(unlocking) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        shm_t c;
+        char e[256];
+        if (shm_open_segment(&c, seg_path, &geo, false, e, sizeof e) < 0 || shm_register(&c, ROLE_CLI, 0) < 0) _exit(1);
+        if (shm_lock(&c) < 0) _exit(2);
+        (void)!write(held[1], "h", 1);
+        usleep(200000);
+        (void)!write(unlocking[1], "u", 1);
+        shm_unlock(&c);
+        _exit(0);
+    }
+    char c = 0;
+    CHECK(read(held[0], &c, 1) == 1 && c == 'h');
+    CHECK(shm_lock(&s) == 0);
+    CHECK(fcntl(unlocking[0], F_SETFL, O_NONBLOCK) == 0);
+    CHECK_MSG(read(unlocking[0], &c, 1) == 1 && c == 'u', "the lock of a live holder was forced open");
+    shm_unlock(&s);
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    for (int i = 0; i < 2; i++) close(held[i]), close(unlocking[i]);
+    return close_fresh(&s);
+}
+
+/* A process slot whose pid is alive but whose start time differs belongs to a pid that was reused:
+ * its owner is dead. Faked by writing a wrong start time into the slot of a live child. */
+TEST(pid_reuse) {
+    shm_t s;
+    int j;
+    if (open_fresh(&s, "pidreuse", ROLE_GPUD, 1, &j)) return 1;
+    int pfd[2];
+    CHECK(pipe(pfd) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed check in the parent must not leave it behind */
+        shm_t c;
+        char e[256];
+        if (shm_open_segment(&c, seg_path, &geo, false, e, sizeof e) < 0) _exit(1);
+        int slot = shm_register(&c, ROLE_SYNTHD, 1);
+        uint32_t a, jj, k;
+        if (slot < 0 || shm_slab_take_free(&c, 0, false, &a, NULL) || shm_part_claim(&c, a, false, &jj, &k)) _exit(2);
+        unsigned char msg[2] = {(unsigned char)slot, (unsigned char)a};
+        (void)!write(pfd[1], msg, 2);
+        pause();
+        _exit(0);
+    }
+    unsigned char msg[2];
+    CHECK(read(pfd[0], msg, 2) == 2);
+    uint32_t slot = msg[0], slab = msg[1];
+    uint64_t w = atomic_load(&s.slabs[slab].word);
+    CHECK_EQ_INT(shm_word_state(w), SLAB_FILLING);
+    CHECK_EQ_INT(shm_word_slot(w), slot);
+    CHECK(shm_owner_alive(&s, w));
+    CHECK_EQ_INT(shm_reclaim(&s), 0);
+    uint64_t st;
+    CHECK(shm_proc_starttime(pid, &st) == 0);
+    CHECK(atomic_load(&s.procs[slot].starttime) == st);
+    /* the pid now reads as another process than the one that registered */
+    atomic_store(&s.procs[slot].starttime, st + 1);
+    CHECK(kill(pid, 0) == 0);
+    CHECK(!shm_owner_alive(&s, w));
+    CHECK_EQ_INT(shm_reclaim(&s), 1);
+    CHECK_EQ_INT(shm_slab_state(&s, slab), SLAB_FREE);
+    CHECK_EQ_INT(part_state(&s, j, 0), PART_PENDING);
+    /* and its slot is free for the next registration, with a new incarnation */
+    uint32_t old_inc = (uint32_t)(atomic_load(&s.procs[slot].claim) >> 32);
+    shm_t n;
+    char err[512];
+    CHECK_MSG(shm_open_segment(&n, seg_path, &geo, false, err, sizeof err) == 0, "%s", err);
+    CHECK_EQ_INT(shm_register(&n, ROLE_SYNTHD, 2), slot);
+    CHECK_EQ_INT(n.self_inc, old_inc + 1);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    close(pfd[0]);
+    close(pfd[1]);
+    shm_close(&n);
+    return close_fresh(&s);
 }

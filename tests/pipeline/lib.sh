@@ -23,6 +23,7 @@ CONF=$T/zkpipe.ini
 SPOOL=$T/spool
 mkdir -p "$T/pids" "$T/logs"
 declare -A PIDS=()
+MOUNTS=()
 
 log() { echo "[$(date +%T.%3N)] $*"; }
 fail() {
@@ -104,10 +105,19 @@ stop_all() { for n in "${!PIDS[@]}"; do stop "$n" || true; done; }
 cleanup() {
     for n in "${!PIDS[@]}"; do kill -9 "${PIDS[$n]}" 2>/dev/null || true; done
     for n in "${!PIDS[@]}"; do wait "${PIDS[$n]}" 2>/dev/null || true; done
+    for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
     rm -f "$SEGMENT" "$SEGMENT".tmp.* 2>/dev/null
     if [ "${KEEP_TMP:-0}" = 1 ]; then echo "kept $T"; else rm -rf "$T"; fi
 }
 trap cleanup EXIT
+
+# mount_tmpfs DIR SIZE: a small tmpfs for the test (root only), unmounted at exit; exits 77 where
+# none can be mounted
+mount_tmpfs() {
+    mkdir -p "$1"
+    mount -t tmpfs -o "size=$2" zkpipe-test "$1" 2>/dev/null || { echo "SKIP: cannot mount a tmpfs (not root?)"; exit 77; }
+    MOUNTS+=("$1")
+}
 
 # is_stopped NAME: the process stopped itself at a test point (SIGSTOP)
 is_stopped() {
@@ -156,9 +166,18 @@ json_get() { # json_get FILE PYEXPR (r = the parsed JSON)
     python3 -c "import json,sys; r = json.load(open(sys.argv[1])); print($2)" "$1"
 }
 
+# need_snarkjs: exit 77 (skip) with one line when snarkjs (npm ci) is not installed, as the oracle
+# tests do (tests/oracle/env.sh)
+need_snarkjs() {
+    [ -x "$SNARKJS" ] && return 0
+    echo "SKIP: snarkjs not installed ($SNARKJS missing; run npm ci in $ROOT)"
+    exit 77
+}
+
 # verify_job JOB CIRCUIT N [snarkjs]: every proof of a done job verifies (native verifier, or snarkjs)
 verify_job() {
     local job=$1 circuit=$2 n=$3 tool=${4:-native} vk k dir
+    [ "$tool" != snarkjs ] || need_snarkjs
     vk=$(vk_of "$circuit")
     dir=$SPOOL/done/$job
     [ -f "$dir/result.json" ] || fail "job $job: no $dir/result.json"

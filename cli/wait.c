@@ -1,0 +1,72 @@
+/* zkpipe wait: blocks until a job ends; prints its outputs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "commands.h"
+#include "common/spool.h"
+
+#define WAIT_USAGE "zkpipe wait [--config FILE] [--timeout SECONDS] JOB"
+
+int zkpipe_cmd_wait(int argc, char **argv) {
+    const char *config, *timeout_s = NULL;
+    const cli_option_t opts[] = {{"timeout", 't', "SECONDS", &timeout_s}, {0}};
+    int parsed = cli_options(argc, argv, WAIT_USAGE,
+                             "Waits until the job is done (prints each proof-<k>.json and public-<k>.json, then the\n"
+                             "result.json; exit 0) or failed (the reason on stderr; exit 1).",
+                             opts, &config);
+    if (parsed >= 0) return parsed;
+    if (optind + 1 != argc || !spool_valid_id(argv[optind])) return cli_usage_error(WAIT_USAGE);
+    double timeout = timeout_s ? atof(timeout_s) : -1;
+    const char *id = argv[optind];
+    cfg_t c;
+    if (cli_load_config(config, &c) < 0) return 2;
+    if (!cli_job_place(&c, id)) {
+        fprintf(stderr, "zkpipe: no job %s in %s\n", id, c.spool);
+        return 2;
+    }
+    shm_t s;
+    bool attached = false;
+    uint64_t t0 = shm_now_ns();
+    for (;;) {
+        if (!attached) attached = cli_attach(&c, &s, true) == 1;
+        uint32_t seq = attached ? atomic_load_explicit(&s.hdr->job_seq, memory_order_acquire) : 0;
+        const char *place = cli_job_place(&c, id);
+        char res[1500], status[32], error[1024];
+        uint32_t n = 0;
+        if (place && (!strcmp(place, "done") || !strcmp(place, "failed"))) {
+            snprintf(res, sizeof res, "%s/%s/%s/result.json", c.spool, place, id);
+            if (cli_read_result(res, status, sizeof status, error, sizeof error, &n) < 0) {
+                fprintf(stderr, "zkpipe: job %s: cannot read %s\n", id, res);
+                if (attached) shm_close(&s);
+                return 1;
+            }
+            if (attached) shm_close(&s);
+            if (!strcmp(status, "done")) {
+                for (uint32_t k = 0; k < n; k++)
+                    printf("%s/done/%s/proof-%u.json %s/done/%s/public-%u.json\n", c.spool, id, k, c.spool, id, k);
+                printf("%s\n", res);
+                return 0;
+            }
+            fprintf(stderr, "zkpipe: job %s %s: %s\n", id, status, error[0] ? error : "(no reason recorded)");
+            return 1;
+        }
+        if (!place) {
+            fprintf(stderr, "zkpipe: job %s disappeared from %s\n", id, c.spool);
+            if (attached) shm_close(&s);
+            return 1;
+        }
+        if (timeout >= 0 && (shm_now_ns() - t0) / 1e9 > timeout) {
+            fprintf(stderr, "zkpipe: job %s not finished after %.0f s (still in %s/)\n", id, timeout, place);
+            if (attached) shm_close(&s);
+            return 1;
+        }
+        /* the finalizer bumps job_seq when a job ends; the timeout covers a missing segment */
+        if (attached)
+            (void)shm_wait(&s.hdr->job_seq, seq, 500);
+        else
+            usleep(200000);
+    }
+}

@@ -1,0 +1,173 @@
+/* The stages' circuit cache (common/circuits.h). */
+#include "common/circuits.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/daemon.h"
+#include "common/log.h"
+#include "shm/cleanup.h"
+
+static const cfg_t *C;
+static unsigned want_parts;
+static stage_circuit_t circuits[CFG_MAX_CIRCUITS];
+
+void circuits_init(const cfg_t *cfg, unsigned want) {
+    C = cfg;
+    want_parts = want;
+    for (uint32_t i = 0; i < cfg->n_circuits; i++) circuits[i] = (stage_circuit_t){.cfg = &cfg->circuits[i]};
+}
+
+static void file_free(circuit_file_t *f) {
+    if (f->image) munmap(f->image, f->size);
+    f->image = NULL;
+}
+
+static bool same_identity(const circuit_file_t *f, const struct stat *st) {
+    return f->dev == st->st_dev && f->ino == st->st_ino && (off_t)f->size == st->st_size &&
+           f->mtime.tv_sec == st->st_mtim.tv_sec && f->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/* Reads the whole regular file into anonymous memory (no file mapping is ever left behind). */
+static int file_read(circuit_file_t *f, const char *path, zk_err_t *e) {
+    _cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return zk_fail(e, errno, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) < 0) return zk_fail(e, errno, "%s: cannot stat: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode)) return zk_fail(e, EINVAL, "%s: not a regular file", path);
+    if (st.st_size == 0) return zk_fail(e, EINVAL, "%s: empty file", path);
+    size_t size = (size_t)st.st_size;
+    void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return zk_fail(e, errno, "%s: cannot allocate %zu bytes: %s", path, size, strerror(errno));
+    size_t off = 0;
+    while (off < size) {
+        ssize_t n = pread(fd, (char *)m + off, size - off, (off_t)off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            int err = n < 0 ? errno : EIO;
+            munmap(m, size);
+            return zk_fail(e, err, "%s: read %zu of %zu bytes: %s", path, off, size,
+                           n < 0 ? strerror(err) : "the file shrank while it was read");
+        }
+        off += (size_t)n;
+    }
+    (void)mprotect(m, size, PROT_READ);
+    *f = (circuit_file_t){.image = m, .size = size, .dev = st.st_dev, .ino = st.st_ino, .mtime = st.st_mtim};
+    return 0;
+}
+
+static void entry_release(stage_circuit_t *c) {
+    if (!c->loaded) return;
+    zk_zkey_close(&c->z);
+    if (c->has_r1cs) zk_r1cs_close(&c->r);
+    file_free(&c->zkey_file);
+    file_free(&c->r1cs_file);
+    c->loaded = c->has_vk = c->has_r1cs = false;
+}
+
+/* Loads the circuit's files into n (not yet visible). */
+static int entry_load(stage_circuit_t *n, zk_err_t *e) {
+    const cfg_circuit_t *ci = n->cfg;
+    int r = file_read(&n->zkey_file, ci->zkey, e);
+    if (r < 0) return r;
+    r = zk_zkey_parse(&n->z, ci->zkey, n->zkey_file.image, n->zkey_file.size, e);
+    if (r < 0) {
+        file_free(&n->zkey_file);
+        return r;
+    }
+    if (want_parts & CIRCUIT_VK) {
+        r = zk_vk_from_zkey(&n->vk, &n->z, e);
+        if (r < 0) goto fail;
+        n->has_vk = true;
+    }
+    if ((want_parts & CIRCUIT_R1CS) && ci->r1cs[0]) {
+        r = file_read(&n->r1cs_file, ci->r1cs, e);
+        if (r == 0) r = zk_r1cs_parse(&n->r, ci->r1cs, n->r1cs_file.image, n->r1cs_file.size, e);
+        if (r < 0) {
+            file_free(&n->r1cs_file);
+            goto fail;
+        }
+        n->has_r1cs = true;
+    }
+    n->loaded = true;
+    return 0;
+fail:
+    zk_zkey_close(&n->z);
+    file_free(&n->zkey_file);
+    return r;
+}
+
+static bool files_changed(const stage_circuit_t *c) {
+    struct stat st;
+    if (stat(c->cfg->zkey, &st) < 0 || !same_identity(&c->zkey_file, &st)) return true;
+    if (c->has_r1cs && (stat(c->cfg->r1cs, &st) < 0 || !same_identity(&c->r1cs_file, &st))) return true;
+    return false;
+}
+
+static bool same_content(const circuit_file_t *a, const circuit_file_t *b) {
+    return a->size == b->size && (!a->size || !memcmp(a->image, b->image, a->size));
+}
+
+/* A file that changed under us may still be being written (cp): a load that fails on a file
+ * modified in the last two seconds is tried again for up to three seconds. */
+static int load_settled(stage_circuit_t *n, zk_err_t *e) {
+    for (int tries = 0;; tries++) {
+        int r = entry_load(n, e);
+        if (r == 0 || tries >= 30) return r;
+        struct stat st;
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        if (stat(n->cfg->zkey, &st) < 0 || now.tv_sec - st.st_mtim.tv_sec > 2) return r;
+        usleep(100000);
+    }
+}
+
+stage_circuit_t *circuits_get(const char *name, bool may_reload, char *why, size_t whylen) {
+    int i = C ? cfg_circuit_index(C, name) : -ENOENT;
+    if (i < 0) {
+        snprintf(why, whylen, "circuit %s is not configured in %s", name, C ? C->path : "the ini");
+        return NULL;
+    }
+    stage_circuit_t *c = &circuits[i];
+    if (c->loaded && !(may_reload && files_changed(c))) return c;
+    uint64_t now = daemon_now_ns();
+    if (!c->loaded && c->error[0] && now < c->retry_after_ns) {
+        snprintf(why, whylen, "circuit %s: %s", name, c->error);
+        return NULL;
+    }
+    stage_circuit_t n = {.cfg = c->cfg};
+    zk_err_t e = {{0}};
+    uint64_t t0 = daemon_now_ns();
+    int r = load_settled(&n, &e);
+    if (r < 0) {
+        bool was = c->loaded;
+        entry_release(c); /* the file on disk is what counts: never prove with a key it no longer holds */
+        snprintf(c->error, sizeof c->error, "%s", e.msg);
+        c->retry_after_ns = daemon_now_ns() + 1000000000ull;
+        log_err("Failed to %s circuit %s: %s", was ? "reload" : "load", name, e.msg);
+        snprintf(why, whylen, "circuit %s: %s", name, c->error);
+        return NULL;
+    }
+    bool reload = c->loaded;
+    bool same = reload && same_content(&c->zkey_file, &n.zkey_file) &&
+                (!c->has_r1cs || same_content(&c->r1cs_file, &n.r1cs_file));
+    n.generation = same ? c->generation : c->generation + 1;
+    entry_release(c);
+    *c = n;
+    if (reload)
+        log_warn("The files of circuit %s changed on disk; reloaded (%s) in %.1f ms", name,
+                 same ? "same content" : "a new key", (daemon_now_ns() - t0) / 1e6);
+    return c;
+}
+
+void circuits_preload(void) {
+    char why[800];
+    for (uint32_t i = 0; C && i < C->n_circuits; i++)
+        if (C->circuits[i].preload) (void)circuits_get(C->circuits[i].name, false, why, sizeof why);
+}

@@ -1,0 +1,54 @@
+/* The stages' circuit cache (one for synthd, gpud and finalizerd): for each [circuit NAME] of the
+ * ini, its .zkey (and, where asked, its verification key and its .r1cs) held in private memory.
+ *
+ * Invariants:
+ * - A key is read into the stage's own memory, never mapped: rewriting the file in place (cp new
+ *   live.zkey) cannot SIGBUS a stage. Its file identity (device, inode, size, mtime) is kept.
+ * - circuits_get notices a changed file and loads it again before the next partition; a new
+ *   content bumps the entry's generation (gpud then loads it into its backend again); the same
+ *   content keeps the generation.
+ * - One retry rule: a load that failed is tried again at the next use at most once a second; in
+ *   between, the same reason is returned at once. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "config/config.h"
+#include "zk/r1cs.h"
+#include "zk/verify.h"
+#include "zk/zkey.h"
+
+enum { CIRCUIT_VK = 1, CIRCUIT_R1CS = 2 };
+
+typedef struct circuit_file {
+    void *image;
+    size_t size;
+    dev_t dev;
+    ino_t ino;
+    struct timespec mtime;
+} circuit_file_t;
+
+typedef struct stage_circuit {
+    const cfg_circuit_t *cfg;
+    bool loaded;
+    zk_zkey_t z;
+    circuit_file_t zkey_file;
+    bool has_vk;
+    zk_vk_t vk;
+    bool has_r1cs;
+    zk_r1cs_t r;
+    circuit_file_t r1cs_file;
+    uint64_t generation;     /* bumped each time a new content is loaded */
+    uint64_t retry_after_ns; /* after a failed load */
+    char error[700];
+} stage_circuit_t;
+
+/* want: CIRCUIT_VK, CIRCUIT_R1CS (the r1cs only where the ini names one). */
+void circuits_init(const cfg_t *cfg, unsigned want);
+/* The circuit, loaded (again, when its files changed on disk and may_reload). NULL with a one-line
+ * reason in why ("circuit NAME: ...") when it is not configured or cannot be loaded. */
+stage_circuit_t *circuits_get(const char *name, bool may_reload, char *why, size_t whylen);
+/* Loads every circuit marked preload; logs each failure. */
+void circuits_preload(void);

@@ -1,0 +1,38 @@
+/* Slab sizing (common/slab.h). */
+#include "common/slab.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "shm/slab.h"
+#include "zk/zkey.h"
+
+int slab_resolve_size(cfg_t *c, char *err, size_t errlen) {
+    uint64_t need = 0;
+    for (uint32_t i = 0; i < c->n_circuits; i++) {
+        const cfg_circuit_t *ci = &c->circuits[i];
+        zk_zkey_t z;
+        zk_err_t e = {{0}};
+        int r = zk_zkey_open(&z, ci->zkey, &e);
+        if (r < 0) {
+            snprintf(err, errlen, "%s:%d: [circuit %s]: %s", c->path, ci->line, ci->name, e.msg);
+            return r;
+        }
+        uint64_t n = shm_round_up(shm_slab_layout(z.n_vars, z.domain_size).bytes, SHM_SLAB_ALIGN);
+        zk_zkey_close(&z);
+        if (!c->slab_size_auto && n > c->slab_size) {
+            snprintf(err, errlen, "%s:%d: [circuit %s] needs slabs of %llu MiB, slab_size is %llu MiB", c->path,
+                     ci->line, ci->name, (unsigned long long)(n >> 20), (unsigned long long)(c->slab_size >> 20));
+            return -E2BIG;
+        }
+        if (n > need) need = n;
+    }
+    if (c->slab_size_auto) {
+        if (!need) {
+            snprintf(err, errlen, "%s: slab_size = auto needs at least one [circuit NAME] section", c->path);
+            return -EINVAL;
+        }
+        c->slab_size = need;
+    }
+    return 0;
+}

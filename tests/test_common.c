@@ -1,0 +1,806 @@
+/* common/: the spool helpers (spool.c), the io_uring whole-file reader (uring.c) and the daemon
+ * helpers (daemon.c: the watchdog wait, the option parser, the ZKPIPE_TEST_DELAY/PAUSE hooks).
+ * Everything happens in one temporary folder made by the setup and removed by the teardown; the
+ * daemon helpers that read the environment once per process run in forked children. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/daemon.h"
+#include "common/spool.h"
+#include "common/uring.h"
+#include "config/config.h"
+#include "test.h"
+
+static char tmp_root[512];
+
+TEST_SETUP() {
+    const char *dir = getenv("TMPDIR");
+    snprintf(tmp_root, sizeof tmp_root, "%s/zkpipe-test-common-XXXXXX", dir && *dir ? dir : "/tmp");
+    CHECK_MSG(mkdtemp(tmp_root), "%s: %s", tmp_root, strerror(errno));
+    return 0;
+}
+
+static void utc_day(char day[16]) {
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(day, 16, "%Y%m%d", &tm);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st, (void)flag, (void)ftw;
+    return remove(path) < 0 ? -1 : 0;
+}
+
+TEST_TEARDOWN() {
+    CHECK_MSG(nftw(tmp_root, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0, "%s: cannot remove", tmp_root);
+    return 0;
+}
+
+/* tmp_root/REL (printf-style); 64 buffers in rotation (copy a path that must outlive that). */
+static const char *tmp_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static const char *tmp_path(const char *fmt, ...) {
+    static char buf[64][1024];
+    static int k;
+    char rel[512], *b = buf[k++ % 64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rel, sizeof rel, fmt, ap);
+    va_end(ap);
+    snprintf(b, 1024, "%s/%s", tmp_root, rel);
+    return b;
+}
+
+static int write_file(const char *path, const void *data, size_t len) {
+    FILE *f = fopen(path, "we");
+    if (!f) return -errno;
+    size_t n = fwrite(data, 1, len, f);
+    return fclose(f) == 0 && n == len ? 0 : -EIO;
+}
+static int write_text(const char *path, const char *text) { return write_file(path, text, strlen(text)); }
+
+/* The whole file as a string (NULL when it cannot be read); static buffer. */
+static const char *read_text(const char *path) {
+    static char buf[8192];
+    FILE *f = fopen(path, "re");
+    if (!f) return NULL;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return buf;
+}
+
+static bool is_dir(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Entries of a folder whose name contains ".tmp." (a temporary file left behind). */
+static int count_tmp(const char *dir) {
+    char **names;
+    size_t n;
+    if (spool_list(dir, &names, &n) < 0) return -1;
+    int c = 0;
+    for (size_t i = 0; i < n; i++) c += strstr(names[i], ".tmp.") != NULL;
+    spool_free_list(names, n);
+    return c;
+}
+
+/* ---- spool ---- */
+
+TEST(spool_init_creates_tree) {
+    const char *spool = tmp_path("a/b/spool");
+    char err[512] = "";
+    CHECK_MSG(spool_init(spool, err, sizeof err) == 0, "%s", err);
+    static const char *subs[] = {"tmp", "incoming", "active", "done", "failed"};
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+        char p[1100];
+        snprintf(p, sizeof p, "%s/%s", spool, subs[i]);
+        CHECK_MSG(is_dir(p), "%s", p);
+    }
+    CHECK_MSG(spool_init(spool, err, sizeof err) == 0, "again: %s", err); /* idempotent */
+    return 0;
+}
+
+TEST(spool_init_error) {
+    CHECK(write_text(tmp_path("plainfile"), "x") == 0);
+    const char *spool = tmp_path("plainfile/spool");
+    char err[512] = "";
+    CHECK_EQ_INT(spool_init(spool, err, sizeof err), -ENOTDIR);
+    CHECK_STR_CONTAINS(err, spool);
+    CHECK_STR_CONTAINS(err, ": cannot create: Not a directory");
+    return 0;
+}
+
+TEST(spool_new_id_unique_ordered) {
+    enum { N = 2000 };
+    static char ids[N][SPOOL_ID_MAX];
+    char day0[16], day1[16];
+    utc_day(day0);
+    for (int i = 0; i < N; i++) {
+        spool_new_id(ids[i]);
+        CHECK_MSG(spool_valid_id(ids[i]), "%s", ids[i]);
+        CHECK_EQ_INT(strlen(ids[i]), 29); /* 20261130T051203.123456-3fa9c1 */
+        CHECK_MSG(ids[i][8] == 'T' && ids[i][15] == '.' && ids[i][22] == '-', "%s", ids[i]);
+    }
+    /* time-ordered: the time part never goes back, so sorting names sorts by submission time */
+    for (int i = 1; i < N; i++) CHECK_MSG(strncmp(ids[i - 1], ids[i], 22) <= 0, "%s after %s", ids[i], ids[i - 1]);
+    for (int i = 0; i < N; i++)
+        for (int k = i + 1; k < N && !strncmp(ids[i], ids[k], 22); k++)
+            CHECK_MSG(strcmp(ids[i], ids[k]), "%s twice", ids[i]);
+    /* and it is of today (UTC) */
+    utc_day(day1);
+    CHECK_MSG(!strncmp(ids[0], day0, 8) || !strncmp(ids[0], day1, 8), "%s is not of %s", ids[0], day1);
+    return 0;
+}
+
+TEST(spool_valid_id) {
+    static const char *good[] = {"a", "job-1", "J_2.x", "20261130T051203.123456-3fa9c1",
+                                 "0123456789012345678901234567890" /* 31: the longest */};
+    static const char *bad[] = {"",    ".hidden", "..", "a/b",  "../x",
+                                "a b", "a\nb",    "ä",  "x;rm", "01234567890123456789012345678901" /* 32 */};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) CHECK_MSG(spool_valid_id(good[i]), "'%s'", good[i]);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) CHECK_MSG(!spool_valid_id(bad[i]), "'%s'", bad[i]);
+    return 0;
+}
+
+TEST(spool_job_round_trip) {
+    for (int prio = CFG_PRIO_CRITICAL; prio <= CFG_PRIO_LOW; prio++) {
+        const char *dir = tmp_path("rt%d", prio);
+        CHECK(mkdir(dir, 0755) == 0);
+        spool_job_t j = {.prio = prio, .n_parts = (uint32_t)prio + 1, .submit_ns = 1764480000123456789ull + prio};
+        spool_new_id(j.id);
+        snprintf(j.circuit, sizeof j.circuit, "poseidon%d", prio);
+        CHECK_EQ_INT(spool_write_job(dir, &j), 0);
+        CHECK_EQ_INT(count_tmp(dir), 0);
+        CHECK_STR_CONTAINS(read_text(tmp_path("rt%d/job.ini", prio)), cfg_priority_name(prio));
+        for (uint32_t k = 0; k < j.n_parts; k++) CHECK(write_text(tmp_path("rt%d/witness-%u.wtns", prio, k), "w") == 0);
+        spool_job_t r;
+        char err[512] = "";
+        CHECK_MSG(spool_read_job(dir, &r, err, sizeof err) == 0, "%s", err);
+        CHECK(!strcmp(r.id, j.id));
+        CHECK(!strcmp(r.circuit, j.circuit));
+        CHECK_EQ_INT(r.prio, prio);
+        CHECK_EQ_INT(r.n_parts, j.n_parts);
+        CHECK(r.submit_ns == j.submit_ns);
+    }
+    return 0;
+}
+
+/* Each bad job.ini gets one error with the line that is wrong (comments and blank lines count). */
+TEST(spool_job_errors) {
+    static const struct {
+        const char *ini;
+        uint32_t witnesses;
+        const char *want;
+    } cases[] = {
+        {"; a comment\n[job]\nid = a1\ncircuit = mul\npartitions = 1\nbogus = 1\n", 1,
+         "job.ini:6: unknown key 'bogus'"},
+        {"[job]\nid = a1\n\n[other]\nx = 1\n", 1, "job.ini:5: unknown section [other]"},
+        {"[job]\nid = a1\ncircuit = mul\npriority = URGENT\npartitions = 1\n", 1,
+         "job.ini:4: priority = URGENT: expected CRITICAL, HIGH, NORMAL or LOW"},
+        {"[job]\nid = a1\ncircuit = mul\npartitions = 0\n", 1, "job.ini:4: partitions = 0: expected 1 to 256"},
+        {"[job]\nid = a1\ncircuit = mul\npartitions = 257\n", 1, "job.ini:4: partitions = 257: expected 1 to 256"},
+        {"[job]\nid = a1\ncircuit = mul\npartitions = 2x\n", 1, "job.ini:4: partitions = 2x: expected 1 to 256"},
+        {"[job]\n\nid = ../x\n", 1, "job.ini:3: id = ../x: not a valid job id"},
+        {"[job]\nid = a1\nsubmitted_ns = soon\n", 1, "job.ini:3: submitted_ns = soon: expected a number"},
+        {"[job]\nid = a1\nthis is not ini\n", 1, "job.ini:3: syntax error"},
+        {"[job]\ncircuit = mul\npartitions = 1\n", 1, "job.ini: missing id"},
+        {"[job]\nid = a1\npartitions = 1\n", 1, "job.ini: missing circuit"},
+        {"[job]\nid = a1\ncircuit = mul\n", 1, "job.ini: missing partitions"},
+        {"[job]\nid = a1\ncircuit = mul\npartitions = 3\n", 1, "job.ini: partitions = 3 but witness-1.wtns is missing"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *dir = tmp_path("bad%zu", i);
+        CHECK(mkdir(dir, 0755) == 0);
+        CHECK(write_text(tmp_path("bad%zu/job.ini", i), cases[i].ini) == 0);
+        for (uint32_t k = 0; k < cases[i].witnesses; k++)
+            CHECK(write_text(tmp_path("bad%zu/witness-%u.wtns", i, k), "w") == 0);
+        spool_job_t j;
+        char err[512] = "";
+        CHECK_MSG(spool_read_job(dir, &j, err, sizeof err) == -EINVAL, "case %zu accepted", i);
+        CHECK_MSG(!strcmp(err, cases[i].want), "case %zu: '%s', expected '%s'", i, err, cases[i].want);
+    }
+    /* no job.ini at all */
+    spool_job_t j;
+    char err[512] = "";
+    CHECK_EQ_INT(spool_read_job(tmp_path("no-such-job"), &j, err, sizeof err), -ENOENT);
+    CHECK(!strcmp(err, "job.ini: cannot open: No such file or directory"));
+    return 0;
+}
+
+TEST(spool_list_sorted) {
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", tmp_path("list"));
+    CHECK(mkdir(dir, 0755) == 0);
+    static const char *names[] = {"b", "a", "c10", "c2", ".hidden", "..dots", ".tmp"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) CHECK(write_text(tmp_path("list/%s", names[i]), "") == 0);
+    CHECK(mkdir(tmp_path("list/d"), 0755) == 0);
+    char **v;
+    size_t n;
+    CHECK_EQ_INT(spool_list(dir, &v, &n), 0);
+    static const char *want[] = {"a", "b", "c10", "c2", "d"};
+    bool same = n == 5;
+    for (size_t i = 0; same && i < n; i++) same = !strcmp(v[i], want[i]);
+    if (!same)
+        for (size_t i = 0; i < n; i++) fprintf(stderr, "  listed %s\n", v[i]);
+    spool_free_list(v, n);
+    CHECK(same);
+    /* an empty folder, a missing one */
+    CHECK(mkdir(tmp_path("list/d/e"), 0755) == 0);
+    CHECK_EQ_INT(spool_list(tmp_path("list/d/e"), &v, &n), 0);
+    CHECK_EQ_INT(n, 0);
+    spool_free_list(v, n);
+    CHECK_EQ_INT(spool_list(tmp_path("list/none"), &v, &n), -ENOENT);
+    return 0;
+}
+
+TEST(spool_write_atomic_replaces) {
+    const char *dir = tmp_path("atomic");
+    CHECK(mkdir(dir, 0755) == 0);
+    const char *path = tmp_path("atomic/result.json");
+    CHECK_EQ_INT(spool_write_atomic(path, "old", 3), 0);
+    CHECK(!strcmp(read_text(path), "old"));
+    CHECK_EQ_INT(count_tmp(dir), 0);
+    /* a reader that opened the old file keeps reading the old file whole: it was replaced by a
+     * rename, not rewritten in place */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    CHECK(fd >= 0);
+    struct stat before, after;
+    CHECK(fstat(fd, &before) == 0);
+    static const char neu[] = "{\"status\": \"done\"}\n";
+    CHECK_EQ_INT(spool_write_atomic(path, neu, sizeof neu - 1), 0);
+    char buf[16] = "";
+    CHECK_EQ_INT(pread(fd, buf, sizeof buf - 1, 0), 3);
+    close(fd);
+    CHECK(!strcmp(buf, "old"));
+    CHECK(!strcmp(read_text(path), neu));
+    CHECK(stat(path, &after) == 0);
+    CHECK(before.st_ino != after.st_ino);
+    CHECK_EQ_INT(after.st_size, sizeof neu - 1);
+    CHECK_EQ_INT(count_tmp(dir), 0);
+    /* an empty file is a file too */
+    CHECK_EQ_INT(spool_write_atomic(path, "", 0), 0);
+    CHECK(stat(path, &after) == 0 && after.st_size == 0);
+    return 0;
+}
+
+TEST(spool_write_atomic_errors) {
+    const char *dir = tmp_path("atomic-err");
+    CHECK(mkdir(dir, 0755) == 0);
+    CHECK_EQ_INT(spool_write_atomic(tmp_path("atomic-err/none/x"), "x", 1), -ENOENT);
+    /* a folder where the file belongs: refused, the folder kept, no temporary left */
+    CHECK(mkdir(tmp_path("atomic-err/result.json"), 0755) == 0);
+    CHECK(write_text(tmp_path("atomic-err/result.json/inside"), "keep") == 0);
+    int r = spool_write_atomic(tmp_path("atomic-err/result.json"), "x", 1);
+    CHECK_MSG(r == -EISDIR || r == -ENOTEMPTY || r == -EEXIST, "%d", r);
+    CHECK(is_dir(tmp_path("atomic-err/result.json")));
+    CHECK(!strcmp(read_text(tmp_path("atomic-err/result.json/inside")), "keep"));
+    CHECK_EQ_INT(count_tmp(dir), 0);
+    return 0;
+}
+
+TEST(spool_fail_dir) {
+    const char *spool = tmp_path("failspool");
+    char err[512] = "";
+    CHECK_MSG(spool_init(spool, err, sizeof err) == 0, "%s", err);
+    const char *from = tmp_path("failspool/incoming/J1");
+    CHECK(mkdir(from, 0755) == 0);
+    CHECK(write_text(tmp_path("failspool/incoming/J1/job.ini"), "[job]\nbogus\n") == 0);
+    static const char reason[] = "job.ini:2: unknown key 'x\"y\\z'\n\tnext";
+    CHECK_EQ_INT(spool_fail_dir(spool, from, "J1", "failed", reason), 0);
+    CHECK(!spool_exists(from));
+    CHECK(spool_exists(tmp_path("failspool/failed/J1/job.ini"))); /* the job's files moved with it */
+    CHECK_EQ_INT(count_tmp(tmp_path("failspool/failed/J1")), 0);
+    json_object *o = json_tokener_parse(read_text(tmp_path("failspool/failed/J1/result.json")));
+    CHECK_MSG(o, "result.json is not JSON");
+    json_object *v;
+    bool ok = json_object_object_get_ex(o, "job", &v) && !strcmp(json_object_get_string(v), "J1") &&
+              json_object_object_get_ex(o, "status", &v) && !strcmp(json_object_get_string(v), "failed") &&
+              json_object_object_get_ex(o, "error", &v) && !strcmp(json_object_get_string(v), reason) &&
+              json_object_object_get_ex(o, "partitions", &v) && json_object_is_type(v, json_type_array) &&
+              json_object_array_length(v) == 0;
+    json_object_put(o);
+    CHECK_MSG(ok, "result.json: %s", read_text(tmp_path("failspool/failed/J1/result.json")));
+    /* a job of that id already in failed/: an error, and the job stays where it was */
+    const char *again = tmp_path("failspool/incoming/J1");
+    CHECK(mkdir(again, 0755) == 0);
+    CHECK(write_text(tmp_path("failspool/incoming/J1/job.ini"), "x") == 0);
+    int r = spool_fail_dir(spool, again, "J1", "failed", "again");
+    CHECK_MSG(r == -ENOTEMPTY || r == -EEXIST, "%d", r);
+    CHECK(spool_exists(tmp_path("failspool/incoming/J1/job.ini")));
+    return 0;
+}
+
+TEST(spool_json_escape) {
+    static const char in[] = "a\"b\\c\nd\x01\x1f\xc3\xa4/";
+    char out[128];
+    spool_json_escape(in, out, sizeof out);
+    CHECK(!strcmp(out, "a\\\"b\\\\c\\u000ad\\u0001\\u001f\xc3\xa4/"));
+    /* json-c reads it back as the same string */
+    char doc[160];
+    snprintf(doc, sizeof doc, "\"%s\"", out);
+    json_object *o = json_tokener_parse(doc);
+    CHECK(o);
+    bool same = !strcmp(json_object_get_string(o), in);
+    json_object_put(o);
+    CHECK(same);
+    /* a small buffer: always terminated, and always the escape of a whole prefix (no half escape) */
+    for (size_t cap = 1; cap < 40; cap++) {
+        char small[40];
+        memset(small, 'X', sizeof small);
+        spool_json_escape(in, small, cap);
+        CHECK_MSG(memchr(small, 0, cap), "cap %zu: not terminated", cap);
+        bool prefix = false;
+        for (size_t p = 0; p <= strlen(in) && !prefix; p++) {
+            char part[sizeof in], esc[128];
+            memcpy(part, in, p);
+            part[p] = 0;
+            spool_json_escape(part, esc, sizeof esc);
+            prefix = !strcmp(esc, small);
+        }
+        CHECK_MSG(prefix, "cap %zu: '%s' is not the escape of a prefix", cap, small);
+        CHECK_MSG(small[cap] == 'X' || cap == sizeof small, "cap %zu: wrote past the buffer", cap);
+    }
+    return 0;
+}
+
+/* ---- uring ---- */
+
+static uint8_t *pattern(size_t n, uint32_t seed) {
+    uint8_t *p = malloc(n ? n : 1);
+    for (size_t i = 0; p && i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        p[i] = (uint8_t)(seed >> 16);
+    }
+    return p;
+}
+
+/* A reader of that depth: 0, TEST_SKIP where io_uring is not available (seccomp, old kernel), 1. */
+static int new_reader(uring_reader_t **u, unsigned depth) {
+    int r = uring_reader_new(u, depth);
+    if (r == -ENOSYS || r == -EPERM) {
+        fprintf(stderr, "  io_uring is not available here (%s)\n", strerror(-r));
+        return TEST_SKIP;
+    }
+    CHECK_EQ_INT(r, 0);
+    return 0;
+}
+
+TEST(uring_reads_exactly) {
+    /* several 1 MiB chunks in flight and a ragged tail; depth 1 reads them one by one */
+    static const size_t sizes[] = {0, 1, 4095, (1u << 20), 3u * (1u << 20) + 12345};
+    static const unsigned depths[] = {1, 4};
+    for (size_t d = 0; d < 2; d++) {
+        uring_reader_t *u;
+        int r = new_reader(&u, depths[d]);
+        if (r) return r;
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+            size_t n = sizes[i];
+            uint8_t *want = pattern(n, (uint32_t)(n + d));
+            CHECK(want);
+            const char *path = tmp_path("uring-%zu-%zu", d, n);
+            CHECK(write_file(path, want, n) == 0);
+            size_t cap = n + 4096;
+            uint8_t *buf = malloc(cap);
+            CHECK(buf);
+            memset(buf, 0xa5, cap);
+            size_t len = 12345678;
+            r = uring_read_file(u, path, buf, cap, &len);
+            bool same = r == 0 && len == n && !memcmp(buf, want, n);
+            bool untouched = true;
+            for (size_t k = n; k < cap; k++) untouched &= buf[k] == 0xa5;
+            /* exactly as large as the buffer is fine */
+            size_t len2 = 0;
+            int r2 = n ? uring_read_file(u, path, buf, n, &len2) : 0;
+            bool same2 = r2 == 0 && (!n || (len2 == n && !memcmp(buf, want, n)));
+            free(buf);
+            free(want);
+            CHECK_MSG(same, "%s: r %d, len %zu of %zu, contents %s", path, r, len, n, r == 0 ? "differ" : "-");
+            CHECK_MSG(untouched, "%s: wrote past the file's length", path);
+            CHECK_MSG(same2, "%s: buffer of exactly the size: r %d", path, r2);
+        }
+        uring_reader_free(u);
+    }
+    return 0;
+}
+
+TEST(uring_too_big) {
+    uring_reader_t *u;
+    int r = new_reader(&u, 4);
+    if (r) return r;
+    size_t n = 2u * (1u << 20) + 1;
+    uint8_t *want = pattern(n, 7);
+    CHECK(want);
+    const char *path = tmp_path("uring-big");
+    CHECK(write_file(path, want, n) == 0);
+    free(want);
+    uint8_t buf[4096];
+    memset(buf, 0xa5, sizeof buf);
+    size_t len = 0;
+    CHECK_EQ_INT(uring_read_file(u, path, buf, sizeof buf, &len), -EFBIG);
+    CHECK_EQ_INT(len, n); /* says how large the file is */
+    for (size_t k = 0; k < sizeof buf; k++) CHECK_MSG(buf[k] == 0xa5, "byte %zu written", k);
+    uring_reader_free(u);
+    return 0;
+}
+
+TEST(uring_missing_file) {
+    uring_reader_t *u;
+    int r = new_reader(&u, 2);
+    if (r) return r;
+    uint8_t buf[16];
+    size_t len = 0;
+    CHECK_EQ_INT(uring_read_file(u, tmp_path("uring-none"), buf, sizeof buf, &len), -ENOENT);
+    /* the reader is still good for the next file */
+    CHECK(write_text(tmp_path("uring-small"), "hello") == 0);
+    CHECK_EQ_INT(uring_read_file(u, tmp_path("uring-small"), buf, sizeof buf, &len), 0);
+    CHECK(len == 5 && !memcmp(buf, "hello", 5));
+    uring_reader_free(u);
+    return 0;
+}
+
+/* ---- daemon helpers ---- */
+
+TEST(daemon_wait_ms_watchdog) {
+    char pid[16], other[16];
+    snprintf(pid, sizeof pid, "%d", (int)getpid());
+    snprintf(other, sizeof other, "%d", (int)getpid() + 1);
+    unsetenv("WATCHDOG_USEC");
+    unsetenv("WATCHDOG_PID");
+    CHECK_EQ_INT(daemon_wait_ms(1000), 1000); /* no watchdog */
+    setenv("WATCHDOG_USEC", "1000000", 1);    /* 1 s: below half of it, with 50 ms to spare */
+    CHECK_EQ_INT(daemon_wait_ms(1000), 450);
+    CHECK_EQ_INT(daemon_wait_ms(200), 200); /* the default when it is already shorter */
+    setenv("WATCHDOG_PID", pid, 1);
+    CHECK_EQ_INT(daemon_wait_ms(1000), 450);
+    setenv("WATCHDOG_PID", other, 1); /* another process's watchdog */
+    CHECK_EQ_INT(daemon_wait_ms(1000), 1000);
+    unsetenv("WATCHDOG_PID");
+    setenv("WATCHDOG_USEC", "10000", 1); /* 10 ms: never below 10 ms */
+    CHECK_EQ_INT(daemon_wait_ms(1000), 10);
+    setenv("WATCHDOG_USEC", "soon", 1);
+    CHECK_EQ_INT(daemon_wait_ms(1000), 1000);
+    unsetenv("WATCHDOG_USEC");
+    return 0;
+}
+
+/* daemon_parse_args in a child (getopt keeps state; --help prints): what it returned and printed. */
+struct parsed {
+    int ok, exit, instance, device;
+    char config[256], backend[32];
+    char out[4096]; /* stdout and stderr */
+};
+
+static int parse(struct parsed *p, bool gpu, const char *const *args) {
+    memset(p, 0, sizeof *p);
+    int res[2], out[2];
+    if (pipe(res) || pipe(out)) return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(out[1], 1);
+        dup2(out[1], 2);
+        char *argv[16] = {(char *)"zkpipe-test"};
+        int argc = 1;
+        while (args[argc - 1] && argc < 15) argv[argc] = (char *)args[argc - 1], argc++;
+        daemon_args_t a;
+        struct parsed r = {0};
+        r.exit = -1;
+        r.ok = daemon_parse_args(argc, argv, "zkpipe-test", "Tests the option parser.", gpu, &a, &r.exit);
+        if (r.ok) {
+            r.instance = a.instance, r.device = a.device;
+            snprintf(r.config, sizeof r.config, "%s", a.config ? a.config : "(null)");
+            snprintf(r.backend, sizeof r.backend, "%s", a.backend ? a.backend : "(null)");
+        }
+        fflush(stdout);
+        fflush(stderr);
+        _exit(write(res[1], &r, sizeof r) == (ssize_t)sizeof r ? 0 : 1);
+    }
+    close(res[1]);
+    close(out[1]);
+    int st = -1;
+    bool got = read(res[0], p, sizeof *p) == (ssize_t)sizeof *p;
+    ssize_t n = read(out[0], p->out, sizeof p->out - 1);
+    p->out[n > 0 ? n : 0] = 0;
+    waitpid(pid, &st, 0);
+    close(res[0]);
+    close(out[0]);
+    return got && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+TEST(daemon_parse_args_usage) {
+    struct parsed p;
+    CHECK(parse(&p, false, (const char *[]){"--help", NULL}) == 0);
+    CHECK(!p.ok && p.exit == 0);
+    CHECK_STR_CONTAINS(p.out, "Usage: zkpipe-test [--config FILE] [--instance N]\n");
+    CHECK_STR_CONTAINS(p.out, "Tests the option parser.");
+    CHECK_STR_CONTAINS(p.out, "--config FILE");
+    CHECK(!strstr(p.out, "--backend"));
+    CHECK(parse(&p, true, (const char *[]){"-h", NULL}) == 0);
+    CHECK(!p.ok && p.exit == 0);
+    CHECK_STR_CONTAINS(p.out, "--backend B");
+    CHECK_STR_CONTAINS(p.out, "--device N");
+    /* bad usage: exit 2 with the usage line */
+    const char *const *bad[] = {
+        (const char *[]){"--bogus", NULL},       (const char *[]){"extra", NULL},
+        (const char *[]){"--config", NULL},      (const char *[]){"--backend", "cpu", NULL}, /* not a GPU daemon */
+        (const char *[]){"--device", "1", NULL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        CHECK(parse(&p, false, bad[i]) == 0);
+        CHECK_MSG(!p.ok && p.exit == 2, "case %zu: ok %d exit %d", i, p.ok, p.exit);
+        CHECK_STR_CONTAINS(p.out, "Usage: zkpipe-test");
+    }
+    return 0;
+}
+
+TEST(daemon_parse_args_values) {
+    struct parsed p;
+    CHECK(parse(&p, false, (const char *[]){NULL}) == 0);
+    CHECK(p.ok && !strcmp(p.config, CFG_DEFAULT_PATH) && p.instance == 0 && !strcmp(p.backend, "(null)"));
+    CHECK(parse(&p, false, (const char *[]){"--config", "/x/zk.ini", "-i", "3", NULL}) == 0);
+    CHECK(p.ok && !strcmp(p.config, "/x/zk.ini") && p.instance == 3);
+    CHECK(!strcmp(p.out, "")); /* nothing printed */
+    CHECK(parse(&p, true, (const char *[]){"--backend", "cuda", "--device", "2", NULL}) == 0);
+    CHECK(p.ok && !strcmp(p.backend, "cuda") && p.device == 2 && p.instance == 2); /* the device is the instance */
+    CHECK(parse(&p, true, (const char *[]){"-i", "5", "-d", "1", NULL}) == 0);
+    CHECK(p.ok && p.device == 1 && p.instance == 5); /* unless -i says otherwise */
+    return 0;
+}
+
+/* How long daemon_test_point(point, part) took in a fresh child with that environment, in ms; with
+ * pause set, it must not stop. */
+static long point_ms(const char *delay, const char *point, int part) {
+    int fd[2];
+    if (pipe(fd)) return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        setenv("ZKPIPE_TEST_DELAY", delay, 1);
+        unsetenv("ZKPIPE_TEST_PAUSE");
+        uint64_t t0 = daemon_now_ns();
+        daemon_test_point(point, part);
+        long ms = (long)((daemon_now_ns() - t0) / 1000000);
+        _exit(write(fd[1], &ms, sizeof ms) == sizeof ms ? 0 : 1);
+    }
+    close(fd[1]);
+    long ms = -1;
+    if (read(fd[0], &ms, sizeof ms) != sizeof ms) ms = -1;
+    close(fd[0]);
+    int st;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? ms : -1;
+}
+
+TEST(daemon_test_delay) {
+    static const struct {
+        const char *spec, *point;
+        int part;
+        bool sleeps;
+    } cases[] = {
+        {"synth.eval:300", "synth.eval", 0, true},    /* every partition */
+        {"synth.eval:300:2", "synth.eval", 2, true},  /* that partition */
+        {"synth.eval:300:2", "synth.eval", 1, false}, /* not another */
+        {"synth.eval:300", "synth.evalx", 0, false},  /* the whole name */
+        {"synth.evalx:300", "synth.eval", 0, false},  /* the whole name of the spec too */
+        {"synth:300", "synth.eval", 0, false},        /* no prefix match */
+        {"synth.eval", "synth.eval", 0, false},       /* no time: nothing */
+        {"synth.eval:soon", "synth.eval", 0, false},  /* not a number: nothing */
+        {"synth.eval:-300", "synth.eval", 0, false},  /* negative: nothing */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        long ms = point_ms(cases[i].spec, cases[i].point, cases[i].part);
+        CHECK_MSG(ms >= 0, "case %zu: the child failed", i);
+        if (cases[i].sleeps)
+            CHECK_MSG(ms >= 300, "case %zu (%s at %s:%d): slept %ld ms", i, cases[i].spec, cases[i].point,
+                      cases[i].part, ms);
+        else
+            CHECK_MSG(ms < 150, "case %zu (%s at %s:%d): slept %ld ms", i, cases[i].spec, cases[i].point, cases[i].part,
+                      ms);
+    }
+    return 0;
+}
+
+/* ZKPIPE_TEST_PAUSE=POINT:PART stops the process (SIGSTOP) the first time it reaches that point for
+ * that partition, and only then. */
+TEST(daemon_test_pause) {
+    int fd[2];
+    CHECK(pipe(fd) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        setenv("ZKPIPE_TEST_PAUSE", "gpu.prove:1", 1);
+        unsetenv("ZKPIPE_TEST_DELAY");
+        daemon_test_point("gpu.prove", 0); /* another partition */
+        daemon_test_point("gpu.load_key", 1);
+        (void)!write(fd[1], "a", 1);
+        daemon_test_point("gpu.prove", 1); /* stops here */
+        (void)!write(fd[1], "b", 1);
+        daemon_test_point("gpu.prove", 1); /* not twice */
+        (void)!write(fd[1], "c", 1);
+        _exit(0);
+    }
+    close(fd[1]);
+    char c = 0;
+    CHECK(read(fd[0], &c, 1) == 1 && c == 'a');
+    int st;
+    CHECK(waitpid(pid, &st, WUNTRACED) == pid);
+    CHECK_MSG(WIFSTOPPED(st), "the child did not stop at gpu.prove:1");
+    CHECK(fcntl(fd[0], F_SETFL, O_NONBLOCK) == 0);
+    CHECK(read(fd[0], &c, 1) < 0 && errno == EAGAIN); /* stopped before it wrote 'b' */
+    CHECK(fcntl(fd[0], F_SETFL, 0) == 0);
+    kill(pid, SIGCONT);
+    CHECK(waitpid(pid, &st, WUNTRACED) == pid);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child stopped again or failed (status %#x)", st);
+    char rest[3] = "";
+    CHECK(read(fd[0], rest, 2) == 2 && !memcmp(rest, "bc", 2));
+    close(fd[0]);
+    return 0;
+}
+
+/* ---- the spool's defences (issue "Nothing accepted is ever lost or proven wrong") ---- */
+
+TEST(spool_open_file_regular_only) {
+    const char *dir = tmp_path("open-file");
+    CHECK(mkdir(dir, 0755) == 0);
+    CHECK(write_text(tmp_path("open-file/w"), "data") == 0);
+    CHECK(symlink(tmp_path("open-file/w"), tmp_path("open-file/link")) == 0);
+    CHECK(mkfifo(tmp_path("open-file/fifo"), 0644) == 0);
+    CHECK(mkdir(tmp_path("open-file/sub"), 0755) == 0);
+    int dfd = spool_open_dir(dir);
+    CHECK(dfd >= 0);
+    char why[256];
+    struct stat st;
+    int fd = spool_open_file(dfd, "w", &st, why, sizeof why);
+    CHECK(fd >= 0 && st.st_size == 4);
+    close(fd);
+    CHECK_EQ_INT(spool_open_file(dfd, "link", NULL, why, sizeof why), -ELOOP);
+    CHECK_STR_CONTAINS(why, "link: is a symbolic link");
+    /* a FIFO is refused at once, never waited on */
+    CHECK_EQ_INT(spool_open_file(dfd, "fifo", NULL, why, sizeof why), -EINVAL);
+    CHECK_STR_CONTAINS(why, "fifo: not a regular file (a FIFO)");
+    CHECK_EQ_INT(spool_open_file(dfd, "sub", NULL, why, sizeof why), -EINVAL);
+    CHECK_STR_CONTAINS(why, "sub: not a regular file (a directory)");
+    close(dfd);
+    /* a symlinked job directory is not opened */
+    CHECK(symlink(dir, tmp_path("open-file-link")) == 0);
+    CHECK_EQ_INT(spool_open_dir(tmp_path("open-file-link")), -ENOTDIR); /* O_DIRECTORY|O_NOFOLLOW */
+    CHECK_EQ_INT(spool_open_dir(tmp_path("open-file/w")), -ENOTDIR);
+    return 0;
+}
+
+TEST(spool_copy_in_owns_the_input) {
+    const char *dir = tmp_path("copy-in");
+    CHECK(mkdir(dir, 0755) == 0);
+    int dfd = spool_open_dir(dir);
+    CHECK(dfd >= 0);
+    char why[512];
+    CHECK(write_text(tmp_path("copy-src"), "witness v1") == 0);
+    CHECK(symlink(tmp_path("copy-src"), tmp_path("copy-link")) == 0);
+    CHECK_EQ_INT(spool_copy_in(tmp_path("copy-link"), dfd, "w0", 100, why, sizeof why), 0);
+    CHECK(write_text(tmp_path("copy-src"), "witness v2!") == 0); /* the user's file changes */
+    CHECK(!strcmp(read_text(tmp_path("copy-in/w0")), "witness v1"));
+    struct stat a, b;
+    CHECK(lstat(tmp_path("copy-in/w0"), &a) == 0 && stat(tmp_path("copy-src"), &b) == 0);
+    CHECK(S_ISREG(a.st_mode) && a.st_ino != b.st_ino);
+    /* bounded by cap; a FIFO, /dev/zero, a dangling link and an existing name are refused */
+    CHECK_EQ_INT(spool_copy_in(tmp_path("copy-src"), dfd, "w1", 5, why, sizeof why), -EFBIG);
+    CHECK_STR_CONTAINS(why, "11 bytes, more than the 5");
+    CHECK(mkfifo(tmp_path("copy-fifo"), 0644) == 0);
+    CHECK_EQ_INT(spool_copy_in(tmp_path("copy-fifo"), dfd, "w1", 100, why, sizeof why), -EINVAL);
+    CHECK_STR_CONTAINS(why, "not a regular file (a FIFO");
+    CHECK_EQ_INT(spool_copy_in("/dev/zero", dfd, "w1", 100, why, sizeof why), -EINVAL);
+    CHECK(symlink(tmp_path("nowhere"), tmp_path("copy-dangling")) == 0);
+    CHECK_EQ_INT(spool_copy_in(tmp_path("copy-dangling"), dfd, "w1", 100, why, sizeof why), -ENOENT);
+    CHECK_EQ_INT(spool_copy_in(tmp_path("copy-src"), dfd, "w0", 100, why, sizeof why), -EEXIST);
+    struct stat st;
+    CHECK(fstatat(dfd, "w1", &st, AT_SYMLINK_NOFOLLOW) < 0); /* nothing half-made is left */
+    close(dfd);
+    return 0;
+}
+
+TEST(spool_write_at_never_follows_a_link) {
+    const char *dir = tmp_path("write-at");
+    CHECK(mkdir(dir, 0755) == 0);
+    CHECK(write_text(tmp_path("victim"), "precious") == 0);
+    CHECK(symlink(tmp_path("victim"), tmp_path("write-at/proof-0.json")) == 0);
+    int dfd = spool_open_dir(dir);
+    CHECK(dfd >= 0);
+    CHECK_EQ_INT(spool_write_at(dfd, "proof-0.json", "{}", 2, NULL, -1), 0);
+    CHECK(!strcmp(read_text(tmp_path("victim")), "precious"));
+    struct stat st;
+    CHECK(lstat(tmp_path("write-at/proof-0.json"), &st) == 0 && S_ISREG(st.st_mode));
+    CHECK_EQ_INT(count_tmp(dir), 0);
+    /* temporaries of dead writers, old and new style, are removed; other files stay */
+    CHECK(write_text(tmp_path("write-at/.proof-1.json.tmp.123.0badf00d"), "x") == 0);
+    CHECK(write_text(tmp_path("write-at/result.json.tmp.77"), "x") == 0);
+    CHECK(symlink(tmp_path("victim"), tmp_path("write-at/.public-1.json.tmp.9")) == 0);
+    spool_remove_temporaries(dfd);
+    CHECK_EQ_INT(count_tmp(dir), 0);
+    CHECK(!strcmp(read_text(tmp_path("victim")), "precious"));
+    CHECK(lstat(tmp_path("write-at/proof-0.json"), &st) == 0);
+    close(dfd);
+    return 0;
+}
+
+TEST(spool_clean_tmp_spares_live_submitters) {
+    const char *spool = tmp_path("clean-spool");
+    char err[512];
+    CHECK(spool_init(spool, err, sizeof err) == 0);
+    CHECK(mkdir(tmp_path("clean-spool/tmp/dead"), 0755) == 0);
+    CHECK(write_text(tmp_path("clean-spool/tmp/dead/witness-0.wtns"), "w") == 0);
+    CHECK(mkdir(tmp_path("clean-spool/tmp/live"), 0755) == 0);
+    CHECK(mkdir(tmp_path("clean-spool/tmp/young"), 0755) == 0);
+    struct timespec old[2] = {{.tv_sec = time(NULL) - 3600}, {.tv_sec = time(NULL) - 3600}};
+    CHECK(utimensat(AT_FDCWD, tmp_path("clean-spool/tmp/dead"), old, 0) == 0);
+    CHECK(utimensat(AT_FDCWD, tmp_path("clean-spool/tmp/live"), old, 0) == 0);
+    int lfd = spool_open_dir(tmp_path("clean-spool/tmp/live"));
+    CHECK(lfd >= 0 && spool_lock_tmp(lfd) == 0); /* a submitter at work */
+    CHECK_EQ_INT(spool_clean_tmp(spool, 60), 1);
+    CHECK(!is_dir(tmp_path("clean-spool/tmp/dead")));
+    CHECK(is_dir(tmp_path("clean-spool/tmp/live")));
+    CHECK(is_dir(tmp_path("clean-spool/tmp/young")));
+    close(lfd);
+    CHECK_EQ_INT(spool_clean_tmp(spool, 60), 1); /* its submitter is gone now */
+    CHECK(!is_dir(tmp_path("clean-spool/tmp/live")));
+    return 0;
+}
+
+TEST(spool_fail_dir_moves_what_is_not_a_directory) {
+    const char *spool = tmp_path("faild-spool");
+    char err[512];
+    CHECK(spool_init(spool, err, sizeof err) == 0);
+    CHECK(mkdir(tmp_path("faild-outside"), 0755) == 0);
+    CHECK(symlink(tmp_path("faild-outside"), tmp_path("faild-spool/incoming/l")) == 0);
+    CHECK(write_text(tmp_path("faild-spool/incoming/f"), "junk") == 0);
+    CHECK_EQ_INT(spool_fail_dir(spool, tmp_path("faild-spool/incoming/l"), "20200101T000000.000000-aaaaaa", "failed",
+                                "a symlink"),
+                 0);
+    CHECK_EQ_INT(spool_fail_dir(spool, tmp_path("faild-spool/incoming/f"), "20200101T000000.000000-bbbbbb", "failed",
+                                "a file"),
+                 0);
+    struct stat st;
+    CHECK(lstat(tmp_path("faild-spool/failed/20200101T000000.000000-aaaaaa/entry"), &st) == 0 && S_ISLNK(st.st_mode));
+    CHECK(lstat(tmp_path("faild-spool/failed/20200101T000000.000000-bbbbbb/entry"), &st) == 0 && S_ISREG(st.st_mode));
+    CHECK_STR_CONTAINS(read_text(tmp_path("faild-spool/failed/20200101T000000.000000-aaaaaa/result.json")), "a symlink");
+    DIR *d = opendir(tmp_path("faild-outside"));
+    CHECK(d);
+    int n = 0;
+    for (struct dirent *de; (de = readdir(d));) n += de->d_name[0] != '.';
+    closedir(d);
+    CHECK_EQ_INT(n, 0); /* nothing was written through the link */
+    return 0;
+}
+
+TEST(spool_result_one_schema) {
+    const char *dir = tmp_path("result");
+    CHECK(mkdir(dir, 0755) == 0);
+    int dfd = spool_open_dir(dir);
+    CHECK(dfd >= 0);
+    spool_part_result_t parts[2] = {{.status = "done", .gpu_ms = 1.5, .prove_count = 1}, {.status = "failed"}};
+    spool_result_t r = {.job = "j", .status = "failed", .circuit = "c", .error = "bad \"x\"", .prio = 1,
+                        .submitted_ns = 5, .total_ms = 2.25, .n_parts = 2, .parts = parts};
+    CHECK_EQ_INT(spool_write_result(dfd, &r), 0);
+    close(dfd);
+    json_object *o = json_object_from_file(tmp_path("result/result.json")), *v, *p;
+    CHECK(o);
+    CHECK(json_object_object_get_ex(o, "error", &v) && !strcmp(json_object_get_string(v), "bad \"x\""));
+    CHECK(json_object_object_get_ex(o, "priority", &v) && !strcmp(json_object_get_string(v), "HIGH"));
+    CHECK(json_object_object_get_ex(o, "partitions", &p) && json_object_array_length(p) == 2);
+    CHECK(json_object_object_get_ex(json_object_array_get_idx(p, 0), "proof", &v) &&
+          !strcmp(json_object_get_string(v), "proof-0.json"));
+    CHECK(json_object_object_get_ex(json_object_array_get_idx(p, 1), "proof", &v) && v == NULL);
+    CHECK(json_object_object_get_ex(json_object_array_get_idx(p, 1), "public", &v) && v == NULL);
+    json_object_put(o);
+    return 0;
+}
