@@ -67,7 +67,7 @@ int spool_clean_tmp(const char *spool, unsigned min_age_s);
 int spool_lock_tmp(int dirfd);
 int spool_fsync_dir(const char *dir);
 bool spool_exists(const char *path);
-/* result.json, the one schema (docs/pipeline.md "result.json"). */
+/* result.json, the one schema (docs/pipeline.md "Spool"). */
 typedef struct spool_part_result {
     const char *status; /* "done", "failed", "dropped", ... */
     double queue_ms, synth_ms, ready_wait_ms, gpu_ms, finalize_ms;

@@ -1,4 +1,4 @@
-/* One slab's data (docs/shm.md "Slab data"): a header page, the witness file image, then a, b, c.
+/* One slab's data (docs/shm.md "Layout"): a header page, the witness file image, then a, b, c.
  * The one definition of the layout: synthd fills slabs by it, gpud and finalizerd read them by the
  * offsets in the header page, and the slab size of the segment is resolved from it. */
 #pragma once
