@@ -20,21 +20,24 @@ static const struct {
     {"ptau", "a ptau"},
 };
 
-/* The 4 magic bytes, printable or as \xNN. */
-static void magic_text(const uint8_t *m, char out[17]) {
+void zk_printable(const void *s, size_t n, char *out, size_t cap) {
     static const char hex[] = "0123456789abcdef";
-    char *o = out;
-    for (int i = 0; i < 4; i++) {
-        if (m[i] >= 0x20 && m[i] < 0x7f && m[i] != '\'' && m[i] != '\\') {
-            *o++ = (char)m[i];
+    const uint8_t *b = s;
+    size_t o = 0;
+    if (!cap) return;
+    for (size_t i = 0; i < n; i++) {
+        if (b[i] >= 0x20 && b[i] < 0x7f && b[i] != '\'' && b[i] != '"' && b[i] != '\\') {
+            if (o + 1 >= cap) break;
+            out[o++] = (char)b[i];
         } else {
-            *o++ = '\\';
-            *o++ = 'x';
-            *o++ = hex[m[i] >> 4];
-            *o++ = hex[m[i] & 15];
+            if (o + 4 >= cap) break;
+            out[o++] = '\\';
+            out[o++] = 'x';
+            out[o++] = hex[b[i] >> 4];
+            out[o++] = hex[b[i] & 15];
         }
     }
-    *o = 0;
+    out[o] = 0;
 }
 
 int zk_bin_parse(zk_bin_t *b, const char *name, const uint8_t *data, size_t size, const char *kind,
@@ -49,7 +52,7 @@ int zk_bin_parse(zk_bin_t *b, const char *name, const uint8_t *data, size_t size
             if (memcmp(data, known_magics[i].magic, 4) == 0)
                 return zk_fail(err, EINVAL, "%s is %s file, not %s %s", name, known_magics[i].what, want, kind);
         char m[17];
-        magic_text(data, m);
+        zk_printable(data, 4, m, sizeof(m));
         return zk_fail(err, EINVAL, "%s: not %s %s file (magic '%s')", name, want, kind, m);
     }
     uint32_t version = zk_le32(data + 4), n = zk_le32(data + 8);

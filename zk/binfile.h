@@ -66,5 +66,9 @@ int zk_read_file(const char *path, size_t pad, uint8_t **ret_buf, size_t *ret_le
  * success (the container parser reports it). Errors name the file. */
 int zk_map_file(const char *path, void **ret_map, size_t *ret_size, zk_err_t *err);
 
+/* Up to n bytes of s as text for a one-line message, cut to fit cap (NUL included): printable ASCII
+ * as it is, but quotes, backslashes and every other byte (newlines, controls, non-ASCII) as \xNN. */
+void zk_printable(const void *s, size_t n, char *out, size_t cap);
+
 /* a < b, little-endian byte strings of n8 bytes (n8 a multiple of 8). */
 bool zk_le_lt(const uint8_t *a, const uint8_t *b, size_t n8);

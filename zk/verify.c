@@ -87,8 +87,11 @@ static int parse_dec(uint64_t *out, int n, const uint64_t *modulus, const char *
     if (strlen(s) != (size_t)json_object_get_string_len(v))
         return zk_fail(err, EINVAL, "%s: %s: not a non-negative decimal number (contains a NUL)", path, key);
     int rc = zk_bigint_from_dec(s, out, n);
-    if (rc == -EINVAL)
-        return zk_fail(err, EINVAL, "%s: %s: not a non-negative decimal number: \"%.40s\"", path, key, s);
+    if (rc == -EINVAL) {
+        char t[64];
+        zk_printable(s, strlen(s), t, sizeof(t));
+        return zk_fail(err, EINVAL, "%s: %s: not a non-negative decimal number: \"%s\"", path, key, t);
+    }
     if (rc == -ERANGE || !zk_bigint_lt(out, modulus, n))
         return zk_fail(err, EINVAL, "%s: %s: value is not below the field modulus %s", path, key, modname);
     return 0;
@@ -235,7 +238,9 @@ static int vk_from_root(zk_vk_t *vk, struct json_object *root, const char *path,
     }
     k.curve = zk_curve_by_name(json_object_get_string(v));
     if (!k.curve) {
-        rc = zk_fail(err, EINVAL, "%s: curve: unknown curve \"%.40s\"", path, json_object_get_string(v));
+        char t[64];
+        zk_printable(json_object_get_string(v), (size_t)json_object_get_string_len(v), t, sizeof(t));
+        rc = zk_fail(err, EINVAL, "%s: curve: unknown curve \"%s\"", path, t);
         goto out;
     }
     if (!json_object_object_get_ex(root, "nPublic", &v)) {
@@ -427,8 +432,10 @@ static int proof_from_root(zk_proof_t *p, const zk_curve_t *curve, struct json_o
         const zk_curve_t *c =
             json_object_is_type(v, json_type_string) ? zk_curve_by_name(json_object_get_string(v)) : NULL;
         if (c != curve) {
-            rc = zk_fail(err, EINVAL, "%s: curve: the proof is for \"%.40s\", the key for \"%s\"", path,
-                         json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "?", curve->name);
+            char t[64] = "?";
+            if (json_object_is_type(v, json_type_string))
+                zk_printable(json_object_get_string(v), (size_t)json_object_get_string_len(v), t, sizeof(t));
+            rc = zk_fail(err, EINVAL, "%s: curve: the proof is for \"%s\", the key for \"%s\"", path, t, curve->name);
             goto out;
         }
     }
