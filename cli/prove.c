@@ -145,6 +145,10 @@ int zkpipe_cmd_prove(int argc, char **argv) {
     const char *inputs[3] = {zkey_path, wtns_path, r1cs_path};
     if (output_is_input(proof_path, inputs, 3, &err) < 0 || output_is_input(public_path, inputs, 3, &err) < 0)
         goto fail;
+    if (!strcmp(proof_path, public_path)) {
+        zk_fail(&err, EINVAL, "%s: given as both the proof and the public output", proof_path);
+        goto fail;
+    }
     if (remove_output(proof_path, &err) < 0 || remove_output(public_path, &err) < 0) goto fail;
     outputs_removed = true;
 

@@ -106,6 +106,13 @@ else
     echo "ok   output = input: $(cat "$tmp/err")"
 fi
 
+"$zkpipe" prove $mz $mw "$tmp/same.json" "$tmp/same.json" 2>"$tmp/err"
+if [ $? -ne 1 ] || [ -e "$tmp/same.json" ] || ! grep -q "same.json: given as both" "$tmp/err"; then
+    echo "FAIL one path for both outputs: $(cat "$tmp/err")"; fail=1
+else
+    echo "ok   one path for both outputs: $(cat "$tmp/err")"
+fi
+
 # a corrupt point in the key's PointsA (section 5, payload at 89064) or PointsH (section 9, payload at
 # 409880) is named with the file, the section and the point, not as the proof's pi_a or pi_c
 corrupt() { # out, offset of the byte to change
