@@ -328,7 +328,8 @@ int zk_vk_from_zkey(zk_vk_t *vk, const zk_zkey_t *z, zk_err_t *err) {
             memcpy(l, pts[i] + j * k.curve->n8q, k.curve->n8q);
             if (!zk_bigint_lt(l, q, n)) {
                 free(k.ic);
-                return zk_fail(err, EINVAL, "zkey header point %d: coordinate not below q", i);
+                static const char *const names[4] = {"alpha1", "beta2", "gamma2", "delta2"};
+                return zk_fail(err, EINVAL, "section 2 (groth16 header): point %s: coordinate not below q", names[i]);
             }
         }
     for (uint32_t i = 0; i < 2 * (k.n_pub + 1); i++) {
@@ -336,7 +337,7 @@ int zk_vk_from_zkey(zk_vk_t *vk, const zk_zkey_t *z, zk_err_t *err) {
         memcpy(l, k.ic + (size_t)i * k.curve->n8q, k.curve->n8q);
         if (!zk_bigint_lt(l, q, n)) {
             free(k.ic);
-            return zk_fail(err, EINVAL, "zkey IC[%u]: coordinate not below q", i / 2);
+            return zk_fail(err, EINVAL, "section 3 (IC): point %u: coordinate not below q", i / 2);
         }
     }
     int rc = vk_finish(&k, err);

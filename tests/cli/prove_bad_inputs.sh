@@ -123,6 +123,12 @@ corrupt "$tmp/bad_a.zkey" $((89064 + 64 * 1 + 32))
 expect "corrupt PointsA" "section 5 (PointsA): point 1 (G1) is not on the curve" bad_a.zkey "$tmp/bad_a.zkey" $mw
 corrupt "$tmp/bad_h.zkey" $((409880 + 64 * 3 + 32))
 expect "corrupt PointsH" "section 9 (PointsH): point 3 (G1) is not on the curve" bad_h.zkey "$tmp/bad_h.zkey" $mw
+# delta2's x.c0 (section 2 payload at 40, then 84 bytes of fields and counts, alpha1, beta1, beta2,
+# gamma2, delta1) set to all ones: not below q
+cp $mz "$tmp/bad_d.zkey"
+python3 -c 'import sys; f=open(sys.argv[1],"r+b"); f.seek(572); f.write(b"\xff"*32)' "$tmp/bad_d.zkey"
+expect "delta2 not below q" "section 2 (groth16 header): point delta2 has a coordinate that is not below q" \
+    bad_d.zkey "$tmp/bad_d.zkey" $mw
 
 # usage errors exit 2
 "$zkpipe" prove "$mz" 2>/dev/null; [ $? -eq 2 ] || { echo "FAIL: missing arguments do not exit 2"; fail=1; }

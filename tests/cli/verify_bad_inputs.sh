@@ -36,4 +36,14 @@ for bad in /dev/zero "$tmp/fifo" "$tmp" "$tmp/zero-link"; do
         fi
     done
 done
+# a key whose delta2 is not below q: the file, the section and the point are named
+cp "$d/mulchain.zkey" "$tmp/bad_d.zkey"
+python3 -c 'import sys; f=open(sys.argv[1],"r+b"); f.seek(572); f.write(b"\xff"*32)' "$tmp/bad_d.zkey"
+"$zkpipe" verify "$tmp/bad_d.zkey" "$pub" "$proof" >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 2 ] || ! grep -qF "$tmp/bad_d.zkey: section 2 (groth16 header): point delta2: coordinate not below q" "$tmp/err"; then
+    echo "FAIL zkey with delta2 >= q: exit $rc: $(cat "$tmp/err")"; fail=1
+else
+    echo "ok   zkey with delta2 >= q: $(cat "$tmp/err")"
+fi
 exit $fail
