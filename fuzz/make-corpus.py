@@ -137,6 +137,11 @@ def main():
     put("ini", "example.ini", open(os.path.join(ROOT, "config", "zkpipe.ini.example"), "rb").read())
     for i, t in enumerate(INIS):
         put("ini", "t%d.ini" % i, t.encode())
+    # lines past inih's compiled 200 bytes: 900-character paths (read whole) and a 5000-character
+    # line (over the raised limit: an error); the second also lifts libFuzzer's input size limit
+    deep = "/" + "/".join("d%02d" % i + "x" * 20 for i in range(37))
+    put("ini", "long_path.ini", ("[pipeline]\nspool = %s\n[circuit c]\nzkey = %s.zkey\n" % (deep, deep)).encode())
+    put("ini", "long_line.ini", ("[pipeline]\n# " + "y" * 5000 + "\nslabs = 2\n").encode())
     n = sum(len(fs) for _, _, fs in os.walk(OUT))
     digest = hashlib.sha256()
     for dp, _, fs in sorted(os.walk(OUT)):
