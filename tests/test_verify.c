@@ -497,7 +497,7 @@ TEST(cli_exit_codes) {
     /* malformed inputs: exit 2 and a line naming the problem */
     static const char *q_bn = "21888242871839275222246405745257275088696311157297823662689037894645226208583";
     static const char *r_bn = "21888242871839275222246405745257275088548364400416034343698204186575808495617";
-    for (int k = 0; k < 15; k++) {
+    for (int k = 0; k < 17; k++) {
         struct json_object *pj = json_object_from_file(proof), *uj = json_object_from_file(pub),
                            *vj = json_object_from_file(vk);
         const char *expect = NULL;
@@ -565,6 +565,14 @@ TEST(cli_exit_codes) {
                                                                  "34",
                                                                  5));
             expect = "pi_c[1]: not a non-negative decimal";
+            break;
+        case 15: /* text from the input is escaped: a newline in it does not split the message */
+            set_str(uj, 0, "12\n34");
+            expect = "[0]: not a non-negative decimal number: \"12\\x0a34\"";
+            break;
+        case 16:
+            json_object_object_add(vj, "curve", json_object_new_string("bn\n128"));
+            expect = "curve: unknown curve \"bn\\x0a128\"";
             break;
         }
         if (raw_proof)
