@@ -152,8 +152,8 @@ int zk_read_file(const char *path, size_t pad, uint8_t **ret_buf, size_t *ret_le
     close(fd);
     if (len != size) {
         free(buf);
-        return zk_fail(err, EIO, "%s: the file changed size while it was read (%zu bytes, then %s%zu)", path, size,
-                       len > size ? "more than " : "", len > size ? size : len);
+        return zk_fail(err, EIO, "%s: its size is %zu bytes but %s%zu were read (the file changed while it was read)",
+                       path, size, len > size ? "more than " : "", len > size ? size : len);
     }
     buf[pad + len] = 0;
     *ret_buf = buf;

@@ -78,6 +78,8 @@ expect_quick "FIFO as wtns" "not a regular file (a FIFO)" "$tmp/fifo" $mz "$tmp/
 expect_quick "FIFO as zkey" "not a regular file (a FIFO)" "$tmp/fifo" "$tmp/fifo" $mw
 expect_quick "FIFO as r1cs" "not a regular file (a FIFO)" "$tmp/fifo" --r1cs "$tmp/fifo" $mz $mw
 expect_quick "directory as wtns" "not a regular file (a directory)" "$tmp" $mz "$tmp"
+# a file whose size says 0 but that reads more (as /proc files do): the read is bounded by the size
+expect_quick "/proc file as wtns" "its size is 0 bytes but more than 0 were read" /proc/self/status $mz /proc/self/status
 ln -s /dev/zero "$tmp/zero-link"
 expect_quick "symlink to /dev/zero as wtns" "not a regular file (a character device)" zero-link $mz "$tmp/zero-link"
 
