@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -38,6 +39,47 @@ static double ms_since(const struct timespec *t0) {
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* An output must not be one of the inputs: removing it (below) or writing it would destroy that input. */
+static int output_is_input(const char *out, const char *const *in, int n_in, zk_err_t *err) {
+    struct stat so, si;
+    if (stat(out, &so) < 0) return 0;
+    for (int i = 0; i < n_in; i++)
+        if (in[i] && stat(in[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+            return zk_fail(err, EINVAL, "%s: the output is the input %s; not overwriting it", out, in[i]);
+    return 0;
+}
+
+/* Removes an older output before proving, so that a failed prove never leaves an older proof or public
+ * file at the paths it was given (a new one appears only by rename, whole). */
+static int remove_output(const char *path, zk_err_t *err) {
+    struct stat st;
+    if (lstat(path, &st) < 0) return errno == ENOENT ? 0 : zk_fail(err, errno, "%s: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode)) return zk_fail(err, EISDIR, "%s: is a directory, not an output file", path);
+    if (unlink(path) < 0)
+        return zk_fail(err, errno, "%s: cannot remove the older output: %s", path, strerror(errno));
+    return 0;
+}
+
+/* The proof made from z does not check out (verify_rc: -EINVAL for a point off its curve or outside its
+ * subgroup, -EBADMSG for a failed pairing): a corrupt key point is named when there is one; a failed
+ * pairing with a sound key is the witness's fault. */
+static void explain_bad_proof(const zk_zkey_t *z, const char *zkey_path, const char *wtns_path, int verify_rc,
+                              zk_err_t *err) {
+    zk_err_t why;
+    snprintf(why.msg, sizeof(why.msg), "%s", err->msg);
+    if (zk_zkey_check_points(z, zkey_path, verify_rc == -EINVAL && strstr(why.msg, "subgroup"), err) < 0) {
+        size_t l = strlen(err->msg);
+        snprintf(err->msg + l, sizeof(err->msg) - l, ": the key is corrupt");
+    } else if (verify_rc == -EBADMSG) {
+        zk_fail(err, EBADMSG,
+                "%s: the proof does not verify: the witness does not satisfy the circuit (run with --r1cs to find "
+                "the constraint)",
+                wtns_path);
+    } else {
+        zk_fail(err, EINVAL, "%s: the proof made with this key fails its check (%.200s)", zkey_path, why.msg);
+    }
 }
 
 static void *alloc_aligned(size_t n) {
@@ -90,6 +132,7 @@ int zkpipe_cmd_prove(int argc, char **argv) {
 
     int rc = 1;
     zk_err_t err = {{0}};
+    bool outputs_removed = false;
     zk_zkey_t z = {0};
     zk_wtns_t w = {0};
     zk_r1cs_t r1cs = {0};
@@ -98,6 +141,16 @@ int zkpipe_cmd_prove(int argc, char **argv) {
     bool have_zkey = false, have_wtns = false, have_r1cs = false;
     struct timespec t0, tstage;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+
+    const char *inputs[3] = {zkey_path, wtns_path, r1cs_path};
+    if (output_is_input(proof_path, inputs, 3, &err) < 0 || output_is_input(public_path, inputs, 3, &err) < 0)
+        goto fail;
+    if (!strcmp(proof_path, public_path)) {
+        zk_fail(&err, EINVAL, "%s: given as both the proof and the public output", proof_path);
+        goto fail;
+    }
+    if (remove_output(proof_path, &err) < 0 || remove_output(public_path, &err) < 0) goto fail;
+    outputs_removed = true;
 
     tstage = t0;
     if (zk_zkey_open(&z, zkey_path, &err) < 0) goto fail;
@@ -166,15 +219,17 @@ int zkpipe_cmd_prove(int argc, char **argv) {
         struct timespec tv;
         clock_gettime(CLOCK_MONOTONIC, &tv);
         zk_vk_t vk;
-        if (zk_vk_from_zkey(&vk, &z, &err) < 0) goto fail;
+        if (zk_vk_from_zkey(&vk, &z, &err) < 0) {
+            zk_err_t why = err;
+            if (zk_zkey_check_points(&z, zkey_path, true, &err) == 0)
+                zk_fail(&err, EINVAL, "%s: %.400s", zkey_path, why.msg);
+            goto fail;
+        }
         /* public signals are w[1..nPub] */
         ret = zk_verify_proof(&vk, &proof, w.values + 32, z.n_pub, &err);
         zk_vk_free(&vk);
-        if (ret == -EBADMSG) {
-            zk_fail(&err, EBADMSG,
-                    "%s: the proof does not verify: the witness does not satisfy the circuit (run with --r1cs to "
-                    "find the constraint)",
-                    wtns_path);
+        if (ret == -EBADMSG || ret == -EINVAL) {
+            explain_bad_proof(&z, zkey_path, wtns_path, ret, &err);
             goto fail;
         }
         if (ret < 0) goto fail;
@@ -202,6 +257,10 @@ int zkpipe_cmd_prove(int argc, char **argv) {
     goto out;
 fail:
     fprintf(stderr, "zkpipe prove: %s\n", err.msg[0] ? err.msg : "failed");
+    if (outputs_removed) { /* the proof may be written and the public file not */
+        (void)unlink(proof_path);
+        (void)unlink(public_path);
+    }
 out:
     free(proof_json);
     free(public_json);

@@ -61,6 +61,11 @@ int zkpipe_cmd_verify(int argc, char **argv) {
     if (rc < 0) goto error;
     if ((rc = zk_public_from_json(&pub, &n_pub, vk.curve, args[1], &err)) < 0) goto error;
     if ((rc = zk_proof_from_json(&proof, vk.curve, args[2], &err)) < 0) goto error;
+    if (n_pub != vk.n_pub) {
+        rc = zk_fail(&err, EINVAL, "%s: wrong number of public signals: %u given, the key %s expects %u", args[1], n_pub,
+                     args[0], vk.n_pub);
+        goto error;
+    }
     rc = zk_verify_proof(&vk, &proof, pub, n_pub, &err);
     if (rc == -EBADMSG) {
         printf("INVALID: %s\n", err.msg);

@@ -317,12 +317,37 @@ static void note_section(struct parse_state *st, const char *line) {
     (void)begin_section(st, p);
 }
 
+/* The longest line inih reads is its ini_max_line less 3 ('\r', '\n', NUL): INI_MAX_LINE (200) as
+ * compiled, raised at run time where the library lets us (Debian's libinih exports ini_max_line), so
+ * that a long path fits. A longer line is an error naming the file, the line and the limit, never
+ * a line cut in two. */
+#define CFG_INI_LINE_MAX 4096
+#ifdef CFG_INIH_RUNTIME_MAX_LINE
+static void raise_line_limit(void) {
+    if (ini_max_line < CFG_INI_LINE_MAX) ini_max_line = CFG_INI_LINE_MAX;
+}
+#else
+static void raise_line_limit(void) {}
+#endif
+
+static void line_too_long(struct parse_state *st, int size) {
+    perr(st, "line is longer than %d characters (the longest line the ini parser takes)", size - 3);
+}
+
 /* inih stream readers that count lines for error messages. */
 static char *read_file_line(char *buf, int size, void *user) {
     struct parse_state *st = user;
     char *r = fgets(buf, size, st->f);
     if (r) {
         st->line++;
+        size_t n = strlen(r);
+        if (n == (size_t)size - 1 && r[n - 1] != '\n') {
+            int ch = getc(st->f);
+            if (ch != EOF) {
+                line_too_long(st, size);
+                return NULL;
+            }
+        }
         note_section(st, r);
     }
     return r;
@@ -333,7 +358,11 @@ static char *read_string_line(char *buf, int size, void *user) {
     if (!*st->text || size < 2) return NULL;
     const char *nl = strchr(st->text, '\n');
     size_t n = nl ? (size_t)(nl - st->text + 1) : strlen(st->text);
-    if (n > (size_t)size - 1) n = size - 1;
+    if (n > (size_t)size - 1) {
+        st->line++;
+        line_too_long(st, size);
+        return NULL;
+    }
     memcpy(buf, st->text, n);
     buf[n] = 0;
     st->text += n;
@@ -403,6 +432,7 @@ int cfg_load(cfg_t *c, const char *path, char *err, size_t errlen) {
     set_defaults(c);
     snprintf(c->path, sizeof c->path, "%s", path);
     struct parse_state st = {.c = c, .name = path, .err = err, .errlen = errlen, .cur_circuit = -1};
+    raise_line_limit();
     st.f = fopen(path, "re");
     if (!st.f) {
         int e = errno;
@@ -423,6 +453,7 @@ int cfg_load_string(cfg_t *c, const char *name, const char *text, char *err, siz
     set_defaults(c);
     snprintf(c->path, sizeof c->path, "%s", name);
     struct parse_state st = {.c = c, .name = name, .err = err, .errlen = errlen, .cur_circuit = -1, .text = text};
+    raise_line_limit();
     int r = ini_parse_stream(read_string_line, &st, handler, &st);
     if (st.failed) return -EINVAL;
     if (r != 0) {

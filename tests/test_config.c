@@ -2,7 +2,9 @@
 #include "config/config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -91,6 +93,46 @@ TEST(errors_have_file_and_line) {
     CHECK_STR_CONTAINS(err, "j.ini:2:");
     CHECK(cfg_load(&c, "/nonexistent/zk.ini", err, sizeof err) == -ENOENT);
     CHECK_STR_CONTAINS(err, "/nonexistent/zk.ini: cannot open");
+    return 0;
+}
+
+/* A long path (inih's compiled line limit is 200) is read whole, from a file and from a string; a
+ * line longer than the limit is an error naming the file, the line and the limit, never cut in two. */
+TEST(long_lines) {
+    static char ini[12000], path[1100], err[1024];
+    cfg_t c;
+    memset(path, 0, sizeof path);
+    path[0] = '/';
+    for (size_t i = 1; i < 1000; i++) path[i] = i % 50 == 0 ? '/' : 'a' + (char)(i % 26);
+    snprintf(ini, sizeof ini, "[pipeline]\nspool = %s\n[circuit long]\nzkey = %s.zkey\n", path, path);
+    char file[] = "/tmp/zkpipe-test-config-XXXXXX";
+    int fd = mkstemp(file);
+    CHECK(fd >= 0);
+    CHECK(write(fd, ini, strlen(ini)) == (ssize_t)strlen(ini));
+    close(fd);
+    for (int from_file = 0; from_file < 2; from_file++) {
+        int rc = from_file ? cfg_load(&c, file, err, sizeof err) : cfg_load_string(&c, "l.ini", ini, err, sizeof err);
+        CHECK_MSG(rc == 0, "%s", err);
+        CHECK(!strcmp(c.spool, path));
+        CHECK_EQ_INT(c.n_circuits, 1);
+        CHECK(!strncmp(c.circuits[0].zkey, path, 1000) && !strcmp(c.circuits[0].zkey + 1000, ".zkey"));
+    }
+    /* a line over the limit: a clear error, whatever the rest of the line looks like */
+    size_t n = (size_t)snprintf(ini, sizeof ini, "[pipeline]\n# %s\nspool = /", path);
+    for (int i = 0; i < 5000; i++) ini[n++] = i == 3000 ? '=' : 'x';
+    snprintf(ini + n, sizeof ini - n, "\nslabs = 2\n");
+    fd = open(file, O_WRONLY | O_TRUNC);
+    CHECK(fd >= 0);
+    CHECK(write(fd, ini, strlen(ini)) == (ssize_t)strlen(ini));
+    close(fd);
+    for (int from_file = 0; from_file < 2; from_file++) {
+        int rc = from_file ? cfg_load(&c, file, err, sizeof err) : cfg_load_string(&c, "l.ini", ini, err, sizeof err);
+        CHECK_EQ_INT(rc, -EINVAL);
+        CHECK_STR_CONTAINS(err, from_file ? ":3: line is longer than " : "l.ini:3: line is longer than ");
+        CHECK_STR_CONTAINS(err, "characters (the longest line the ini parser takes)");
+        if (from_file) CHECK_STR_CONTAINS(err, file);
+    }
+    unlink(file);
     return 0;
 }
 

@@ -388,6 +388,25 @@ static struct json_object *g2_json(const char *const v[4]) {
     return a;
 }
 
+/* Decimal affine coordinates (nfe of them: 2 for G1, 4 for G2) into the zkey byte layout. */
+static void dec_to_mont(const zk_curve_t *c, const char *const *v, unsigned nfe, uint8_t *out) {
+    for (unsigned j = 0; j < nfe; j++) {
+        uint64_t l[6] = {0};
+        if (zk_bigint_from_dec(v[j], l, (int)c->n8q / 8) < 0) abort();
+        if (c->id == ZK_CURVE_BN128) {
+            bn_fq_t t;
+            memcpy(t.l, l, sizeof(t.l));
+            bn_fq_to_mont(&t, &t);
+            memcpy(out + j * c->n8q, t.l, sizeof(t.l));
+        } else {
+            bls_fq_t t;
+            memcpy(t.l, l, sizeof(t.l));
+            bls_fq_to_mont(&t, &t);
+            memcpy(out + j * c->n8q, t.l, sizeof(t.l));
+        }
+    }
+}
+
 /* Points outside the prime-order subgroup: malformed (exit 2), through the JSON path and the CLI. */
 TEST(subgroup_errors) {
     if (!getenv("ZKPIPE_BUILD_ROOT")) return TEST_SKIP;
@@ -412,8 +431,18 @@ TEST(subgroup_errors) {
             zk_err_t err = {{0}};
             struct loaded l = {0};
             CHECK(load(&l, f, &err) == 0);
+            /* the reader refuses it, naming the file and the point */
             zk_proof_t pf;
-            CHECK_MSG(zk_proof_from_json(&pf, l.vk.curve, tmp("proof.json"), &err) == 0, "%s", err.msg);
+            CHECK_EQ_INT(zk_proof_from_json(&pf, l.vk.curve, tmp("proof.json"), &err), -EINVAL);
+            CHECK_STR_CONTAINS(err.msg, tmp("proof.json"));
+            CHECK_STR_CONTAINS(err.msg, which == 0 ? "pi_b: point is not in the prime-order subgroup of G2"
+                                                   : "pi_a: point is not in the prime-order subgroup of G1");
+            /* and so does the check itself, for a zk_proof_t from elsewhere */
+            pf = l.proof;
+            if (which == 0)
+                dec_to_mont(l.vk.curve, bls ? bls_g2_bad : bn_g2_bad, 4, pf.b);
+            else
+                dec_to_mont(l.vk.curve, bls_g1_bad, 2, pf.a);
             CHECK_EQ_INT(zk_verify_proof(&l.vk, &pf, l.pub, l.n_pub, &err), -EINVAL);
             CHECK_STR_CONTAINS(err.msg, which == 0 ? "pi_b is not in the prime-order subgroup of G2"
                                                    : "pi_a is not in the prime-order subgroup of G1");
@@ -421,6 +450,7 @@ TEST(subgroup_errors) {
             char out[512], el[512];
             CHECK_EQ_INT(run_cli(fpath(f, "vk.json"), fpath(f, f->pub), tmp("proof.json"), out, el), 2);
             CHECK_STR_CONTAINS(el, "not in the prime-order subgroup");
+            CHECK_STR_CONTAINS(el, tmp("proof.json"));
         }
     }
     return 0;
@@ -467,7 +497,7 @@ TEST(cli_exit_codes) {
     /* malformed inputs: exit 2 and a line naming the problem */
     static const char *q_bn = "21888242871839275222246405745257275088696311157297823662689037894645226208583";
     static const char *r_bn = "21888242871839275222246405745257275088548364400416034343698204186575808495617";
-    for (int k = 0; k < 15; k++) {
+    for (int k = 0; k < 17; k++) {
         struct json_object *pj = json_object_from_file(proof), *uj = json_object_from_file(pub),
                            *vj = json_object_from_file(vk);
         const char *expect = NULL;
@@ -536,6 +566,14 @@ TEST(cli_exit_codes) {
                                                                  5));
             expect = "pi_c[1]: not a non-negative decimal";
             break;
+        case 15: /* text from the input is escaped: a newline in it does not split the message */
+            set_str(uj, 0, "12\n34");
+            expect = "[0]: not a non-negative decimal number: \"12\\x0a34\"";
+            break;
+        case 16:
+            json_object_object_add(vj, "curve", json_object_new_string("bn\n128"));
+            expect = "curve: unknown curve \"bn\\x0a128\"";
+            break;
         }
         if (raw_proof)
             write_str(tmp("proof.json"), raw_proof);
@@ -549,6 +587,11 @@ TEST(cli_exit_codes) {
         int rc = run_cli(tmp("vk.json"), tmp("public.json"), tmp("proof.json"), out, el);
         CHECK_MSG(rc == 2, "case %d: exit %d (%s%s)", k, rc, out, el);
         CHECK_MSG(strstr(el, expect) != NULL, "case %d: \"%s\" lacks \"%s\"", k, el, expect);
+        CHECK_MSG(strstr(el, tmpdir) != NULL, "case %d: \"%s\" names no file", k, el);
+        if (k == 6) { /* the count: both the public file and the key are named */
+            CHECK_STR_CONTAINS(el, tmp("public.json"));
+            CHECK_STR_CONTAINS(el, tmp("vk.json"));
+        }
         CHECK(!strchr(el, '\n') || strchr(el, '\n')[1] == 0); /* one line */
     }
     /* points without their z (ffjavascript reads [x, y] as z = 1): still OK */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -19,21 +20,24 @@ static const struct {
     {"ptau", "a ptau"},
 };
 
-/* The 4 magic bytes, printable or as \xNN. */
-static void magic_text(const uint8_t *m, char out[17]) {
+void zk_printable(const void *s, size_t n, char *out, size_t cap) {
     static const char hex[] = "0123456789abcdef";
-    char *o = out;
-    for (int i = 0; i < 4; i++) {
-        if (m[i] >= 0x20 && m[i] < 0x7f && m[i] != '\'' && m[i] != '\\') {
-            *o++ = (char)m[i];
+    const uint8_t *b = s;
+    size_t o = 0;
+    if (!cap) return;
+    for (size_t i = 0; i < n; i++) {
+        if (b[i] >= 0x20 && b[i] < 0x7f && b[i] != '\'' && b[i] != '"' && b[i] != '\\') {
+            if (o + 1 >= cap) break;
+            out[o++] = (char)b[i];
         } else {
-            *o++ = '\\';
-            *o++ = 'x';
-            *o++ = hex[m[i] >> 4];
-            *o++ = hex[m[i] & 15];
+            if (o + 4 >= cap) break;
+            out[o++] = '\\';
+            out[o++] = 'x';
+            out[o++] = hex[b[i] >> 4];
+            out[o++] = hex[b[i] & 15];
         }
     }
-    *o = 0;
+    out[o] = 0;
 }
 
 int zk_bin_parse(zk_bin_t *b, const char *name, const uint8_t *data, size_t size, const char *kind,
@@ -48,7 +52,7 @@ int zk_bin_parse(zk_bin_t *b, const char *name, const uint8_t *data, size_t size
             if (memcmp(data, known_magics[i].magic, 4) == 0)
                 return zk_fail(err, EINVAL, "%s is %s file, not %s %s", name, known_magics[i].what, want, kind);
         char m[17];
-        magic_text(data, m);
+        zk_printable(data, 4, m, sizeof(m));
         return zk_fail(err, EINVAL, "%s: not %s %s file (magic '%s')", name, want, kind, m);
     }
     uint32_t version = zk_le32(data + 4), n = zk_le32(data + 8);
@@ -90,8 +94,17 @@ int zk_bin_parse(zk_bin_t *b, const char *name, const uint8_t *data, size_t size
     return 0;
 }
 
-int zk_map_file(const char *path, void **ret_map, size_t *ret_size, zk_err_t *err) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+static const char *file_kind(mode_t m) {
+    if (S_ISDIR(m)) return "a directory";
+    if (S_ISFIFO(m)) return "a FIFO";
+    if (S_ISCHR(m)) return "a character device";
+    if (S_ISBLK(m)) return "a block device";
+    if (S_ISSOCK(m)) return "a socket";
+    return "not a plain file";
+}
+
+int zk_open_regular(const char *path, int *ret_fd, size_t *ret_size, zk_err_t *err) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) return zk_fail(err, errno, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) < 0) {
@@ -101,20 +114,70 @@ int zk_map_file(const char *path, void **ret_map, size_t *ret_size, zk_err_t *er
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return zk_fail(err, EINVAL, "%s: not a regular file", path);
+        return zk_fail(err, EINVAL, "%s: not a regular file (%s)", path, file_kind(st.st_mode));
     }
-    if (st.st_size == 0) {
+    if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX / 2) {
+        close(fd);
+        return zk_fail(err, EFBIG, "%s: file of %lld bytes is too large", path, (long long)st.st_size);
+    }
+    *ret_fd = fd;
+    *ret_size = (size_t)st.st_size;
+    return 0;
+}
+
+int zk_read_file(const char *path, size_t pad, uint8_t **ret_buf, size_t *ret_len, zk_err_t *err) {
+    int fd;
+    size_t size;
+    int rc = zk_open_regular(path, &fd, &size, err);
+    if (rc < 0) return rc;
+    uint8_t *buf = malloc(pad + size + 1);
+    if (!buf) {
+        close(fd);
+        return zk_fail(err, ENOMEM, "%s: out of memory reading %zu bytes", path, size);
+    }
+    size_t len = 0;
+    /* one byte more than fstat said: a file that grew is noticed instead of read without end */
+    while (len <= size) {
+        ssize_t k = read(fd, buf + pad + len, size + 1 - len);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            free(buf);
+            close(fd);
+            return zk_fail(err, e, "%s: read failed: %s", path, strerror(e));
+        }
+        if (k == 0) break;
+        len += (size_t)k;
+    }
+    close(fd);
+    if (len != size) {
+        free(buf);
+        return zk_fail(err, EIO, "%s: its size is %zu bytes but %s%zu were read (the file changed while it was read)",
+                       path, size, len > size ? "more than " : "", len > size ? size : len);
+    }
+    buf[pad + len] = 0;
+    *ret_buf = buf;
+    *ret_len = len;
+    return 0;
+}
+
+int zk_map_file(const char *path, void **ret_map, size_t *ret_size, zk_err_t *err) {
+    int fd;
+    size_t size;
+    int rc = zk_open_regular(path, &fd, &size, err);
+    if (rc < 0) return rc;
+    if (size == 0) {
         close(fd);
         *ret_map = NULL;
         *ret_size = 0;
         return 0;
     }
-    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     int e = errno;
     close(fd);
-    if (m == MAP_FAILED) return zk_fail(err, e, "%s: cannot map %lld bytes: %s", path, (long long)st.st_size, strerror(e));
+    if (m == MAP_FAILED) return zk_fail(err, e, "%s: cannot map %zu bytes: %s", path, size, strerror(e));
     *ret_map = m;
-    *ret_size = (size_t)st.st_size;
+    *ret_size = size;
     return 0;
 }
 

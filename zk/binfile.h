@@ -52,9 +52,23 @@ static inline uint64_t zk_le64(const uint8_t *p) {
     return v;
 }
 
-/* Maps a whole regular file read-only. An empty file gives *ret_map = NULL, *ret_size = 0 and
+/* Opens path for reading and requires a regular file once symlinks are followed: a FIFO, device,
+ * socket or directory is refused at once ("NAME: not a regular file (a FIFO)"), and the open never
+ * blocks (O_NONBLOCK, which does nothing to a regular file's reads). *ret_size is the file's size. */
+int zk_open_regular(const char *path, int *ret_fd, size_t *ret_size, zk_err_t *err);
+
+/* Reads a whole regular file (zk_open_regular) into malloc'd memory: its bytes at *ret_buf + pad,
+ * followed by a NUL; *ret_len is the file's size. The read is bounded by the size fstat gave, and a
+ * file that changes size while it is read is refused. */
+int zk_read_file(const char *path, size_t pad, uint8_t **ret_buf, size_t *ret_len, zk_err_t *err);
+
+/* Maps a whole regular file read-only (zk_open_regular). An empty file gives *ret_map = NULL, *ret_size = 0 and
  * success (the container parser reports it). Errors name the file. */
 int zk_map_file(const char *path, void **ret_map, size_t *ret_size, zk_err_t *err);
+
+/* Up to n bytes of s as text for a one-line message, cut to fit cap (NUL included): printable ASCII
+ * as it is, but quotes, backslashes and every other byte (newlines, controls, non-ASCII) as \xNN. */
+void zk_printable(const void *s, size_t n, char *out, size_t cap);
 
 /* a < b, little-endian byte strings of n8 bytes (n8 a multiple of 8). */
 bool zk_le_lt(const uint8_t *a, const uint8_t *b, size_t n8);

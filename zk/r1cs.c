@@ -123,7 +123,7 @@ void zk_r1cs_close(zk_r1cs_t *r) {
 #define DEFINE_CHECK(F)                                                                                              \
     static inline const uint8_t *F##_lc(const uint8_t *p, const uint8_t *w, const F##_t *wm, F##_t *acc,          \
                                         bool *nonempty) {                                                            \
-        static const F##_t minus_one = {{F##_P.l[0] - 1, F##_P.l[1], F##_P.l[2], F##_P.l[3]}};                      \
+        const F##_t minus_one = {{F##_P.l[0] - 1, F##_P.l[1], F##_P.l[2], F##_P.l[3]}}; /* clang: not static */     \
         uint32_t nt = zk_le32(p);                                                                                    \
         p += 4;                                                                                                      \
         F##_zero(acc);                                                                                               \

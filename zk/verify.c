@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #ifdef ZK_HAVE_JSONC
 #include <json-c/json.h>
 #endif
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "binfile.h"
 #include "field.h"
 #include "pairing.h"
 
@@ -34,39 +36,13 @@
 #ifdef ZK_HAVE_JSONC
 /* ---- JSON ---- */
 
-/* Reads and parses a whole JSON file; anything after the value but whitespace is an error. */
-static int json_load(struct json_object **ret, const char *path, zk_err_t *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return zk_fail(err, errno, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (!buf) {
-            fclose(f);
-            return zk_fail(err, ENOMEM, "%s: out of memory", path);
-        }
-        len += fread(buf + len, 1, cap - len, f);
-        if (len < cap) break;
-        cap *= 2;
-        char *nb = realloc(buf, cap);
-        if (!nb) free(buf);
-        buf = nb;
-    }
-    int rerr = ferror(f);
-    fclose(f);
-    if (rerr) {
-        free(buf);
-        return zk_fail(err, EIO, "%s: read error", path);
-    }
-    if (memchr(buf, 0, len)) {
-        free(buf);
-        return zk_fail(err, EINVAL, "%s: not JSON (contains a NUL byte)", path);
-    }
+/* Parses a JSON image (name is only used in messages); anything after the value but whitespace is
+ * an error. */
+static int json_parse(struct json_object **ret, const char *name, const char *buf, size_t len, zk_err_t *err) {
+    if (memchr(buf, 0, len)) return zk_fail(err, EINVAL, "%s: not JSON (contains a NUL byte)", name);
+    if (len > INT32_MAX) return zk_fail(err, EFBIG, "%s: %zu bytes is too large for a JSON file", name, len);
     struct json_tokener *tok = json_tokener_new();
-    if (!tok) {
-        free(buf);
-        return zk_fail(err, ENOMEM, "%s: out of memory", path);
-    }
+    if (!tok) return zk_fail(err, ENOMEM, "%s: out of memory", name);
     struct json_object *obj = json_tokener_parse_ex(tok, buf, (int)len);
     enum json_tokener_error jerr = json_tokener_get_error(tok);
     size_t used = json_tokener_get_parse_end(tok);
@@ -74,21 +50,31 @@ static int json_load(struct json_object **ret, const char *path, zk_err_t *err) 
     int rc = 0;
     if (!obj || jerr != json_tokener_success) {
         if (jerr == json_tokener_continue) jerr = json_tokener_error_parse_eof;
-        rc = zk_fail(err, EINVAL, "%s: bad JSON: %s", path, json_tokener_error_desc(jerr));
+        rc = zk_fail(err, EINVAL, "%s: bad JSON: %s", name, json_tokener_error_desc(jerr));
     } else {
         for (size_t i = used; i < len; i++)
             if (!strchr(" \t\r\n", buf[i])) {
-                rc = zk_fail(err, EINVAL, "%s: bad JSON: trailing data after the value", path);
+                rc = zk_fail(err, EINVAL, "%s: bad JSON: trailing data after the value", name);
                 break;
             }
     }
-    free(buf);
     if (rc < 0) {
         json_object_put(obj);
         return rc;
     }
     *ret = obj;
     return 0;
+}
+
+/* Reads (a regular file only, bounded by its size: zk_read_file) and parses a whole JSON file. */
+static int json_load(struct json_object **ret, const char *path, zk_err_t *err) {
+    uint8_t *buf;
+    size_t len;
+    int rc = zk_read_file(path, 0, &buf, &len, err);
+    if (rc < 0) return rc;
+    rc = json_parse(ret, path, (const char *)buf, len, err);
+    free(buf);
+    return rc;
 }
 
 /* A decimal string < modulus (n limbs) into standard-form limbs. */
@@ -101,8 +87,11 @@ static int parse_dec(uint64_t *out, int n, const uint64_t *modulus, const char *
     if (strlen(s) != (size_t)json_object_get_string_len(v))
         return zk_fail(err, EINVAL, "%s: %s: not a non-negative decimal number (contains a NUL)", path, key);
     int rc = zk_bigint_from_dec(s, out, n);
-    if (rc == -EINVAL)
-        return zk_fail(err, EINVAL, "%s: %s: not a non-negative decimal number: \"%.40s\"", path, key, s);
+    if (rc == -EINVAL) {
+        char t[64];
+        zk_printable(s, strlen(s), t, sizeof(t));
+        return zk_fail(err, EINVAL, "%s: %s: not a non-negative decimal number: \"%s\"", path, key, t);
+    }
     if (rc == -ERANGE || !zk_bigint_lt(out, modulus, n))
         return zk_fail(err, EINVAL, "%s: %s: value is not below the field modulus %s", path, key, modname);
     return 0;
@@ -128,9 +117,10 @@ static int expect_array(struct json_object *a, size_t len, const char *path, con
     return 0;
 }
 
-/* G1 as ["x", "y", "z"] (Jacobian; snarkjs writes z = 1) into affine Montgomery bytes, on-curve checked. */
+/* G1 as ["x", "y", "z"] (Jacobian; snarkjs writes z = 1) into affine Montgomery bytes, on-curve checked
+ * and, with subgroup, checked to be in the prime-order subgroup (so that the error names the file). */
 static int parse_g1(uint8_t *out, const zk_curve_t *c, struct json_object *a, const char *path, const char *key,
-                    zk_err_t *err) {
+                    bool subgroup, zk_err_t *err) {
     int rc, n = (int)c->n8q / 8;
     int len = point_len(a);
     if ((rc = expect_array(a, (size_t)len, path, key, err)) < 0) return rc;
@@ -153,6 +143,8 @@ static int parse_g1(uint8_t *out, const zk_curve_t *c, struct json_object *a, co
         bls_g1_aff_t p;
         memcpy(&p, out, sizeof(p));
         on = bls_g1_aff_on_curve(&p);
+        if (on && subgroup && !bls_g1_in_subgroup(&p))
+            return zk_fail(err, EINVAL, "%s: %s: point is not in the prime-order subgroup of G1", path, key);
     }
     if (!on) return zk_fail(err, EINVAL, "%s: %s: point is not on the curve", path, key);
     return 0;
@@ -160,7 +152,7 @@ static int parse_g1(uint8_t *out, const zk_curve_t *c, struct json_object *a, co
 
 /* G2 as [["x.c0","x.c1"], ["y.c0","y.c1"], ["z.c0","z.c1"]]. */
 static int parse_g2(uint8_t *out, const zk_curve_t *c, struct json_object *a, const char *path, const char *key,
-                    zk_err_t *err) {
+                    bool subgroup, zk_err_t *err) {
     int rc, n = (int)c->n8q / 8;
     int len = point_len(a);
     if ((rc = expect_array(a, (size_t)len, path, key, err)) < 0) return rc;
@@ -178,19 +170,22 @@ static int parse_g2(uint8_t *out, const zk_curve_t *c, struct json_object *a, co
                 return rc;
         }
     }
-    bool on;
+    bool on, in = true;
     if (c->id == ZK_CURVE_BN128) {
         bn_g2_from_jac(out, v);
         bn_g2_aff_t p;
         memcpy(&p, out, sizeof(p));
         on = bn_g2_aff_on_curve(&p);
+        if (on && subgroup) in = bn_g2_in_subgroup(&p);
     } else {
         bls_g2_from_jac(out, v);
         bls_g2_aff_t p;
         memcpy(&p, out, sizeof(p));
         on = bls_g2_aff_on_curve(&p);
+        if (on && subgroup) in = bls_g2_in_subgroup(&p);
     }
     if (!on) return zk_fail(err, EINVAL, "%s: %s: point is not on the twist curve", path, key);
+    if (!in) return zk_fail(err, EINVAL, "%s: %s: point is not in the prime-order subgroup of G2", path, key);
     return 0;
 }
 
@@ -228,10 +223,9 @@ void zk_vk_free(zk_vk_t *vk) {
 }
 
 #ifdef ZK_HAVE_JSONC
-int zk_vk_from_json(zk_vk_t *vk, const char *path, zk_err_t *err) {
-    struct json_object *root = NULL, *v;
-    int rc = json_load(&root, path, err);
-    if (rc < 0) return rc;
+static int vk_from_root(zk_vk_t *vk, struct json_object *root, const char *path, zk_err_t *err) {
+    struct json_object *v;
+    int rc;
     zk_vk_t k = {0};
     if (!json_object_is_type(root, json_type_object)) {
         rc = zk_fail(err, EINVAL, "%s: expected a JSON object (a verification key)", path);
@@ -244,7 +238,9 @@ int zk_vk_from_json(zk_vk_t *vk, const char *path, zk_err_t *err) {
     }
     k.curve = zk_curve_by_name(json_object_get_string(v));
     if (!k.curve) {
-        rc = zk_fail(err, EINVAL, "%s: curve: unknown curve \"%.40s\"", path, json_object_get_string(v));
+        char t[64];
+        zk_printable(json_object_get_string(v), (size_t)json_object_get_string_len(v), t, sizeof(t));
+        rc = zk_fail(err, EINVAL, "%s: curve: unknown curve \"%s\"", path, t);
         goto out;
     }
     if (!json_object_object_get_ex(root, "nPublic", &v)) {
@@ -261,11 +257,11 @@ int zk_vk_from_json(zk_vk_t *vk, const char *path, zk_err_t *err) {
     static const char *g2keys[3] = {"vk_beta_2", "vk_gamma_2", "vk_delta_2"};
     uint8_t *g2dst[3] = {k.beta2, k.gamma2, k.delta2};
     if ((rc = parse_g1(k.alpha1, k.curve, json_object_object_get_ex(root, "vk_alpha_1", &v) ? v : NULL, path,
-                       "vk_alpha_1", err)) < 0)
+                       "vk_alpha_1", false, err)) < 0)
         goto out;
     for (int i = 0; i < 3; i++)
         if ((rc = parse_g2(g2dst[i], k.curve, json_object_object_get_ex(root, g2keys[i], &v) ? v : NULL, path,
-                           g2keys[i], err)) < 0)
+                           g2keys[i], false, err)) < 0)
             goto out;
     struct json_object *ic = json_object_object_get_ex(root, "IC", &v) ? v : NULL;
     if ((rc = expect_array(ic, k.n_pub + 1, path, "IC", err)) < 0) goto out;
@@ -277,7 +273,8 @@ int zk_vk_from_json(zk_vk_t *vk, const char *path, zk_err_t *err) {
     for (uint32_t i = 0; i <= k.n_pub; i++) {
         char key[32];
         snprintf(key, sizeof(key), "IC[%u]", i);
-        if ((rc = parse_g1(k.ic + (size_t)i * k.curve->g1_size, k.curve, arr_get(ic, i), path, key, err)) < 0) goto out;
+        if ((rc = parse_g1(k.ic + (size_t)i * k.curve->g1_size, k.curve, arr_get(ic, i), path, key, false, err)) < 0)
+            goto out;
     }
     if ((rc = vk_finish(&k, err)) < 0) {
         prefix_path(err, path);
@@ -287,6 +284,23 @@ int zk_vk_from_json(zk_vk_t *vk, const char *path, zk_err_t *err) {
     k.ic = NULL;
 out:
     free(k.ic);
+    return rc;
+}
+
+int zk_vk_from_json(zk_vk_t *vk, const char *path, zk_err_t *err) {
+    struct json_object *root = NULL;
+    int rc = json_load(&root, path, err);
+    if (rc < 0) return rc;
+    rc = vk_from_root(vk, root, path, err);
+    json_object_put(root);
+    return rc;
+}
+
+int zk_vk_parse_json(zk_vk_t *vk, const char *name, const char *text, size_t len, zk_err_t *err) {
+    struct json_object *root = NULL;
+    int rc = json_parse(&root, name, text, len, err);
+    if (rc < 0) return rc;
+    rc = vk_from_root(vk, root, name, err);
     json_object_put(root);
     return rc;
 }
@@ -314,7 +328,8 @@ int zk_vk_from_zkey(zk_vk_t *vk, const zk_zkey_t *z, zk_err_t *err) {
             memcpy(l, pts[i] + j * k.curve->n8q, k.curve->n8q);
             if (!zk_bigint_lt(l, q, n)) {
                 free(k.ic);
-                return zk_fail(err, EINVAL, "zkey header point %d: coordinate not below q", i);
+                static const char *const names[4] = {"alpha1", "beta2", "gamma2", "delta2"};
+                return zk_fail(err, EINVAL, "section 2 (groth16 header): point %s: coordinate not below q", names[i]);
             }
         }
     for (uint32_t i = 0; i < 2 * (k.n_pub + 1); i++) {
@@ -322,7 +337,7 @@ int zk_vk_from_zkey(zk_vk_t *vk, const zk_zkey_t *z, zk_err_t *err) {
         memcpy(l, k.ic + (size_t)i * k.curve->n8q, k.curve->n8q);
         if (!zk_bigint_lt(l, q, n)) {
             free(k.ic);
-            return zk_fail(err, EINVAL, "zkey IC[%u]: coordinate not below q", i / 2);
+            return zk_fail(err, EINVAL, "section 3 (IC): point %u: coordinate not below q", i / 2);
         }
     }
     int rc = vk_finish(&k, err);
@@ -334,12 +349,52 @@ int zk_vk_from_zkey(zk_vk_t *vk, const zk_zkey_t *z, zk_err_t *err) {
     return 0;
 }
 
+int zk_zkey_check_points(const zk_zkey_t *z, const char *name, bool subgroup, zk_err_t *err) {
+    const zk_curve_t *c = z->curve;
+    const struct {
+        int id;
+        const char *section, *point; /* point: the header point's name, NULL for a numbered section */
+        const void *p;
+        uint64_t n;
+        bool g2;
+    } secs[] = {
+        {2, "groth16 header", "alpha1", z->alpha1, 1, false},
+        {2, "groth16 header", "beta1", z->beta1, 1, false},
+        {2, "groth16 header", "beta2", z->beta2, 1, true},
+        {2, "groth16 header", "gamma2", z->gamma2, 1, true},
+        {2, "groth16 header", "delta1", z->delta1, 1, false},
+        {2, "groth16 header", "delta2", z->delta2, 1, true},
+        {3, "IC", NULL, z->ic, (uint64_t)z->n_pub + 1, false},
+        {5, "PointsA", NULL, z->points_a, z->n_vars, false},
+        {6, "PointsB1", NULL, z->points_b1, z->n_vars, false},
+        {7, "PointsB2", NULL, z->points_b2, z->n_vars, true},
+        {8, "PointsC", NULL, z->points_c, (uint64_t)z->n_vars - z->n_pub - 1, false},
+        {9, "PointsH", NULL, z->points_h, z->domain_size, false},
+    };
+    static const char *const whys[4] = {"", "has a coordinate that is not below q", "is not on the curve",
+                                        "is not in the prime-order subgroup"};
+    for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) {
+        int why = 0;
+        int64_t bad = c->id == ZK_CURVE_BN128 ? bn_first_bad_point(c, secs[i].p, secs[i].n, secs[i].g2, subgroup, &why)
+                                              : bls_first_bad_point(c, secs[i].p, secs[i].n, secs[i].g2, subgroup, &why);
+        if (bad < 0) continue;
+        if (secs[i].point)
+            return zk_fail(err, EINVAL, "%s: section %d (%s): point %s %s", name, secs[i].id, secs[i].section,
+                           secs[i].point, whys[why]);
+        return zk_fail(err, EINVAL, "%s: section %d (%s): point %" PRId64 " (%s) %s", name, secs[i].id,
+                       secs[i].section, bad, secs[i].g2 ? "G2" : "G1", whys[why]);
+    }
+    return 0;
+}
+
 int zk_vk_load(zk_vk_t *vk, const char *path, zk_err_t *err) {
     char magic[4] = {0};
-    FILE *f = fopen(path, "rb");
-    if (!f) return zk_fail(err, errno, "%s: cannot open: %s", path, strerror(errno));
-    size_t got = fread(magic, 1, 4, f);
-    fclose(f);
+    int fd;
+    size_t size;
+    int orc = zk_open_regular(path, &fd, &size, err);
+    if (orc < 0) return orc;
+    ssize_t got = size >= 4 ? pread(fd, magic, 4, 0) : 0;
+    close(fd);
     if (got == 4 && !memcmp(magic, "zkey", 4)) {
         zk_zkey_t z;
         int rc = zk_zkey_open(&z, path, err);
@@ -363,10 +418,10 @@ int zk_vk_load(zk_vk_t *vk, const char *path, zk_err_t *err) {
 /* ---- proof and public signals ---- */
 
 #ifdef ZK_HAVE_JSONC
-int zk_proof_from_json(zk_proof_t *p, const zk_curve_t *curve, const char *path, zk_err_t *err) {
-    struct json_object *root = NULL, *v;
-    int rc = json_load(&root, path, err);
-    if (rc < 0) return rc;
+static int proof_from_root(zk_proof_t *p, const zk_curve_t *curve, struct json_object *root, const char *path,
+                           zk_err_t *err) {
+    struct json_object *v;
+    int rc;
     zk_proof_t pf;
     memset(&pf, 0, sizeof(pf));
     if (!json_object_is_type(root, json_type_object)) {
@@ -378,27 +433,46 @@ int zk_proof_from_json(zk_proof_t *p, const zk_curve_t *curve, const char *path,
         const zk_curve_t *c =
             json_object_is_type(v, json_type_string) ? zk_curve_by_name(json_object_get_string(v)) : NULL;
         if (c != curve) {
-            rc = zk_fail(err, EINVAL, "%s: curve: the proof is for \"%.40s\", the key for \"%s\"", path,
-                         json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "?", curve->name);
+            char t[64] = "?";
+            if (json_object_is_type(v, json_type_string))
+                zk_printable(json_object_get_string(v), (size_t)json_object_get_string_len(v), t, sizeof(t));
+            rc = zk_fail(err, EINVAL, "%s: curve: the proof is for \"%s\", the key for \"%s\"", path, t, curve->name);
             goto out;
         }
     }
-    if ((rc = parse_g1(pf.a, curve, json_object_object_get_ex(root, "pi_a", &v) ? v : NULL, path, "pi_a", err)) < 0)
+    if ((rc = parse_g1(pf.a, curve, json_object_object_get_ex(root, "pi_a", &v) ? v : NULL, path, "pi_a", true, err)) < 0)
         goto out;
-    if ((rc = parse_g2(pf.b, curve, json_object_object_get_ex(root, "pi_b", &v) ? v : NULL, path, "pi_b", err)) < 0)
+    if ((rc = parse_g2(pf.b, curve, json_object_object_get_ex(root, "pi_b", &v) ? v : NULL, path, "pi_b", true, err)) < 0)
         goto out;
-    if ((rc = parse_g1(pf.c, curve, json_object_object_get_ex(root, "pi_c", &v) ? v : NULL, path, "pi_c", err)) < 0)
+    if ((rc = parse_g1(pf.c, curve, json_object_object_get_ex(root, "pi_c", &v) ? v : NULL, path, "pi_c", true, err)) < 0)
         goto out;
     *p = pf;
 out:
+    return rc;
+}
+
+int zk_proof_from_json(zk_proof_t *p, const zk_curve_t *curve, const char *path, zk_err_t *err) {
+    struct json_object *root = NULL;
+    int rc = json_load(&root, path, err);
+    if (rc < 0) return rc;
+    rc = proof_from_root(p, curve, root, path, err);
     json_object_put(root);
     return rc;
 }
 
-int zk_public_from_json(uint8_t **ret_pub, uint32_t *ret_n, const zk_curve_t *curve, const char *path, zk_err_t *err) {
+int zk_proof_parse_json(zk_proof_t *p, const zk_curve_t *curve, const char *name, const char *text, size_t len,
+                        zk_err_t *err) {
     struct json_object *root = NULL;
-    int rc = json_load(&root, path, err);
+    int rc = json_parse(&root, name, text, len, err);
     if (rc < 0) return rc;
+    rc = proof_from_root(p, curve, root, name, err);
+    json_object_put(root);
+    return rc;
+}
+
+static int public_from_root(uint8_t **ret_pub, uint32_t *ret_n, const zk_curve_t *curve, struct json_object *root,
+                            const char *path, zk_err_t *err) {
+    int rc = 0;
     uint8_t *pub = NULL;
     if (!json_object_is_type(root, json_type_array)) {
         rc = zk_fail(err, EINVAL, "%s: expected a JSON array of decimal strings", path);
@@ -430,6 +504,24 @@ int zk_public_from_json(uint8_t **ret_pub, uint32_t *ret_n, const zk_curve_t *cu
     pub = NULL;
 out:
     free(pub);
+    return rc;
+}
+
+int zk_public_from_json(uint8_t **ret_pub, uint32_t *ret_n, const zk_curve_t *curve, const char *path, zk_err_t *err) {
+    struct json_object *root = NULL;
+    int rc = json_load(&root, path, err);
+    if (rc < 0) return rc;
+    rc = public_from_root(ret_pub, ret_n, curve, root, path, err);
+    json_object_put(root);
+    return rc;
+}
+
+int zk_public_parse_json(uint8_t **ret_pub, uint32_t *ret_n, const zk_curve_t *curve, const char *name,
+                         const char *text, size_t len, zk_err_t *err) {
+    struct json_object *root = NULL;
+    int rc = json_parse(&root, name, text, len, err);
+    if (rc < 0) return rc;
+    rc = public_from_root(ret_pub, ret_n, curve, root, name, err);
     json_object_put(root);
     return rc;
 }

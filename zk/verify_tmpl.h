@@ -123,6 +123,37 @@ static int VF(verify)(const zk_vk_t *vk, const zk_proof_t *pf, const uint8_t *pu
     return 0;
 }
 
+/* The first of count affine points at pts (G2 when g2) with a coordinate >= q (*why = 1), off its
+ * curve (2) or, with subgroup, outside the prime-order subgroup (3); -1 when every one is good. */
+static int64_t VF(first_bad_point)(const zk_curve_t *c, const uint8_t *pts, uint64_t count, bool g2, bool subgroup,
+                                   int *why) {
+    const size_t sz = g2 ? sizeof(G2A) : sizeof(G1A);
+    const unsigned nfe = g2 ? 4 : 2;
+    for (uint64_t i = 0; i < count; i++) {
+        const uint8_t *b = pts + i * sz;
+        for (unsigned j = 0; j < nfe; j++) {
+            uint64_t l[VT_FQN];
+            memcpy(l, b + j * sizeof(l), sizeof(l));
+            if (!zk_bigint_lt(l, (const uint64_t *)(const void *)c->q, VT_FQN)) return *why = 1, (int64_t)i;
+        }
+        bool on, in = true;
+        if (g2) {
+            G2A p;
+            memcpy(&p, b, sizeof(p));
+            on = VF(g2_aff_on_curve)(&p);
+            if (on && subgroup) in = VF(g2_in_subgroup)(&p);
+        } else {
+            G1A p;
+            memcpy(&p, b, sizeof(p));
+            on = VF(g1_aff_on_curve)(&p);
+            if (on && subgroup) in = VT_G1_IN_SUBGROUP(&p);
+        }
+        if (!on) return *why = 2, (int64_t)i;
+        if (!in) return *why = 3, (int64_t)i;
+    }
+    return -1;
+}
+
 /* Jacobian (X, Y, Z) in standard form, each < q, to affine Montgomery bytes (z = 0: infinity). */
 static void VF(g1_from_jac)(uint8_t *out, const uint64_t *x, const uint64_t *y, const uint64_t *z) {
     G1A p;

@@ -3,12 +3,9 @@
 #include "wtns.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "binfile.h"
 
@@ -78,44 +75,19 @@ int zk_wtns_parse(zk_wtns_t *w, const char *name, const uint8_t *data, size_t le
 
 int zk_wtns_load(zk_wtns_t *w, const char *path, zk_err_t *err) {
     memset(w, 0, sizeof(*w));
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return zk_fail(err, errno, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    size_t cap = 1 << 16;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) cap = (size_t)st.st_size + 1;
     /* 8 spare bytes in front so the values can be shifted onto an 8-byte boundary in place. */
-    uint8_t *buf = malloc(cap + 8);
-    size_t len = 0;
-    int rc = 0;
-    if (!buf) {
-        rc = zk_fail(err, ENOMEM, "%s: out of memory reading %zu bytes", path, cap);
-        goto out;
-    }
-    for (;;) {
-        if (len == cap) {
-            size_t ncap = cap * 2;
-            uint8_t *nb = ncap > cap ? realloc(buf, ncap + 8) : NULL;
-            if (!nb) {
-                rc = zk_fail(err, ENOMEM, "%s: out of memory reading %zu bytes", path, ncap);
-                goto out;
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        ssize_t k = read(fd, buf + 8 + len, cap - len);
-        if (k < 0) {
-            if (errno == EINTR) continue;
-            rc = zk_fail(err, errno, "%s: read failed: %s", path, strerror(errno));
-            goto out;
-        }
-        if (k == 0) break;
-        len += (size_t)k;
-    }
+    uint8_t *buf;
+    size_t len;
+    int rc = zk_read_file(path, 8, &buf, &len, err);
+    if (rc < 0) return rc;
     const zk_curve_t *c;
     uint32_t n;
     size_t off;
     rc = wtns_validate(path, buf + 8, len, &c, &n, &off, err);
-    if (rc < 0) goto out;
+    if (rc < 0) {
+        free(buf);
+        return rc;
+    }
     /* malloc returns 16-byte aligned memory: move the image down so that the values are aligned. */
     uintptr_t at = (uintptr_t)(buf + 8 + off);
     size_t shift = (size_t)(at & 7);
@@ -125,12 +97,8 @@ int zk_wtns_load(zk_wtns_t *w, const char *path, zk_err_t *err) {
     w->n = n;
     w->values = img + off;
     w->buf = buf;
-    w->buf_size = cap + 8;
-    buf = NULL;
-out:
-    free(buf);
-    close(fd);
-    return rc;
+    w->buf_size = len + 9;
+    return 0;
 }
 
 int zk_wtns_check_zkey(const zk_wtns_t *w, const char *wtns_name, const zk_zkey_t *z, const char *zkey_name,

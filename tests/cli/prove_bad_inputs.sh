@@ -54,6 +54,84 @@ expect "missing zkey" "No such file" nonexistent.zkey $tmp/nonexistent.zkey $mw
 expect "missing wtns" "No such file" nonexistent.wtns $mz $tmp/nonexistent.wtns
 expect "r1cs of another circuit" "another circuit" poseidon.r1cs --r1cs $d/bn128/poseidon/poseidon.r1cs $mz $mw
 expect "directory as zkey" "$d/bad" bad $d/bad $mw
+# special files where a file belongs are refused at once, never read without end or waited on
+mkfifo "$tmp/fifo"
+expect_quick() { # expect with a time limit: a hang or an endless read is a failure, not a stuck test
+    local what=$1 want=$2 name=$3
+    shift 3
+    rm -f "$tmp/p.json" "$tmp/pub.json"
+    timeout 10 "$zkpipe" prove "$@" "$tmp/p.json" "$tmp/pub.json" 2>"$tmp/err" >/dev/null
+    local rc=$?
+    if [ $rc -eq 124 ]; then
+        echo "FAIL $what: still running after 10 s"; fail=1
+    elif [ $rc -eq 0 ] || [ $rc -ge 128 ]; then
+        echo "FAIL $what: exit status $rc"; fail=1
+    elif ! grep -qF -- "$want" "$tmp/err" || ! grep -qF -- "$name" "$tmp/err" || [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
+        echo "FAIL $what: want one line naming $name with '$want': $(cat "$tmp/err")"; fail=1
+    else
+        echo "ok   $what: $(cat "$tmp/err")"
+    fi
+}
+expect_quick "/dev/zero as wtns" "not a regular file (a character device)" /dev/zero $mz /dev/zero
+expect_quick "/dev/zero as zkey" "not a regular file (a character device)" /dev/zero /dev/zero $mw
+expect_quick "FIFO as wtns" "not a regular file (a FIFO)" "$tmp/fifo" $mz "$tmp/fifo"
+expect_quick "FIFO as zkey" "not a regular file (a FIFO)" "$tmp/fifo" "$tmp/fifo" $mw
+expect_quick "FIFO as r1cs" "not a regular file (a FIFO)" "$tmp/fifo" --r1cs "$tmp/fifo" $mz $mw
+expect_quick "directory as wtns" "not a regular file (a directory)" "$tmp" $mz "$tmp"
+# a file whose size says 0 but that reads more (as /proc files do): the read is bounded by the size
+expect_quick "/proc file as wtns" "its size is 0 bytes but more than 0 were read" /proc/self/status $mz /proc/self/status
+ln -s /dev/zero "$tmp/zero-link"
+expect_quick "symlink to /dev/zero as wtns" "not a regular file (a character device)" zero-link $mz "$tmp/zero-link"
+
+# a failed prove leaves no older proof at the output paths, and no half-written pair
+for why in "bad witness" "public.json not writable"; do
+    echo old >"$tmp/p.json"; echo old >"$tmp/pub.json"
+    if [ "$why" = "bad witness" ]; then
+        "$zkpipe" prove $mz $d/bad/wtns_truncated.wtns "$tmp/p.json" "$tmp/pub.json" 2>/dev/null
+    else
+        "$zkpipe" prove $mz $mw "$tmp/p.json" "$tmp/nodir/pub.json" 2>/dev/null
+    fi
+    rc=$?
+    if [ $rc -ne 1 ] || [ -e "$tmp/p.json" ] || { [ "$why" = "bad witness" ] && [ -e "$tmp/pub.json" ]; }; then
+        echo "FAIL failed prove ($why): exit $rc, left: $(ls "$tmp" | grep -E '^p(ub)?\.json$' | tr '\n' ' ')"; fail=1
+    else
+        echo "ok   failed prove ($why) leaves no older proof"
+    fi
+done
+rm -f "$tmp/pub.json"
+# an output that is an input is refused, and the input stays
+cp $mw "$tmp/w.wtns"
+"$zkpipe" prove $mz "$tmp/w.wtns" "$tmp/w.wtns" "$tmp/pub.json" 2>"$tmp/err"
+if [ $? -ne 1 ] || ! cmp -s $mw "$tmp/w.wtns" || ! grep -q "the output is the input" "$tmp/err"; then
+    echo "FAIL output = input: $(cat "$tmp/err")"; fail=1
+else
+    echo "ok   output = input: $(cat "$tmp/err")"
+fi
+
+"$zkpipe" prove $mz $mw "$tmp/same.json" "$tmp/same.json" 2>"$tmp/err"
+if [ $? -ne 1 ] || [ -e "$tmp/same.json" ] || ! grep -q "same.json: given as both" "$tmp/err"; then
+    echo "FAIL one path for both outputs: $(cat "$tmp/err")"; fail=1
+else
+    echo "ok   one path for both outputs: $(cat "$tmp/err")"
+fi
+
+# a corrupt point in the key's PointsA (section 5, payload at 89064) or PointsH (section 9, payload at
+# 409880) is named with the file, the section and the point, not as the proof's pi_a or pi_c
+corrupt() { # out, offset of the byte to change
+    cp $mz "$1"
+    python3 -c 'import sys; f=open(sys.argv[1],"r+b"); f.seek(int(sys.argv[2])); b=f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([b[0]^1]))' "$1" "$2"
+}
+corrupt "$tmp/bad_a.zkey" $((89064 + 64 * 1 + 32))
+expect "corrupt PointsA" "section 5 (PointsA): point 1 (G1) is not on the curve" bad_a.zkey "$tmp/bad_a.zkey" $mw
+corrupt "$tmp/bad_h.zkey" $((409880 + 64 * 3 + 32))
+expect "corrupt PointsH" "section 9 (PointsH): point 3 (G1) is not on the curve" bad_h.zkey "$tmp/bad_h.zkey" $mw
+# delta2's x.c0 (section 2 payload at 40, then 84 bytes of fields and counts, alpha1, beta1, beta2,
+# gamma2, delta1) set to all ones: not below q
+cp $mz "$tmp/bad_d.zkey"
+python3 -c 'import sys; f=open(sys.argv[1],"r+b"); f.seek(572); f.write(b"\xff"*32)' "$tmp/bad_d.zkey"
+expect "delta2 not below q" "section 2 (groth16 header): point delta2 has a coordinate that is not below q" \
+    bad_d.zkey "$tmp/bad_d.zkey" $mw
+
 # usage errors exit 2
 "$zkpipe" prove "$mz" 2>/dev/null; [ $? -eq 2 ] || { echo "FAIL: missing arguments do not exit 2"; fail=1; }
 "$zkpipe" prove --threads 0 "$mz" "$mw" a b 2>/dev/null; [ $? -eq 2 ] || { echo "FAIL: --threads 0 does not exit 2"; fail=1; }
