@@ -294,7 +294,13 @@ static void finalize(uint32_t slab) {
         shm_event(&S, EV_FIN_VERIFY, job, part, slab, t_rand, t_ver - t_rand, rc == 0);
         if (rc < 0) {
             shm_count(&S, CNT_VERIFY_FAILED, 1);
-            snprintf(why, sizeof why, "the proof of partition %u does not verify: %s", part, e.msg);
+            /* a corrupt key is the likely cause: name its point when it is */
+            zk_err_t ke = {{0}};
+            if (zk_zkey_check_points(&c->z, c->cfg->zkey, false, &ke) < 0)
+                snprintf(why, sizeof why, "the proof of partition %u does not verify: %s", part, ke.msg);
+            else
+                snprintf(why, sizeof why, "the proof of partition %u does not verify against %s: %s", part,
+                         c->cfg->zkey, e.msg);
             give_up(slab, job, part, why);
             return;
         }
