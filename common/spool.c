@@ -334,6 +334,28 @@ static const char *space_error(int e) {
                          : strerror(e);
 }
 
+int spool_read_at(int dirfd, const char *name, size_t cap, char **ret_buf, size_t *ret_len, char *why, size_t whylen) {
+    struct stat st;
+    _cleanup_close_ int fd = spool_open_file(dirfd, name, &st, why, whylen);
+    if (fd < 0) return fd;
+    if ((uint64_t)st.st_size > cap)
+        return snprintf(why, whylen, "%s: %lld bytes, more than the %zu it can be", name, (long long)st.st_size, cap),
+               -EFBIG;
+    size_t size = (size_t)st.st_size, off = 0;
+    char *buf = malloc(size + 1);
+    if (!buf) return snprintf(why, whylen, "%s: out of memory", name), -ENOMEM;
+    while (off < size) {
+        ssize_t n = pread(fd, buf + off, size - off, (off_t)off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        off += (size_t)n;
+    }
+    buf[off] = 0;
+    *ret_buf = buf;
+    *ret_len = off;
+    return 0;
+}
+
 int spool_copy_in(const char *src, int dirfd, const char *name, uint64_t cap, char *why, size_t whylen) {
     _cleanup_close_ int in = open(src, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (in < 0) {

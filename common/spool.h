@@ -54,6 +54,9 @@ int spool_open_dir(const char *path);
 /* Opens DIRFD/NAME for reading, never following a symlink and never blocking (a FIFO, a device):
  * only a regular file is accepted. Errors are written to why as "NAME: what is wrong". */
 int spool_open_file(int dirfd, const char *name, struct stat *ret_st, char *why, size_t whylen);
+/* Reads DIRFD/NAME whole (spool_open_file's rules) into malloc'd memory, NUL-terminated; refused
+ * when larger than cap. */
+int spool_read_at(int dirfd, const char *name, size_t cap, char **ret_buf, size_t *ret_len, char *why, size_t whylen);
 /* Copies src (symlinks followed, once, here) into DIRFD/NAME: a reflink where the file system has
  * them, else a copy; refused unless src is a regular file of at most cap bytes. ENOSPC and EDQUOT
  * say so. The new file is synced. why: one line naming src. */

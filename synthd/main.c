@@ -40,8 +40,8 @@ static uint64_t synth_busy_ns, synth_count;
  * rename) is reused only if it verifies against the partition's public signals: public-<k>.json,
  * which must equal the witness's public values where the witness is a file. Anything else is
  * removed and the partition proved again. */
-static bool proof_reusable(int dfd, const char *dir, const spool_job_t *j, uint32_t k) {
-    char pn[64], un[64], wn[64], path[1500], why[900];
+static bool proof_reusable(int dfd, const spool_job_t *j, uint32_t k) {
+    char pn[64], un[64], wn[64], why[900];
     snprintf(pn, sizeof pn, "proof-%u.json", k);
     snprintf(un, sizeof un, "public-%u.json", k);
     snprintf(wn, sizeof wn, "witness-%u.wtns", k);
@@ -49,36 +49,35 @@ static bool proof_reusable(int dfd, const char *dir, const spool_job_t *j, uint3
     if (fstatat(dfd, pn, &st, AT_SYMLINK_NOFOLLOW) < 0) return false;
     bool ok = false;
     stage_circuit_t *c = circuits_get(j->circuit, true, why, sizeof why);
-    struct stat ust;
-    if (c && c->has_vk && S_ISREG(st.st_mode) && fstatat(dfd, un, &ust, AT_SYMLINK_NOFOLLOW) == 0 &&
-        S_ISREG(ust.st_mode)) {
-        zk_err_t e = {{0}};
-        zk_proof_t proof;
+    zk_err_t e = {{0}};
+    if (c && c->has_vk) {
+        _cleanup_free_ char *ptext = NULL;
+        _cleanup_free_ char *utext = NULL;
+        _cleanup_free_ char *wtext = NULL;
         _cleanup_free_ uint8_t *pub = NULL;
+        size_t plen, ulen, wlen;
         uint32_t n_pub = 0;
-        snprintf(path, sizeof path, "%s/%s", dir, pn);
-        int r = zk_proof_from_json(&proof, c->z.curve, path, &e);
-        snprintf(path, sizeof path, "%s/%s", dir, un);
-        if (r == 0) r = zk_public_from_json(&pub, &n_pub, c->z.curve, path, &e);
+        zk_proof_t proof;
+        int r = spool_read_at(dfd, pn, 1u << 20, &ptext, &plen, e.msg, sizeof e.msg);
+        if (r == 0) r = spool_read_at(dfd, un, 1u << 20, &utext, &ulen, e.msg, sizeof e.msg);
+        if (r == 0) r = zk_proof_parse_json(&proof, c->z.curve, pn, ptext, plen, &e);
+        if (r == 0) r = zk_public_parse_json(&pub, &n_pub, c->z.curve, un, utext, ulen, &e);
         if (r == 0) r = zk_verify_proof(&c->vk, &proof, pub, n_pub, &e);
-        if (r == 0) {
-            int wfd = spool_open_file(dfd, wn, NULL, why, sizeof why);
-            if (wfd >= 0) { /* the witness is a file: the public signals must be its own */
-                close(wfd);
-                zk_wtns_t w;
-                snprintf(path, sizeof path, "%s/%s", dir, wn);
-                r = zk_wtns_load(&w, path, &e);
-                if (r == 0) {
-                    if (w.n < n_pub + 1 || memcmp(w.values + 32, pub, (size_t)n_pub * 32)) r = -EBADMSG;
-                    zk_wtns_free(&w);
-                }
+        /* the witness is a file: the public signals must be its own */
+        if (r == 0 && spool_read_at(dfd, wn, shm_slab_layout(c->z.n_vars, c->z.domain_size).wtns_cap, &wtext, &wlen,
+                                    why, sizeof why) == 0) {
+            zk_wtns_t w;
+            r = zk_wtns_parse(&w, wn, (const uint8_t *)wtext, wlen, &e);
+            if (r == 0) {
+                if (w.n < n_pub + 1 || memcmp(w.values + 32, pub, (size_t)n_pub * 32))
+                    r = -EBADMSG, snprintf(e.msg, sizeof e.msg, "its public signals are not the witness's");
+                zk_wtns_free(&w);
             }
         }
         ok = r == 0;
         if (!ok)
             log_msg(LOG_WARNING, &(log_ctx_t){.job = j->id, .part = (int)k, .slab = -1}, NULL,
-                    "Job %s: %s does not verify (%s); partition %u is proved again", j->id, pn,
-                    e.msg[0] ? e.msg : "its public signals are not the witness's", k);
+                    "Job %s: %s does not verify (%s); partition %u is proved again", j->id, pn, e.msg, k);
     }
     if (!ok) {
         (void)unlinkat(dfd, pn, 0);
@@ -93,7 +92,7 @@ static int register_active(const char *dir, const spool_job_t *j) {
     bool done[SHM_MAX_PARTS] = {0};
     _cleanup_close_ int dfd = spool_open_dir(dir);
     if (dfd < 0) return dfd;
-    for (uint32_t k = 0; k < j->n_parts; k++) done[k] = proof_reusable(dfd, dir, j, k);
+    for (uint32_t k = 0; k < j->n_parts; k++) done[k] = proof_reusable(dfd, j, k);
     shm_lock(&S);
     int r;
     struct stat st;

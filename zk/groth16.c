@@ -171,7 +171,11 @@ int zk_write_file_atomic(const char *path, const char *data, size_t len, zk_err_
     char tmp[4096];
     int rc = zk_tmp_path(tmp, sizeof(tmp), path, err);
     if (rc < 0) return rc;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* O_EXCL|O_NOFOLLOW: a file or symlink planted at the temporary name is removed (the name, never
+     * what it points to), not written through */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) return zk_fail(err, errno, "%s: cannot create: %s", tmp, strerror(errno));
     size_t off = 0;
     while (off < len) {

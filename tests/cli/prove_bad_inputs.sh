@@ -144,4 +144,11 @@ if [ "$(id -u)" != 0 ]; then
 fi
 "$zkpipe" prove "$mz" "$mw" "$tmp/nodir/p.json" "$tmp/pub.json" 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q "nodir/p.json" "$tmp/err" || { echo "FAIL: missing output directory: $(cat "$tmp/err")"; fail=1; }
+# a symlink planted at the temporary names prove writes through (NAME.tmp.PID): never followed
+echo precious >"$tmp/victim"
+sh -c 'ln -s "$1" "$2.tmp.$$"; ln -s "$1" "$3.tmp.$$"; exec "$4" prove "$5" "$6" "$2" "$3"' sh "$tmp/victim" \
+    "$tmp/pl.json" "$tmp/publ.json" "$zkpipe" "$mz" "$mw" 2>"$tmp/err" ||
+    { echo "FAIL: prove with planted temporaries: $(cat "$tmp/err")"; fail=1; }
+[ "$(cat "$tmp/victim")" = precious ] || { echo "FAIL: prove wrote through a planted temporary symlink"; fail=1; }
+[ -s "$tmp/pl.json" ] && [ ! -L "$tmp/pl.json" ] || { echo "FAIL: no proof after planted temporaries"; fail=1; }
 exit $fail

@@ -5,7 +5,11 @@
 # than the live segment refuses to start and says what differs.
 . "$(dirname "$0")/lib.sh"
 M=$DATA/bn128/mulchain
-write_config 4 0
+# a key whose PointsH section is corrupt (point 3's y flipped): the proofs cannot verify, and the
+# reason names the key's bad point
+cp "$M/mulchain.zkey" "$T/badkey.zkey"
+python3 -c 'import sys; f=open(sys.argv[1],"r+b"); f.seek(409880+64*3+32); b=f.read(1); f.seek(409880+64*3+32); f.write(bytes([b[0]^1]))' "$T/badkey.zkey"
+write_config 4 0 "[circuit badkey]" "zkey = $T/badkey.zkey" "r1cs = $M/mulchain.r1cs"
 start synthd1
 start gpud
 start finalizerd
@@ -13,6 +17,7 @@ BAD1=$(submit mulchain NORMAL $M/witness-1.wtns $DATA/bad/wtns_unsatisfied.wtns 
 BAD2=$(submit mulchain NORMAL $DATA/bad/wtns_other_circuit.wtns)
 BAD3=$(submit mulchain NORMAL $DATA/bad/wtns_bls12381.wtns)
 GOOD=$(submit mulchain NORMAL $M/witness-1.wtns $M/witness-2.wtns)
+BADKEY=$(submit badkey NORMAL $M/witness-1.wtns)
 # a job directory with a corrupt job.ini, dropped straight into incoming/
 CORRUPT=20200101T000000.000000-c0ffee
 mkdir -p "$SPOOL/tmp/$CORRUPT"
@@ -36,6 +41,7 @@ expect_fail() { # JOB REASON
 expect_fail "$BAD1" "does not satisfy constraint"
 expect_fail "$BAD2" "another circuit"
 expect_fail "$BAD3" "curve"
+expect_fail "$BADKEY" "badkey.zkey: section 9 (PointsH): point 3 (G1) is not on the curve"
 wait_for 10 "the corrupt job in failed/" test -f "$SPOOL/failed/$CORRUPT/result.json"
 json_get "$SPOOL/failed/$CORRUPT/result.json" 'r["error"]' | grep -q "job.ini:4: partitions = two" ||
     fail "corrupt job.ini: reason missing: $(cat "$SPOOL/failed/$CORRUPT/result.json")"
