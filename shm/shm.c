@@ -443,6 +443,13 @@ int shm_slab_move(shm_t *s, uint32_t idx, uint32_t from, uint32_t to) {
 
 /* ---- registration lock ---- */
 
+/* Under the lock: a LOADING slot can only be left by a lock holder that died. */
+static void clear_loading(shm_t *s) {
+    for (uint32_t i = 0; i < s->hdr->n_jobs; i++)
+        if (atomic_load_explicit(&s->jobs[i].state, ACQ) == JOB_LOADING)
+            atomic_store_explicit(&s->jobs[i].state, JOB_FREE, REL);
+}
+
 int shm_lock(shm_t *s) {
     uint64_t mine = shm_tag(s, 1);
     for (;;) {
@@ -458,10 +465,7 @@ int shm_lock(shm_t *s) {
         struct timespec ts = {0, 200000};
         nanosleep(&ts, NULL);
     }
-    /* A LOADING slot can only be left by a lock holder that died. */
-    for (uint32_t i = 0; i < s->hdr->n_jobs; i++)
-        if (atomic_load_explicit(&s->jobs[i].state, ACQ) == JOB_LOADING)
-            atomic_store_explicit(&s->jobs[i].state, JOB_FREE, REL);
+    clear_loading(s);
     return 0;
 }
 
@@ -741,9 +745,12 @@ int shm_reclaim(shm_t *s) {
             shm_bump(&s->hdr->slab_seq);
         }
     }
+    /* A dead holder's lock is forced open here without ever waiting: taken over by one CAS from the
+     * dead tag (a live process that got it first is left alone), LOADING slots cleared, released. */
     uint64_t lk = atomic_load_explicit(&s->hdr->reg_lock, ACQ);
-    if (lk && !shm_owner_alive(s, lk)) {
-        shm_lock(s); /* forces it open and clears LOADING slots */
+    if (lk && !shm_owner_alive(s, lk) &&
+        atomic_compare_exchange_strong_explicit(&s->hdr->reg_lock, &lk, shm_tag(s, 1), ACQREL, RLX)) {
+        clear_loading(s);
         shm_unlock(s);
     }
     return n;
