@@ -5,6 +5,7 @@
 
 #include "common/log.h"
 #include "common/spool.h"
+#include "zk/kernels.h"
 
 bool stage_init(int argc, char **argv, const char *name, const char *about, bool gpu, bool spool, daemon_args_t *args,
                 cfg_t *cfg, int *ret_exit) {
@@ -13,6 +14,7 @@ bool stage_init(int argc, char **argv, const char *name, const char *about, bool
     char ident[64], err[1200];
     snprintf(ident, sizeof ident, "%s@%d", name, args->instance);
     log_init(ident);
+    log_info("Field kernels: %s", zk_kernels_describe());
     daemon_signals_init();
     if (cfg_load(cfg, args->config, err, sizeof err) < 0 || cfg_resolve_slab_size(cfg, err, sizeof err) < 0) {
         log_err("Failed to load the configuration: %s", err);

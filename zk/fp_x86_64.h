@@ -1,8 +1,9 @@
 /* x86-64 field kernels for 4 and 6 limbs: Montgomery multiplication with MULX/ADCX/ADOX (BMI2 +
- * ADX), and branch-free modular add/sub (ADC/SBB + CMOV). Used by FPF(mul)/FPF(sqr) and
- * FPF(add)/FPF(sub)/FPF(dbl) in zk/fp_tmpl.h when ZK_ASM is defined (meson.build sets it only when
- * the build machine runs BMI2 and ADX); FPF(mul_portable), FPF(add_portable) and
- * FPF(sub_portable) stay the reference (tests/test_field_asm.c).
+ * ADX), and branch-free modular add/sub (ADC/SBB + CMOV). Compiled into every x86-64 build
+ * (ZK_X86_KERNELS, meson.build): FPF(add)/FPF(sub)/FPF(dbl) in zk/fp_tmpl.h always use the add/sub
+ * (baseline x86-64), FPF(mul)/FPF(sqr) the multiplication only while the CPU's cpuid allows it
+ * (zk/kernels.h); FPF(mul_portable), FPF(add_portable) and FPF(sub_portable) stay the reference
+ * (tests/test_field_asm.c).
  *
  * Algorithm: CIOS without the extra carry word ("no-carry" CIOS, as in gnark-crypto), valid
  * because every modulus here has p[N-1] < 2^63 - 1: for each limb b[i] the row a*b[i] is added
