@@ -218,9 +218,9 @@ TEST(signed_digits_reconstruct) {
 /* Large sizes, where batches fill and buckets collide: bases i·G (i = 1..n), so that
  * Σ k_i·(i·G) = (Σ k_i·i mod r)·G is checked with one scalar multiplication. A third of the scalars
  * are 1 (all in one bucket), some are 0, some bases are infinity. */
-#define MSM_LARGE_TEST(G, FR, CURVE)                                                                                 \
-    TEST(G##_msm_large) {                                                                                            \
-        const size_t n = 5000;                                                                                       \
+#define MSM_LARGE_TEST(G, FR, CURVE, N, NAME)                                                                        \
+    TEST(G##_msm_##NAME) {                                                                                           \
+        const size_t n = N;                                                                                          \
         G##_aff_t *bases = calloc(n, sizeof(*bases));                                                                \
         uint8_t *sc = calloc(n, 32);                                                                                 \
         G##_xyzz_t p, g, t;                                                                                          \
@@ -254,7 +254,10 @@ TEST(signed_digits_reconstruct) {
         return 0;                                                                                                    \
     }
 
-MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128)
-MSM_LARGE_TEST(bn_g2, bn_fr, zk_curve_bn128)
-MSM_LARGE_TEST(bls_g1, bls_fr, zk_curve_bls12381)
-MSM_LARGE_TEST(bls_g2, bls_fr, zk_curve_bls12381)
+MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 5000, large)
+MSM_LARGE_TEST(bn_g2, bn_fr, zk_curve_bn128, 5000, large)
+MSM_LARGE_TEST(bls_g1, bls_fr, zk_curve_bls12381, 5000, large)
+MSM_LARGE_TEST(bls_g2, bls_fr, zk_curve_bls12381, 5000, large)
+/* Just above the size where G1 stops using the GLV split (zk/msm_tmpl.h: MSM_GLV_MAX = 2^15). */
+MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 32771, above_glv)
+MSM_LARGE_TEST(bls_g1, bls_fr, zk_curve_bls12381, 32771, above_glv)
