@@ -218,9 +218,21 @@ static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, c
     P_(odd_coset_tables)(tw, itw, scale, logn, threads);
 
     memcpy(s0, a, n * sizeof(FR_T));
-    P_(to_odd_coset)(s0, n, logn, tw, itw, scale, threads);
     memcpy(s1, b, n * sizeof(FR_T));
-    P_(to_odd_coset)(s1, n, logn, tw, itw, scale, threads);
+    if (threads == 2 || threads == 3) {
+        /* A and B side by side, one thread each: no barrier between the NTT stages of either (on a
+         * shared or loaded machine each barrier can cost a scheduling slice) */
+#pragma omp parallel sections num_threads(2)
+        {
+#pragma omp section
+            P_(to_odd_coset)(s0, n, logn, tw, itw, scale, 1);
+#pragma omp section
+            P_(to_odd_coset)(s1, n, logn, tw, itw, scale, 1);
+        }
+    } else {
+        P_(to_odd_coset)(s0, n, logn, tw, itw, scale, threads);
+        P_(to_odd_coset)(s1, n, logn, tw, itw, scale, threads);
+    }
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; i++) FR(mul)(&s0[i], &s0[i], &s1[i]);
     memcpy(s1, c, n * sizeof(FR_T));
