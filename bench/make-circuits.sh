@@ -8,8 +8,11 @@
 #             (262,119 constraints, nPublic 3, domain 2^18)
 #   sha256    circomlib Sha256(256): SHA-256 of a 256-bit message, one 512-bit block after padding
 #             (~30k constraints, domain 2^15), the digest bits public
+#   pchain16bls  the 126-hash Poseidon chain of bench/data/pchain16 compiled for bls12381
+#             (circom --prime bls12381: circomlib's constants taken mod r, a benchmark circuit, not a
+#             hash; domain 2^16)
 #
-# Usage: bench/make-circuits.sh [--force] pchain18|sha256...
+# Usage: bench/make-circuits.sh [--force] pchain18|sha256|pchain16bls...
 # Environment: ZKPIPE (the zkpipe binary; default $ZKPIPE_BUILD_ROOT/cli/zkpipe, build root
 # default ./build), THREADS (keygen threads; default all CPUs).
 set -euo pipefail
@@ -23,15 +26,17 @@ if [ "${1:-}" = "--force" ]; then
     shift
 fi
 if [ $# -eq 0 ]; then
-    echo "usage: bench/make-circuits.sh [--force] pchain18|sha256..." >&2
+    echo "usage: bench/make-circuits.sh [--force] pchain18|sha256|pchain16bls..." >&2
     exit 2
 fi
 
 # Writes bench/data/NAME/STEM.circom and its input json.
 write_source() {
     local name=$1 out=$2 stem=$3
+    local hashes=507
+    [ "$name" = pchain16bls ] && hashes=126
     case $name in
-    pchain18)
+    pchain18 | pchain16bls)
         cat >"$out/$stem.circom" <<EOF
 pragma circom 2.0.0;
 include "circomlib/poseidon.circom";
@@ -47,7 +52,7 @@ template PoseidonChain(n) {
     }
     out <== h[n-1].out;
 }
-component main {public [in]} = PoseidonChain(507);
+component main {public [in]} = PoseidonChain($hashes);
 EOF
         printf '%s\n' '{"in": ["12345678901234567890", "98765432109876543210"]}' >"$out/input.json"
         ;;
@@ -71,8 +76,9 @@ make_one() {
     case $name in
     pchain18) stem=pchain_507 ;;
     sha256) stem=sha256_512 ;;
+    pchain16bls) stem=pchain_126 ;;
     *)
-        echo "make-circuits: unknown circuit '$name' (pchain18, sha256)" >&2
+        echo "make-circuits: unknown circuit '$name' (pchain18, sha256, pchain16bls)" >&2
         exit 2
         ;;
     esac
@@ -91,7 +97,9 @@ make_one() {
     cp "$out/$stem.circom" "$work/"
     cp -r "$tools/node_modules/circomlib/circuits" "$work/circomlib"
     echo "make-circuits: compiling $stem.circom (circom2 0.2.23)"
-    (cd "$work" && node "$tools/node_modules/circom2/cli.js" "$stem.circom" --r1cs --wasm -l . -o .)
+    local prime=bn128
+    [ "$name" = pchain16bls ] && prime=bls12381
+    (cd "$work" && node "$tools/node_modules/circom2/cli.js" "$stem.circom" --prime "$prime" --r1cs --wasm -l . -o .)
     echo "make-circuits: computing the witness"
     node "$work/${stem}_js/generate_witness.js" "$work/${stem}_js/$stem.wasm" "$out/input.json" "$work/$stem.wtns"
     mv "$work/$stem.r1cs" "$out/$stem.r1cs"
