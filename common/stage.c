@@ -14,7 +14,6 @@ bool stage_init(int argc, char **argv, const char *name, const char *about, bool
     char ident[64], err[1200];
     snprintf(ident, sizeof ident, "%s@%d", name, args->instance);
     log_init(ident);
-    log_info("Field kernels: %s", zk_kernels_describe());
     daemon_signals_init();
     if (cfg_load(cfg, args->config, err, sizeof err) < 0 || cfg_resolve_slab_size(cfg, err, sizeof err) < 0) {
         log_err("Failed to load the configuration: %s", err);
@@ -38,5 +37,6 @@ bool stage_attach(const cfg_t *cfg, shm_t *s, uint32_t role, uint32_t instance) 
         log_err("Failed to register in %s: process table full", cfg->segment);
         return false;
     }
+    log_info("Field kernels: %s", zk_kernels_describe());
     return true;
 }
