@@ -33,7 +33,9 @@ static void kern_detect(void) {
         adx = b & (1u << 19);
         ifma = b & (1u << 21);
     }
+#ifdef ZK_X86_KERNELS /* built with the kernels of zk/fp_x86_64.h (meson option asm) */
     if (bmi2 && adx) kern_supported |= 1u << ZK_KERNELS_MULX;
+#endif
     snprintf(kern_cpu, sizeof(kern_cpu), "cpu:%s%s%s%s", bmi2 ? " bmi2" : "", adx ? " adx" : "",
              ifma ? " avx512ifma" : "", !bmi2 && !adx ? " no bmi2/adx" : "");
 #endif
