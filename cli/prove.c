@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "zk/groth16.h"
+#include "zk/kernels.h"
 #include "zk/r1cs.h"
 #include "zk/verify.h"
 #include "zk/wtns.h"
@@ -244,6 +245,7 @@ int zkpipe_cmd_prove(int argc, char **argv) {
     if (timings) {
         fprintf(stderr, "curve %s, domain 2^%u, nVars %u, threads %d\n", z.curve->name, z.log_domain, z.n_vars,
                 threads);
+        fprintf(stderr, "kernels     %s\n", zk_kernels_describe());
         fprintf(stderr, "load        %8.2f ms\n", t_load);
         if (r1cs_path) fprintf(stderr, "r1cs check  %8.2f ms\n", t_check);
         fprintf(stderr, "synthesis   %8.2f ms\n", t_synth);

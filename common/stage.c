@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/spool.h"
 #include "common/slab.h"
+#include "zk/kernels.h"
 
 #define GUARD_MAX 8
 static struct guard {
@@ -94,6 +95,7 @@ bool stage_attach(const cfg_t *cfg, shm_t *s, uint32_t role, uint32_t instance) 
         log_err("Failed to register in %s: process table full", cfg->segment);
         return false;
     }
+    log_info("Field kernels: %s", zk_kernels_describe());
     return true;
 }
 

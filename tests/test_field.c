@@ -2,6 +2,7 @@
  * group order annihilating the generators, decimal round trips. */
 #include <sys/random.h>
 
+#include "kernel_sets.h"
 #include "test.h"
 #include "zk/curve.h"
 

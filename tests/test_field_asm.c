@@ -1,5 +1,6 @@
-/* The x86-64 kernels (zk/fp_x86_64.h: MULX/ADCX/ADOX Montgomery mul behind FPF(mul)/FPF(sqr), ADC/SBB
- * add/sub behind FPF(add)/FPF(sub)/FPF(dbl), when built with ZK_ASM) against the portable
+/* The x86-64 kernels (zk/fp_x86_64.h: MULX/ADCX/ADOX Montgomery mul behind FPF(mul)/FPF(sqr) when the
+ * mulx kernel set is selected (zk/kernels.h; skipped on a CPU without BMI2+ADX), ADC/SBB add/sub
+ * behind FPF(add)/FPF(sub)/FPF(dbl), on every x86-64 build) against the portable
  * FPF(mul_portable), FPF(add_portable), FPF(sub_portable), per field: every pair of edge values,
  * edge x random, and 1e5+ random pairs (uniform below p, and carry-heavy limb patterns), each
  * also with the output aliasing an input; every result must be fully reduced (< p).
@@ -7,6 +8,7 @@
  * kernels accept, are p-1, p-2, ... and values whose low limbs are all ones under p's top limb. */
 #include "test.h"
 #include "zk/field.h"
+#include "zk/kernels.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 static uint64_t rng(void) { /* splitmix64: deterministic, so a failure reproduces */
@@ -121,7 +123,7 @@ static uint64_t rng(void) { /* splitmix64: deterministic, so a failure reproduce
     }                                                                                                                \
                                                                                                                      \
     TEST(F##_asm_vs_portable) {                                                                                      \
-        if (!zk_field_asm) return TEST_SKIP;                                                                         \
+        if (!zk_field_asm || zk_kernels_select(ZK_KERNELS_MULX) != 0) return TEST_SKIP;                             \
         F##_t e[N_EDGE_MAX];                                                                                         \
         int ne = F##_edges(e);                                                                                       \
         CHECK(ne <= N_EDGE_MAX);                                                                                     \
@@ -147,10 +149,10 @@ static uint64_t rng(void) { /* splitmix64: deterministic, so a failure reproduce
         return 0;                                                                                                    \
     }
 
-#if defined(ZK_ASM) && defined(__x86_64__)
+#if defined(ZK_X86_KERNELS) && defined(__x86_64__)
 static const bool zk_field_asm = true;
 #else
-static const bool zk_field_asm = false; /* built without ZK_ASM: mul is the portable one, nothing to compare */
+static const bool zk_field_asm = false; /* built without the x86-64 kernels: nothing to compare */
 #endif
 
 ASM_TESTS(bn_fq, 4)

@@ -1,8 +1,11 @@
 /* MSM against naive double-and-add on random inputs, for G1 and G2 of both curves: sizes 1, 2, 3
- * and sizes that are not powers of two, with zero scalars, scalar 1, r-1, and infinity bases. */
+ * and sizes that are not powers of two, with zero scalars, scalar 1, r-1, and infinity bases; the
+ * scalar patterns (all zero, all one, mixed 0/1/small/large, scalars around lambda and 2^128) and
+ * repeated points of the GLV path (G1); the GLV split itself on edge and random scalars. */
 #include <stdlib.h>
 #include <sys/random.h>
 
+#include "kernel_sets.h"
 #include "test.h"
 #include "zk/curve_info.h"
 #include "zk/msm.h"
@@ -71,6 +74,113 @@ static void rnd_scalar(uint8_t *s, const uint8_t *r) {
         return 0;                                                                                                    \
     }
 
+/* Scalar patterns: 0 all zero, 1 all one, 2 mixed 0/1/small/large, 3 around lambda and 2^128 (the
+ * GLV split's edges), 4 random with every point the same base (repeated points). */
+static void pattern_scalar(uint8_t *s, const zk_curve_t *c, const zk_glv_t *glv, int pattern, size_t i) {
+    memset(s, 0, 32);
+    switch (pattern) {
+    case 0: break;
+    case 1: s[0] = 1; break;
+    case 2:
+        if (i % 4 == 0) break;
+        if (i % 4 == 1) s[0] = 1;
+        else if (i % 4 == 2) s[0] = (uint8_t)(2 + i % 200), s[1] = (uint8_t)(i % 3);
+        else rnd_scalar(s, c->r);
+        break;
+    case 3: {
+        uint64_t k[4] = {0};
+        if (i % 3 == 0) memcpy(k, glv->lambda, 32), k[0] += i % 5; /* lambda + small */
+        else if (i % 3 == 1) k[2] = 1ull << (i % 2), k[0] = (uint64_t)-(int64_t)(i % 2); /* 2^128, 2^129 - 1.. */
+        else memcpy(k, glv->lambda, 32), k[0] -= 1 + i % 3;                               /* lambda - small */
+        memcpy(s, k, 32);
+        break;
+    }
+    default: rnd_scalar(s, c->r); break;
+    }
+}
+
+#define MSM_PATTERN_TEST(G, CURVE, GLV)                                                                              \
+    TEST(G##_msm_patterns) {                                                                                         \
+        static const size_t sizes[] = {1, 2, 3, 31, 64, 200};                                                        \
+        for (int pattern = 0; pattern < 5; pattern++)                                                                \
+            for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {                                       \
+                size_t n = sizes[si];                                                                                \
+                G##_aff_t *bases = calloc(n, sizeof(*bases));                                                        \
+                uint8_t *sc = calloc(n, 32), k0[32];                                                                 \
+                G##_xyzz_t p, q, acc, t;                                                                             \
+                rnd_scalar(k0, CURVE.r);                                                                             \
+                G##_xyzz_from_aff(&q, &G##_gen);                                                                     \
+                G##_xyzz_mul(&p, &q, (const uint64_t *)k0, 4);                                                       \
+                for (size_t i = 0; i < n; i++) {                                                                     \
+                    if (pattern != 4 && i % 3 == 1) G##_xyzz_add(&p, &p, &q); /* else a repeat of the last */       \
+                    if (pattern == 2 && i % 9 == 8) memset(&bases[i], 0, sizeof(bases[i]));                         \
+                    else G##_xyzz_to_aff(&bases[i], &p);                                                             \
+                    pattern_scalar(sc + 32 * i, &CURVE, GLV, pattern, i);                                            \
+                }                                                                                                    \
+                G##_xyzz_set_inf(&acc);                                                                              \
+                for (size_t i = 0; i < n; i++) {                                                                     \
+                    G##_xyzz_t b;                                                                                    \
+                    G##_xyzz_from_aff(&b, &bases[i]);                                                                \
+                    G##_xyzz_mul(&t, &b, (const uint64_t *)(sc + 32 * i), 4);                                        \
+                    G##_xyzz_add(&acc, &acc, &t);                                                                    \
+                }                                                                                                    \
+                for (int threads = 1; threads <= 2; threads++) {                                                     \
+                    G##_msm(&t, bases, sc, n, threads);                                                              \
+                    CHECK_MSG(G##_xyzz_eq(&t, &acc), #G " msm pattern %d, %zu points, %d threads", pattern, n,       \
+                              threads);                                                                              \
+                }                                                                                                    \
+                free(bases);                                                                                         \
+                free(sc);                                                                                            \
+            }                                                                                                        \
+        return 0;                                                                                                    \
+    }
+
+/* k1 + k2·lambda = k (mod r) with |k1|, |k2| < 2^128, on edge scalars and random ones. */
+#define GLV_SPLIT_TEST(PFX, FR, CURVE)                                                                               \
+    TEST(PFX##_glv_split) {                                                                                          \
+        const zk_glv_t *g = &zk_glv_##PFX;                                                                           \
+        FR##_t lam;                                                                                                  \
+        memcpy(lam.l, g->lambda, 32);                                                                                \
+        FR##_to_mont(&lam, &lam);                                                                                    \
+        for (int it = 0; it < 20000; it++) {                                                                         \
+            uint64_t k[4] = {0}, rr[4];                                                                              \
+            memcpy(rr, CURVE.r, 32);                                                                                 \
+            switch (it) {                                                                                            \
+            case 0: break;                                                                                           \
+            case 1: k[0] = 1; break;                                                                                 \
+            case 2: memcpy(k, rr, 32), k[0] -= 1; break;                                                             \
+            case 3: memcpy(k, rr, 32), k[0] -= 2; break;                                                             \
+            case 4: memcpy(k, g->lambda, 32); break;                                                                 \
+            case 5: memcpy(k, g->lambda, 32), k[0] += 1; break;                                                      \
+            case 6: k[2] = 1; break;                                                                                 \
+            case 7: k[1] = k[0] = ~0ull; break;                                                                      \
+            case 8: memcpy(k, rr, 32), k[0] >>= 1, k[0] |= k[1] << 63, k[1] >>= 1, k[1] |= k[2] << 63,               \
+                    k[2] >>= 1, k[2] |= k[3] << 63, k[3] >>= 1; break; /* (r-1)/2 */                                 \
+            default: rnd_scalar((uint8_t *)k, CURVE.r); break;                                                       \
+            }                                                                                                        \
+            uint64_t k1[4], k2[4];                                                                                   \
+            bool n1, n2;                                                                                             \
+            zk_glv_split(g, k, k1, &n1, k2, &n2);                                                                    \
+            CHECK_MSG(k1[2] == 0 && k1[3] == 0 && k2[2] == 0 && k2[3] == 0, #PFX " split of case %d too long", it);   \
+            FR##_t a, b, want;                                                                                       \
+            memcpy(a.l, k1, 32), memcpy(b.l, k2, 32), memcpy(want.l, k, 32);                                         \
+            FR##_to_mont(&a, &a), FR##_to_mont(&b, &b), FR##_to_mont(&want, &want);                                  \
+            if (n1) FR##_neg(&a, &a);                                                                                \
+            if (n2) FR##_neg(&b, &b);                                                                                \
+            FR##_mul(&b, &b, &lam);                                                                                  \
+            FR##_add(&a, &a, &b);                                                                                    \
+            CHECK_MSG(FR##_eq(&a, &want), #PFX " split of case %d does not recombine", it);                         \
+        }                                                                                                            \
+        return 0;                                                                                                    \
+    }
+
+GLV_SPLIT_TEST(bn, bn_fr, zk_curve_bn128)
+GLV_SPLIT_TEST(bls, bls_fr, zk_curve_bls12381)
+MSM_PATTERN_TEST(bn_g1, zk_curve_bn128, &zk_glv_bn)
+MSM_PATTERN_TEST(bn_g2, zk_curve_bn128, &zk_glv_bn)
+MSM_PATTERN_TEST(bls_g1, zk_curve_bls12381, &zk_glv_bls)
+MSM_PATTERN_TEST(bls_g2, zk_curve_bls12381, &zk_glv_bls)
+
 MSM_TEST(bn_g1, zk_curve_bn128)
 MSM_TEST(bn_g2, zk_curve_bn128)
 MSM_TEST(bls_g1, zk_curve_bls12381)
@@ -108,9 +218,9 @@ TEST(signed_digits_reconstruct) {
 /* Large sizes, where batches fill and buckets collide: bases i·G (i = 1..n), so that
  * Σ k_i·(i·G) = (Σ k_i·i mod r)·G is checked with one scalar multiplication. A third of the scalars
  * are 1 (all in one bucket), some are 0, some bases are infinity. */
-#define MSM_LARGE_TEST(G, FR, CURVE)                                                                                 \
-    TEST(G##_msm_large) {                                                                                            \
-        const size_t n = 5000;                                                                                       \
+#define MSM_LARGE_TEST(G, FR, CURVE, N, NAME)                                                                        \
+    TEST(G##_msm_##NAME) {                                                                                           \
+        const size_t n = N;                                                                                          \
         G##_aff_t *bases = calloc(n, sizeof(*bases));                                                                \
         uint8_t *sc = calloc(n, 32);                                                                                 \
         G##_xyzz_t p, g, t;                                                                                          \
@@ -144,7 +254,10 @@ TEST(signed_digits_reconstruct) {
         return 0;                                                                                                    \
     }
 
-MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128)
-MSM_LARGE_TEST(bn_g2, bn_fr, zk_curve_bn128)
-MSM_LARGE_TEST(bls_g1, bls_fr, zk_curve_bls12381)
-MSM_LARGE_TEST(bls_g2, bls_fr, zk_curve_bls12381)
+MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 5000, large)
+MSM_LARGE_TEST(bn_g2, bn_fr, zk_curve_bn128, 5000, large)
+MSM_LARGE_TEST(bls_g1, bls_fr, zk_curve_bls12381, 5000, large)
+MSM_LARGE_TEST(bls_g2, bls_fr, zk_curve_bls12381, 5000, large)
+/* Just above the size where G1 stops using the GLV split (zk/msm_tmpl.h: MSM_GLV_MAX = 2^15). */
+MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 32771, above_glv)
+MSM_LARGE_TEST(bls_g1, bls_fr, zk_curve_bls12381, 32771, above_glv)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <sys/random.h>
 
+#include "kernel_sets.h"
 #include "test.h"
 #include "zk/groth16.h"
 #include "zk/ntt.h"

@@ -3,9 +3,19 @@
  * prefix in zk/constants.h, e.g. BN_FQ). Every modulus has a spare top bit (p < 2^(64N-1)),
  * which the add/mul paths rely on. Values are kept fully reduced (< p). */
 
-#if defined(ZK_ASM) && defined(__x86_64__) && (FP_N == 4 || FP_N == 6)
+#if defined(ZK_X86_KERNELS) && defined(__x86_64__) && (FP_N == 4 || FP_N == 6)
 #include "fp_x86_64.h"
+#include "kernels.h"
 #define FP_USE_X86_ASM 1
+/* Whether FPF(mul)/FPF(sqr) take the MULX/ADX kernel: chosen at start-up (zk/kernels.h), or fixed
+ * for a whole translation unit compiled as one kernel set's copy (ZK_KERNELS_FIXED = 0 or 1). */
+#ifdef ZK_KERNELS_FIXED
+#define FP_MULX_ON (ZK_KERNELS_FIXED)
+#define FP_MUL_FALLBACK FPF(mul_portable) /* a fixed portable copy inlines the portable product */
+#else
+#define FP_MUL_FALLBACK FPF(mul_cold)
+#define FP_MULX_ON __builtin_expect(zk_kernels_mulx, 1)
+#endif
 #endif
 
 #define FP_CAT2(a, b) a##_##b
@@ -91,7 +101,8 @@ static inline void FPF(sub_portable)(FP_T *r, const FP_T *a, const FP_T *b) {
     }
 }
 
-/* r = a + b, r = a - b (mod p); ADC/SBB + CMOV kernels of zk/fp_x86_64.h when built with ZK_ASM. */
+/* r = a + b, r = a - b (mod p); on x86-64 the ADC/SBB + CMOV kernels of zk/fp_x86_64.h (baseline
+ * x86-64 instructions: every CPU runs them). */
 static inline void FPF(add)(FP_T *r, const FP_T *a, const FP_T *b) {
 #if defined(FP_USE_X86_ASM) && FP_N == 4
     zk_x86_mod_add4(r->l, a->l, b->l, FPF(P).l);
@@ -155,12 +166,28 @@ static inline void FPF(mul_portable)(FP_T *r, const FP_T *a, const FP_T *b) {
     FPF(reduce_once)(r, t);
 }
 
-/* Montgomery product; MULX/ADX kernels of zk/fp_x86_64.h when built with ZK_ASM on x86-64. */
+#ifdef FP_USE_X86_ASM
+/* The portable product out of line, for the call sites of FPF(mul)/FPF(sqr) when the MULX/ADX kernel
+ * is not selected: they stay small, and the kernel's path has no second copy of the CIOS beside it. */
+__attribute__((noinline, cold, unused)) static void FPF(mul_cold)(FP_T *r, const FP_T *a, const FP_T *b) {
+    FPF(mul_portable)(r, a, b);
+}
+#endif
+
+/* Montgomery product; the MULX/ADX kernel of zk/fp_x86_64.h on x86-64 CPUs that have it (zk/kernels.h). */
 static inline void FPF(mul)(FP_T *r, const FP_T *a, const FP_T *b) {
 #if defined(FP_USE_X86_ASM) && FP_N == 4
-    zk_x86_mont_mul4(r->l, a->l, b->l, FPF(P).l, FPC(FP_CONST, INV));
+    if (FP_MULX_ON) {
+        zk_x86_mont_mul4(r->l, a->l, b->l, FPF(P).l, FPC(FP_CONST, INV));
+        return;
+    }
+    FP_MUL_FALLBACK(r, a, b);
 #elif defined(FP_USE_X86_ASM) && FP_N == 6
-    zk_x86_mont_mul6(r->l, a->l, b->l, FPF(P).l, FPC(FP_CONST, INV));
+    if (FP_MULX_ON) {
+        zk_x86_mont_mul6(r->l, a->l, b->l, FPF(P).l, FPC(FP_CONST, INV));
+        return;
+    }
+    FP_MUL_FALLBACK(r, a, b);
 #else
     FPF(mul_portable)(r, a, b);
 #endif
@@ -168,7 +195,11 @@ static inline void FPF(mul)(FP_T *r, const FP_T *a, const FP_T *b) {
 
 static inline void FPF(sqr)(FP_T *r, const FP_T *a) {
 #if defined(FP_USE_X86_ASM) && FP_N == 4
-    zk_x86_mont_sqr4(r->l, a->l, FPF(P).l, FPC(FP_CONST, INV));
+    if (FP_MULX_ON) {
+        zk_x86_mont_sqr4(r->l, a->l, FPF(P).l, FPC(FP_CONST, INV));
+        return;
+    }
+    FP_MUL_FALLBACK(r, a, a);
 #else
     FPF(mul)(r, a, a);
 #endif
@@ -226,6 +257,8 @@ static inline void FPF(batch_inv)(FP_T *a, FP_T *tmp, size_t n) {
 }
 
 #undef FP_USE_X86_ASM
+#undef FP_MULX_ON
+#undef FP_MUL_FALLBACK
 #undef FP_T
 #undef FPF
 #undef FPC

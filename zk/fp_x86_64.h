@@ -1,8 +1,9 @@
 /* x86-64 field kernels for 4 and 6 limbs: Montgomery multiplication with MULX/ADCX/ADOX (BMI2 +
- * ADX), and branch-free modular add/sub (ADC/SBB + CMOV). Used by FPF(mul)/FPF(sqr) and
- * FPF(add)/FPF(sub)/FPF(dbl) in zk/fp_tmpl.h when ZK_ASM is defined (meson.build sets it only when
- * the build machine runs BMI2 and ADX); FPF(mul_portable), FPF(add_portable) and
- * FPF(sub_portable) stay the reference (tests/test_field_asm.c).
+ * ADX), and branch-free modular add/sub (ADC/SBB + CMOV). Compiled into every x86-64 build
+ * (ZK_X86_KERNELS, meson.build): FPF(add)/FPF(sub)/FPF(dbl) in zk/fp_tmpl.h always use the add/sub
+ * (baseline x86-64), FPF(mul)/FPF(sqr) the multiplication only while the CPU's cpuid allows it
+ * (zk/kernels.h); FPF(mul_portable), FPF(add_portable) and FPF(sub_portable) stay the reference
+ * (tests/test_field_asm.c).
  *
  * Algorithm: CIOS without the extra carry word ("no-carry" CIOS, as in gnark-crypto), valid
  * because every modulus here has p[N-1] < 2^63 - 1: for each limb b[i] the row a*b[i] is added
@@ -22,6 +23,48 @@
 
 #define ZK_X86_ALWAYS_INLINE static inline __attribute__((always_inline))
 
+/* One reduction round of zk_x86_mont_mul4: m = t0·inv, (t0..t3) <- (t0..t3 + m·p) / 2^64, the high
+ * halves on the CF chain and the low halves on the OF chain, the row's top word A folded into t3. */
+#define ZK_X86_MUL4_REDC_ROUND                                                                                         \
+    "movq %[t0], %%rdx\n\t"                                                                                            \
+    "imulq %[inv], %%rdx\n\t"                                                                                          \
+    "xorl %k[lo], %k[lo]\n\t"                                                                                          \
+    "mulxq %[p0], %[lo], %[hi]\n\t"                                                                                    \
+    "adcxq %[t0], %[lo]\n\t"                                                                                           \
+    "movq %[hi], %[t0]\n\t"                                                                                            \
+    "adcxq %[t1], %[t0]\n\t"                                                                                           \
+    "mulxq %[p1], %[lo], %[t1]\n\t"                                                                                    \
+    "adoxq %[lo], %[t0]\n\t"                                                                                           \
+    "adcxq %[t2], %[t1]\n\t"                                                                                           \
+    "mulxq %[p2], %[lo], %[t2]\n\t"                                                                                    \
+    "adoxq %[lo], %[t1]\n\t"                                                                                           \
+    "adcxq %[t3], %[t2]\n\t"                                                                                           \
+    "mulxq %[p3], %[lo], %[t3]\n\t"                                                                                    \
+    "adoxq %[lo], %[t2]\n\t"                                                                                           \
+    "movl $0, %k[lo]\n\t"                                                                                              \
+    "adcxq %[lo], %[t3]\n\t"                                                                                           \
+    "adoxq %[A], %[t3]\n\t"
+
+/* One multiply round of zk_x86_mont_mul4 for the limb of b at byte offset OFF (8, 16, ...):
+ * (t0..t3, A) += a·b[OFF/8], the low halves on the OF chain, the high halves on the CF chain. */
+#define ZK_X86_MUL4_MAC_ROUND(OFF)                                                                                     \
+    "movq " #OFF "(%[b]), %%rdx\n\t"                                                                                   \
+    "xorl %k[lo], %k[lo]\n\t"                                                                                          \
+    "mulxq 0(%[a]), %[lo], %[hi]\n\t"                                                                                  \
+    "adoxq %[lo], %[t0]\n\t"                                                                                           \
+    "adcxq %[hi], %[t1]\n\t"                                                                                           \
+    "mulxq 8(%[a]), %[lo], %[hi]\n\t"                                                                                  \
+    "adoxq %[lo], %[t1]\n\t"                                                                                           \
+    "adcxq %[hi], %[t2]\n\t"                                                                                           \
+    "mulxq 16(%[a]), %[lo], %[hi]\n\t"                                                                                 \
+    "adoxq %[lo], %[t2]\n\t"                                                                                           \
+    "adcxq %[hi], %[t3]\n\t"                                                                                           \
+    "mulxq 24(%[a]), %[lo], %[A]\n\t"                                                                                  \
+    "adoxq %[lo], %[t3]\n\t"                                                                                           \
+    "movl $0, %k[lo]\n\t"                                                                                              \
+    "adcxq %[lo], %[A]\n\t"                                                                                            \
+    "adoxq %[lo], %[A]\n\t"
+
 /* r = a*b/2^256 mod p, for a, b < p < 2^255 with p[3] < 2^63 - 1; inv = -p^-1 mod 2^64. */
 ZK_X86_ALWAYS_INLINE void zk_x86_mont_mul4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4], const uint64_t p[4],
                                            uint64_t inv) {
@@ -39,126 +82,15 @@ ZK_X86_ALWAYS_INLINE void zk_x86_mont_mul4(uint64_t r[4], const uint64_t a[4], c
         "adoxq %[lo], %[t3]\n\t"
         "movl $0, %k[lo]\n\t"
         "adoxq %[lo], %[A]\n\t"
-        "movq %[t0], %%rdx\n\t"
-        "imulq %[inv], %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq %[p0], %[lo], %[hi]\n\t"
-        "adcxq %[t0], %[lo]\n\t"
-        "movq %[hi], %[t0]\n\t"
-        "adcxq %[t1], %[t0]\n\t"
-        "mulxq %[p1], %[lo], %[t1]\n\t"
-        "adoxq %[lo], %[t0]\n\t"
-        "adcxq %[t2], %[t1]\n\t"
-        "mulxq %[p2], %[lo], %[t2]\n\t"
-        "adoxq %[lo], %[t1]\n\t"
-        "adcxq %[t3], %[t2]\n\t"
-        "mulxq %[p3], %[lo], %[t3]\n\t"
-        "adoxq %[lo], %[t2]\n\t"
-        "movl $0, %k[lo]\n\t"
-        "adcxq %[lo], %[t3]\n\t"
-        "adoxq %[A], %[t3]\n\t"
-        "movq 8(%[b]), %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq 0(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t0]\n\t"
-        "adcxq %[hi], %[t1]\n\t"
-        "mulxq 8(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t1]\n\t"
-        "adcxq %[hi], %[t2]\n\t"
-        "mulxq 16(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t2]\n\t"
-        "adcxq %[hi], %[t3]\n\t"
-        "mulxq 24(%[a]), %[lo], %[A]\n\t"
-        "adoxq %[lo], %[t3]\n\t"
-        "movl $0, %k[lo]\n\t"
-        "adcxq %[lo], %[A]\n\t"
-        "adoxq %[lo], %[A]\n\t"
-        "movq %[t0], %%rdx\n\t"
-        "imulq %[inv], %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq %[p0], %[lo], %[hi]\n\t"
-        "adcxq %[t0], %[lo]\n\t"
-        "movq %[hi], %[t0]\n\t"
-        "adcxq %[t1], %[t0]\n\t"
-        "mulxq %[p1], %[lo], %[t1]\n\t"
-        "adoxq %[lo], %[t0]\n\t"
-        "adcxq %[t2], %[t1]\n\t"
-        "mulxq %[p2], %[lo], %[t2]\n\t"
-        "adoxq %[lo], %[t1]\n\t"
-        "adcxq %[t3], %[t2]\n\t"
-        "mulxq %[p3], %[lo], %[t3]\n\t"
-        "adoxq %[lo], %[t2]\n\t"
-        "movl $0, %k[lo]\n\t"
-        "adcxq %[lo], %[t3]\n\t"
-        "adoxq %[A], %[t3]\n\t"
-        "movq 16(%[b]), %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq 0(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t0]\n\t"
-        "adcxq %[hi], %[t1]\n\t"
-        "mulxq 8(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t1]\n\t"
-        "adcxq %[hi], %[t2]\n\t"
-        "mulxq 16(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t2]\n\t"
-        "adcxq %[hi], %[t3]\n\t"
-        "mulxq 24(%[a]), %[lo], %[A]\n\t"
-        "adoxq %[lo], %[t3]\n\t"
-        "movl $0, %k[lo]\n\t"
-        "adcxq %[lo], %[A]\n\t"
-        "adoxq %[lo], %[A]\n\t"
-        "movq %[t0], %%rdx\n\t"
-        "imulq %[inv], %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq %[p0], %[lo], %[hi]\n\t"
-        "adcxq %[t0], %[lo]\n\t"
-        "movq %[hi], %[t0]\n\t"
-        "adcxq %[t1], %[t0]\n\t"
-        "mulxq %[p1], %[lo], %[t1]\n\t"
-        "adoxq %[lo], %[t0]\n\t"
-        "adcxq %[t2], %[t1]\n\t"
-        "mulxq %[p2], %[lo], %[t2]\n\t"
-        "adoxq %[lo], %[t1]\n\t"
-        "adcxq %[t3], %[t2]\n\t"
-        "mulxq %[p3], %[lo], %[t3]\n\t"
-        "adoxq %[lo], %[t2]\n\t"
-        "movl $0, %k[lo]\n\t"
-        "adcxq %[lo], %[t3]\n\t"
-        "adoxq %[A], %[t3]\n\t"
-        "movq 24(%[b]), %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq 0(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t0]\n\t"
-        "adcxq %[hi], %[t1]\n\t"
-        "mulxq 8(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t1]\n\t"
-        "adcxq %[hi], %[t2]\n\t"
-        "mulxq 16(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t2]\n\t"
-        "adcxq %[hi], %[t3]\n\t"
-        "mulxq 24(%[a]), %[lo], %[A]\n\t"
-        "adoxq %[lo], %[t3]\n\t"
-        "movl $0, %k[lo]\n\t"
-        "adcxq %[lo], %[A]\n\t"
-        "adoxq %[lo], %[A]\n\t"
-        "movq %[t0], %%rdx\n\t"
-        "imulq %[inv], %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq %[p0], %[lo], %[hi]\n\t"
-        "adcxq %[t0], %[lo]\n\t"
-        "movq %[hi], %[t0]\n\t"
-        "adcxq %[t1], %[t0]\n\t"
-        "mulxq %[p1], %[lo], %[t1]\n\t"
-        "adoxq %[lo], %[t0]\n\t"
-        "adcxq %[t2], %[t1]\n\t"
-        "mulxq %[p2], %[lo], %[t2]\n\t"
-        "adoxq %[lo], %[t1]\n\t"
-        "adcxq %[t3], %[t2]\n\t"
-        "mulxq %[p3], %[lo], %[t3]\n\t"
-        "adoxq %[lo], %[t2]\n\t"
-        "movl $0, %k[lo]\n\t"
-        "adcxq %[lo], %[t3]\n\t"
-        "adoxq %[A], %[t3]\n\t"
+        // clang-format off
+        ZK_X86_MUL4_REDC_ROUND
+        ZK_X86_MUL4_MAC_ROUND(8)
+        ZK_X86_MUL4_REDC_ROUND
+        ZK_X86_MUL4_MAC_ROUND(16)
+        ZK_X86_MUL4_REDC_ROUND
+        ZK_X86_MUL4_MAC_ROUND(24)
+        ZK_X86_MUL4_REDC_ROUND
+        // clang-format on
         "movq %[t0], %[lo]\n\t"
         "subq %[p0], %[lo]\n\t"
         "movq %[t1], %[hi]\n\t"
@@ -180,6 +112,60 @@ ZK_X86_ALWAYS_INLINE void zk_x86_mont_mul4(uint64_t r[4], const uint64_t a[4], c
     r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3;
 }
 
+/* One reduction round of zk_x86_mont_mul6: m = t0·inv, (t0..t5) <- (t0..t5 + m·p) / 2^64, the high
+ * halves on the CF chain and the low halves on the OF chain, the row's top word A folded into t5. */
+#define ZK_X86_MUL6_REDC_ROUND                                                                                         \
+    "movq %[t0], %%rdx\n\t"                                                                                            \
+    "imulq %[inv], %%rdx\n\t"                                                                                          \
+    "xorl %k[lo], %k[lo]\n\t"                                                                                          \
+    "mulxq %[p0], %[lo], %[hi]\n\t"                                                                                    \
+    "adcxq %[t0], %[lo]\n\t"                                                                                           \
+    "movq %[hi], %[t0]\n\t"                                                                                            \
+    "adcxq %[t1], %[t0]\n\t"                                                                                           \
+    "mulxq %[p1], %[lo], %[t1]\n\t"                                                                                    \
+    "adoxq %[lo], %[t0]\n\t"                                                                                           \
+    "adcxq %[t2], %[t1]\n\t"                                                                                           \
+    "mulxq %[p2], %[lo], %[t2]\n\t"                                                                                    \
+    "adoxq %[lo], %[t1]\n\t"                                                                                           \
+    "adcxq %[t3], %[t2]\n\t"                                                                                           \
+    "mulxq %[p3], %[lo], %[t3]\n\t"                                                                                    \
+    "adoxq %[lo], %[t2]\n\t"                                                                                           \
+    "adcxq %[t4], %[t3]\n\t"                                                                                           \
+    "mulxq %[p4], %[lo], %[t4]\n\t"                                                                                    \
+    "adoxq %[lo], %[t3]\n\t"                                                                                           \
+    "adcxq %[t5], %[t4]\n\t"                                                                                           \
+    "mulxq %[p5], %[lo], %[t5]\n\t"                                                                                    \
+    "adoxq %[lo], %[t4]\n\t"                                                                                           \
+    "movl $0, %k[lo]\n\t"                                                                                              \
+    "adcxq %[lo], %[t5]\n\t"                                                                                           \
+    "adoxq %[A], %[t5]\n\t"
+
+/* One multiply round of zk_x86_mont_mul6 for the limb of b at byte offset OFF (8, 16, ...):
+ * (t0..t5, A) += a·b[OFF/8], the low halves on the OF chain, the high halves on the CF chain. */
+#define ZK_X86_MUL6_MAC_ROUND(OFF)                                                                                     \
+    "movq " #OFF "(%[b]), %%rdx\n\t"                                                                                   \
+    "xorl %k[lo], %k[lo]\n\t"                                                                                          \
+    "mulxq 0(%[a]), %[lo], %[hi]\n\t"                                                                                  \
+    "adoxq %[lo], %[t0]\n\t"                                                                                           \
+    "adcxq %[hi], %[t1]\n\t"                                                                                           \
+    "mulxq 8(%[a]), %[lo], %[hi]\n\t"                                                                                  \
+    "adoxq %[lo], %[t1]\n\t"                                                                                           \
+    "adcxq %[hi], %[t2]\n\t"                                                                                           \
+    "mulxq 16(%[a]), %[lo], %[hi]\n\t"                                                                                 \
+    "adoxq %[lo], %[t2]\n\t"                                                                                           \
+    "adcxq %[hi], %[t3]\n\t"                                                                                           \
+    "mulxq 24(%[a]), %[lo], %[hi]\n\t"                                                                                 \
+    "adoxq %[lo], %[t3]\n\t"                                                                                           \
+    "adcxq %[hi], %[t4]\n\t"                                                                                           \
+    "mulxq 32(%[a]), %[lo], %[hi]\n\t"                                                                                 \
+    "adoxq %[lo], %[t4]\n\t"                                                                                           \
+    "adcxq %[hi], %[t5]\n\t"                                                                                           \
+    "mulxq 40(%[a]), %[lo], %[A]\n\t"                                                                                  \
+    "adoxq %[lo], %[t5]\n\t"                                                                                           \
+    "movl $0, %k[lo]\n\t"                                                                                              \
+    "adcxq %[lo], %[A]\n\t"                                                                                            \
+    "adoxq %[lo], %[A]\n\t"
+
 /* r = a*b/2^384 mod p, for a, b < p < 2^383 with p[5] < 2^63 - 1; inv = -p^-1 mod 2^64. */
 ZK_X86_ALWAYS_INLINE void zk_x86_mont_mul6(uint64_t r[6], const uint64_t a[6], const uint64_t b[6], const uint64_t p[6],
                                            uint64_t inv) {
@@ -200,260 +186,19 @@ ZK_X86_ALWAYS_INLINE void zk_x86_mont_mul6(uint64_t r[6], const uint64_t a[6], c
             "adoxq %[lo], %[t5]\n\t"
             "movl $0, %k[lo]\n\t"
             "adoxq %[lo], %[A]\n\t"
-            "movq %[t0], %%rdx\n\t"
-            "imulq %[inv], %%rdx\n\t"
-            "xorl %k[lo], %k[lo]\n\t"
-            "mulxq %[p0], %[lo], %[hi]\n\t"
-            "adcxq %[t0], %[lo]\n\t"
-            "movq %[hi], %[t0]\n\t"
-            "adcxq %[t1], %[t0]\n\t"
-            "mulxq %[p1], %[lo], %[t1]\n\t"
-            "adoxq %[lo], %[t0]\n\t"
-            "adcxq %[t2], %[t1]\n\t"
-            "mulxq %[p2], %[lo], %[t2]\n\t"
-            "adoxq %[lo], %[t1]\n\t"
-            "adcxq %[t3], %[t2]\n\t"
-            "mulxq %[p3], %[lo], %[t3]\n\t"
-            "adoxq %[lo], %[t2]\n\t"
-            "adcxq %[t4], %[t3]\n\t"
-            "mulxq %[p4], %[lo], %[t4]\n\t"
-            "adoxq %[lo], %[t3]\n\t"
-            "adcxq %[t5], %[t4]\n\t"
-            "mulxq %[p5], %[lo], %[t5]\n\t"
-            "adoxq %[lo], %[t4]\n\t"
-            "movl $0, %k[lo]\n\t"
-            "adcxq %[lo], %[t5]\n\t"
-            "adoxq %[A], %[t5]\n\t"
-            "movq 8(%[b]), %%rdx\n\t"
-            "xorl %k[lo], %k[lo]\n\t"
-            "mulxq 0(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t0]\n\t"
-            "adcxq %[hi], %[t1]\n\t"
-            "mulxq 8(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t1]\n\t"
-            "adcxq %[hi], %[t2]\n\t"
-            "mulxq 16(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t2]\n\t"
-            "adcxq %[hi], %[t3]\n\t"
-            "mulxq 24(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t3]\n\t"
-            "adcxq %[hi], %[t4]\n\t"
-            "mulxq 32(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t4]\n\t"
-            "adcxq %[hi], %[t5]\n\t"
-            "mulxq 40(%[a]), %[lo], %[A]\n\t"
-            "adoxq %[lo], %[t5]\n\t"
-            "movl $0, %k[lo]\n\t"
-            "adcxq %[lo], %[A]\n\t"
-            "adoxq %[lo], %[A]\n\t"
-            "movq %[t0], %%rdx\n\t"
-            "imulq %[inv], %%rdx\n\t"
-            "xorl %k[lo], %k[lo]\n\t"
-            "mulxq %[p0], %[lo], %[hi]\n\t"
-            "adcxq %[t0], %[lo]\n\t"
-            "movq %[hi], %[t0]\n\t"
-            "adcxq %[t1], %[t0]\n\t"
-            "mulxq %[p1], %[lo], %[t1]\n\t"
-            "adoxq %[lo], %[t0]\n\t"
-            "adcxq %[t2], %[t1]\n\t"
-            "mulxq %[p2], %[lo], %[t2]\n\t"
-            "adoxq %[lo], %[t1]\n\t"
-            "adcxq %[t3], %[t2]\n\t"
-            "mulxq %[p3], %[lo], %[t3]\n\t"
-            "adoxq %[lo], %[t2]\n\t"
-            "adcxq %[t4], %[t3]\n\t"
-            "mulxq %[p4], %[lo], %[t4]\n\t"
-            "adoxq %[lo], %[t3]\n\t"
-            "adcxq %[t5], %[t4]\n\t"
-            "mulxq %[p5], %[lo], %[t5]\n\t"
-            "adoxq %[lo], %[t4]\n\t"
-            "movl $0, %k[lo]\n\t"
-            "adcxq %[lo], %[t5]\n\t"
-            "adoxq %[A], %[t5]\n\t"
-            "movq 16(%[b]), %%rdx\n\t"
-            "xorl %k[lo], %k[lo]\n\t"
-            "mulxq 0(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t0]\n\t"
-            "adcxq %[hi], %[t1]\n\t"
-            "mulxq 8(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t1]\n\t"
-            "adcxq %[hi], %[t2]\n\t"
-            "mulxq 16(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t2]\n\t"
-            "adcxq %[hi], %[t3]\n\t"
-            "mulxq 24(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t3]\n\t"
-            "adcxq %[hi], %[t4]\n\t"
-            "mulxq 32(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t4]\n\t"
-            "adcxq %[hi], %[t5]\n\t"
-            "mulxq 40(%[a]), %[lo], %[A]\n\t"
-            "adoxq %[lo], %[t5]\n\t"
-            "movl $0, %k[lo]\n\t"
-            "adcxq %[lo], %[A]\n\t"
-            "adoxq %[lo], %[A]\n\t"
-            "movq %[t0], %%rdx\n\t"
-            "imulq %[inv], %%rdx\n\t"
-            "xorl %k[lo], %k[lo]\n\t"
-            "mulxq %[p0], %[lo], %[hi]\n\t"
-            "adcxq %[t0], %[lo]\n\t"
-            "movq %[hi], %[t0]\n\t"
-            "adcxq %[t1], %[t0]\n\t"
-            "mulxq %[p1], %[lo], %[t1]\n\t"
-            "adoxq %[lo], %[t0]\n\t"
-            "adcxq %[t2], %[t1]\n\t"
-            "mulxq %[p2], %[lo], %[t2]\n\t"
-            "adoxq %[lo], %[t1]\n\t"
-            "adcxq %[t3], %[t2]\n\t"
-            "mulxq %[p3], %[lo], %[t3]\n\t"
-            "adoxq %[lo], %[t2]\n\t"
-            "adcxq %[t4], %[t3]\n\t"
-            "mulxq %[p4], %[lo], %[t4]\n\t"
-            "adoxq %[lo], %[t3]\n\t"
-            "adcxq %[t5], %[t4]\n\t"
-            "mulxq %[p5], %[lo], %[t5]\n\t"
-            "adoxq %[lo], %[t4]\n\t"
-            "movl $0, %k[lo]\n\t"
-            "adcxq %[lo], %[t5]\n\t"
-            "adoxq %[A], %[t5]\n\t"
-            "movq 24(%[b]), %%rdx\n\t"
-            "xorl %k[lo], %k[lo]\n\t"
-            "mulxq 0(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t0]\n\t"
-            "adcxq %[hi], %[t1]\n\t"
-            "mulxq 8(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t1]\n\t"
-            "adcxq %[hi], %[t2]\n\t"
-            "mulxq 16(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t2]\n\t"
-            "adcxq %[hi], %[t3]\n\t"
-            "mulxq 24(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t3]\n\t"
-            "adcxq %[hi], %[t4]\n\t"
-            "mulxq 32(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t4]\n\t"
-            "adcxq %[hi], %[t5]\n\t"
-            "mulxq 40(%[a]), %[lo], %[A]\n\t"
-            "adoxq %[lo], %[t5]\n\t"
-            "movl $0, %k[lo]\n\t"
-            "adcxq %[lo], %[A]\n\t"
-            "adoxq %[lo], %[A]\n\t"
-            "movq %[t0], %%rdx\n\t"
-            "imulq %[inv], %%rdx\n\t"
-            "xorl %k[lo], %k[lo]\n\t"
-            "mulxq %[p0], %[lo], %[hi]\n\t"
-            "adcxq %[t0], %[lo]\n\t"
-            "movq %[hi], %[t0]\n\t"
-            "adcxq %[t1], %[t0]\n\t"
-            "mulxq %[p1], %[lo], %[t1]\n\t"
-            "adoxq %[lo], %[t0]\n\t"
-            "adcxq %[t2], %[t1]\n\t"
-            "mulxq %[p2], %[lo], %[t2]\n\t"
-            "adoxq %[lo], %[t1]\n\t"
-            "adcxq %[t3], %[t2]\n\t"
-            "mulxq %[p3], %[lo], %[t3]\n\t"
-            "adoxq %[lo], %[t2]\n\t"
-            "adcxq %[t4], %[t3]\n\t"
-            "mulxq %[p4], %[lo], %[t4]\n\t"
-            "adoxq %[lo], %[t3]\n\t"
-            "adcxq %[t5], %[t4]\n\t"
-            "mulxq %[p5], %[lo], %[t5]\n\t"
-            "adoxq %[lo], %[t4]\n\t"
-            "movl $0, %k[lo]\n\t"
-            "adcxq %[lo], %[t5]\n\t"
-            "adoxq %[A], %[t5]\n\t"
-            "movq 32(%[b]), %%rdx\n\t"
-            "xorl %k[lo], %k[lo]\n\t"
-            "mulxq 0(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t0]\n\t"
-            "adcxq %[hi], %[t1]\n\t"
-            "mulxq 8(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t1]\n\t"
-            "adcxq %[hi], %[t2]\n\t"
-            "mulxq 16(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t2]\n\t"
-            "adcxq %[hi], %[t3]\n\t"
-            "mulxq 24(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t3]\n\t"
-            "adcxq %[hi], %[t4]\n\t"
-            "mulxq 32(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t4]\n\t"
-            "adcxq %[hi], %[t5]\n\t"
-            "mulxq 40(%[a]), %[lo], %[A]\n\t"
-            "adoxq %[lo], %[t5]\n\t"
-            "movl $0, %k[lo]\n\t"
-            "adcxq %[lo], %[A]\n\t"
-            "adoxq %[lo], %[A]\n\t"
-            "movq %[t0], %%rdx\n\t"
-            "imulq %[inv], %%rdx\n\t"
-            "xorl %k[lo], %k[lo]\n\t"
-            "mulxq %[p0], %[lo], %[hi]\n\t"
-            "adcxq %[t0], %[lo]\n\t"
-            "movq %[hi], %[t0]\n\t"
-            "adcxq %[t1], %[t0]\n\t"
-            "mulxq %[p1], %[lo], %[t1]\n\t"
-            "adoxq %[lo], %[t0]\n\t"
-            "adcxq %[t2], %[t1]\n\t"
-            "mulxq %[p2], %[lo], %[t2]\n\t"
-            "adoxq %[lo], %[t1]\n\t"
-            "adcxq %[t3], %[t2]\n\t"
-            "mulxq %[p3], %[lo], %[t3]\n\t"
-            "adoxq %[lo], %[t2]\n\t"
-            "adcxq %[t4], %[t3]\n\t"
-            "mulxq %[p4], %[lo], %[t4]\n\t"
-            "adoxq %[lo], %[t3]\n\t"
-            "adcxq %[t5], %[t4]\n\t"
-            "mulxq %[p5], %[lo], %[t5]\n\t"
-            "adoxq %[lo], %[t4]\n\t"
-            "movl $0, %k[lo]\n\t"
-            "adcxq %[lo], %[t5]\n\t"
-            "adoxq %[A], %[t5]\n\t"
-            "movq 40(%[b]), %%rdx\n\t"
-            "xorl %k[lo], %k[lo]\n\t"
-            "mulxq 0(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t0]\n\t"
-            "adcxq %[hi], %[t1]\n\t"
-            "mulxq 8(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t1]\n\t"
-            "adcxq %[hi], %[t2]\n\t"
-            "mulxq 16(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t2]\n\t"
-            "adcxq %[hi], %[t3]\n\t"
-            "mulxq 24(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t3]\n\t"
-            "adcxq %[hi], %[t4]\n\t"
-            "mulxq 32(%[a]), %[lo], %[hi]\n\t"
-            "adoxq %[lo], %[t4]\n\t"
-            "adcxq %[hi], %[t5]\n\t"
-            "mulxq 40(%[a]), %[lo], %[A]\n\t"
-            "adoxq %[lo], %[t5]\n\t"
-            "movl $0, %k[lo]\n\t"
-            "adcxq %[lo], %[A]\n\t"
-            "adoxq %[lo], %[A]\n\t"
-            "movq %[t0], %%rdx\n\t"
-            "imulq %[inv], %%rdx\n\t"
-            "xorl %k[lo], %k[lo]\n\t"
-            "mulxq %[p0], %[lo], %[hi]\n\t"
-            "adcxq %[t0], %[lo]\n\t"
-            "movq %[hi], %[t0]\n\t"
-            "adcxq %[t1], %[t0]\n\t"
-            "mulxq %[p1], %[lo], %[t1]\n\t"
-            "adoxq %[lo], %[t0]\n\t"
-            "adcxq %[t2], %[t1]\n\t"
-            "mulxq %[p2], %[lo], %[t2]\n\t"
-            "adoxq %[lo], %[t1]\n\t"
-            "adcxq %[t3], %[t2]\n\t"
-            "mulxq %[p3], %[lo], %[t3]\n\t"
-            "adoxq %[lo], %[t2]\n\t"
-            "adcxq %[t4], %[t3]\n\t"
-            "mulxq %[p4], %[lo], %[t4]\n\t"
-            "adoxq %[lo], %[t3]\n\t"
-            "adcxq %[t5], %[t4]\n\t"
-            "mulxq %[p5], %[lo], %[t5]\n\t"
-            "adoxq %[lo], %[t4]\n\t"
-            "movl $0, %k[lo]\n\t"
-            "adcxq %[lo], %[t5]\n\t"
-            "adoxq %[A], %[t5]\n\t"
+            // clang-format off
+            ZK_X86_MUL6_REDC_ROUND
+            ZK_X86_MUL6_MAC_ROUND(8)
+            ZK_X86_MUL6_REDC_ROUND
+            ZK_X86_MUL6_MAC_ROUND(16)
+            ZK_X86_MUL6_REDC_ROUND
+            ZK_X86_MUL6_MAC_ROUND(24)
+            ZK_X86_MUL6_REDC_ROUND
+            ZK_X86_MUL6_MAC_ROUND(32)
+            ZK_X86_MUL6_REDC_ROUND
+            ZK_X86_MUL6_MAC_ROUND(40)
+            ZK_X86_MUL6_REDC_ROUND
+            // clang-format on
             "movq %[t0], %[lo]\n\t"
             "subq %[p0], %[lo]\n\t"
             "movq %[t1], %[hi]\n\t"

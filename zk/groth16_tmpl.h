@@ -49,12 +49,23 @@ static void P_(powers)(FR_T *tw, const FR_T *root, size_t m, int threads) {
     }
 }
 
-/* One radix-2 stage on a[0..n): butterflies of half-length len over blocks of 2*len, for indices
- * i in [lo, hi) of the n/2 butterflies. tw[j*stride] is the twiddle of butterfly j in a block. */
+/* One radix-2 stage on a[0..n): butterflies of half-length len (a power of two) over blocks of
+ * 2*len, for indices i in [lo, hi) of the n/2 butterflies. tw[j*stride] is the twiddle of butterfly
+ * j in a block; at len 1 it is tw[0] = 1, so that stage has no multiplication. Block and offset come
+ * from a shift and a mask (len is a power of two), not a division per butterfly. */
 static inline void P_(dif_stage)(FR_T *a, size_t len, size_t stride, const FR_T *tw, size_t lo, size_t hi) {
+    if (len == 1) {
+        for (size_t i = lo; i < hi; i++) {
+            FR_T *x = a + 2 * i, *y = x + 1, u = *x;
+            FR(add)(x, &u, y);
+            FR(sub)(y, &u, y);
+        }
+        return;
+    }
+    unsigned sh = (unsigned)__builtin_ctzll(len);
     for (size_t i = lo; i < hi; i++) {
-        size_t blk = i / len, j = i % len;
-        FR_T *x = a + blk * 2 * len + j, *y = x + len;
+        size_t blk = i >> sh, j = i & (len - 1);
+        FR_T *x = a + (blk << (sh + 1)) + j, *y = x + len;
         FR_T u = *x, v = *y;
         FR(add)(x, &u, &v);
         FR(sub)(&u, &u, &v);
@@ -63,9 +74,18 @@ static inline void P_(dif_stage)(FR_T *a, size_t len, size_t stride, const FR_T 
 }
 
 static inline void P_(dit_stage)(FR_T *a, size_t len, size_t stride, const FR_T *tw, size_t lo, size_t hi) {
+    if (len == 1) {
+        for (size_t i = lo; i < hi; i++) {
+            FR_T *x = a + 2 * i, *y = x + 1, u = *x;
+            FR(add)(x, &u, y);
+            FR(sub)(y, &u, y);
+        }
+        return;
+    }
+    unsigned sh = (unsigned)__builtin_ctzll(len);
     for (size_t i = lo; i < hi; i++) {
-        size_t blk = i / len, j = i % len;
-        FR_T *x = a + blk * 2 * len + j, *y = x + len;
+        size_t blk = i >> sh, j = i & (len - 1);
+        FR_T *x = a + (blk << (sh + 1)) + j, *y = x + len;
         FR_T u = *x, v;
         FR(mul)(&v, y, &tw[j * stride]);
         FR(add)(x, &u, &v);
@@ -198,9 +218,21 @@ static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, c
     P_(odd_coset_tables)(tw, itw, scale, logn, threads);
 
     memcpy(s0, a, n * sizeof(FR_T));
-    P_(to_odd_coset)(s0, n, logn, tw, itw, scale, threads);
     memcpy(s1, b, n * sizeof(FR_T));
-    P_(to_odd_coset)(s1, n, logn, tw, itw, scale, threads);
+    if (threads == 2 || threads == 3) {
+        /* A and B side by side, one thread each: no barrier between the NTT stages of either (on a
+         * shared or loaded machine each barrier can cost a scheduling slice) */
+#pragma omp parallel sections num_threads(2)
+        {
+#pragma omp section
+            P_(to_odd_coset)(s0, n, logn, tw, itw, scale, 1);
+#pragma omp section
+            P_(to_odd_coset)(s1, n, logn, tw, itw, scale, 1);
+        }
+    } else {
+        P_(to_odd_coset)(s0, n, logn, tw, itw, scale, threads);
+        P_(to_odd_coset)(s1, n, logn, tw, itw, scale, threads);
+    }
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; i++) FR(mul)(&s0[i], &s0[i], &s1[i]);
     memcpy(s1, c, n * sizeof(FR_T));

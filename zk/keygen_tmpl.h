@@ -271,26 +271,19 @@ static int P_(kg_coefs)(const KG_T *k, FILE *f) {
     return rc;
 }
 
-static int P_(kg_header)(const KG_T *k, FILE *f) {
-    const zk_curve_t *c = k->curve;
-    uint32_t u;
-    int ok = 1;
-    u = c->n8q;
-    ok &= fwrite(&u, 4, 1, f) == 1;
-    ok &= fwrite(c->q, c->n8q, 1, f) == 1;
-    u = c->n8r;
-    ok &= fwrite(&u, 4, 1, f) == 1;
-    ok &= fwrite(c->r, c->n8r, 1, f) == 1;
-    ok &= fwrite(&k->nvars, 4, 1, f) == 1;
-    ok &= fwrite(&k->npub, 4, 1, f) == 1;
-    ok &= fwrite(&k->n, 4, 1, f) == 1;
-    ok &= fwrite(&k->alpha1, sizeof(G1A), 1, f) == 1;
-    ok &= fwrite(&k->beta1, sizeof(G1A), 1, f) == 1;
-    ok &= fwrite(&k->beta2, sizeof(G2A), 1, f) == 1;
-    ok &= fwrite(&k->gamma2, sizeof(G2A), 1, f) == 1;
-    ok &= fwrite(&k->delta1, sizeof(G1A), 1, f) == 1;
-    ok &= fwrite(&k->delta2, sizeof(G2A), 1, f) == 1;
-    return ok ? 0 : -EIO;
+/* Payload of section id for zk_zkey_write (zk/zkey_write.h). */
+static int P_(kg_write_section)(void *ctx, int id, FILE *f) {
+    KG_T *k = ctx;
+    switch (id) {
+    case 3: return P_(kg_points)(k, f, 3, (size_t)k->npub + 1);
+    case 4: return P_(kg_coefs)(k, f);
+    case 5:
+    case 6:
+    case 7: return P_(kg_points)(k, f, id, k->nvars);
+    case 8: return P_(kg_points)(k, f, 8, (size_t)k->nvars - k->npub - 1);
+    case 9: return P_(kg_points)(k, f, 9, k->n);
+    default: return -EINVAL;
+    }
 }
 
 /* vk.json as `snarkjs zkey export verificationkey` writes it (indent 1, no trailing newline).
@@ -444,79 +437,13 @@ static int P_(keygen)(const zk_r1cs_t *r, const char *r1cs_name, const char *zke
     explicit_bzero(&delta, sizeof(delta));
 
     /* The file. */
-    const zk_curve_t *c = k.curve;
-    uint64_t sizes[11] = {
-        [1] = 4,
-        [2] = 20 + (uint64_t)c->n8q + c->n8r + 18 * (uint64_t)c->n8q,
-        [3] = ((uint64_t)k.npub + 1) * c->g1_size,
-        [4] = 4 + (uint64_t)k.ncoefs * (12 + c->n8r),
-        [5] = (uint64_t)k.nvars * c->g1_size,
-        [6] = (uint64_t)k.nvars * c->g1_size,
-        [7] = (uint64_t)k.nvars * c->g2_size,
-        [8] = ((uint64_t)k.nvars - k.npub - 1) * c->g1_size,
-        [9] = n * c->g1_size,
-        [10] = 64 + 4,
+    zk_zkey_spec_t spec = {
+        .curve = k.curve, .n_vars = k.nvars, .n_pub = k.npub, .domain_size = k.n, .n_coefs = k.ncoefs,
+        .alpha1 = &k.alpha1, .beta1 = &k.beta1, .beta2 = &k.beta2, .gamma2 = &k.gamma2,
+        .delta1 = &k.delta1, .delta2 = &k.delta2, .write_section = P_(kg_write_section), .ctx = &k,
     };
-    int order[10];
-    zk_kg_section_order(sizes, order);
-    zk_kg_file_t zf;
-    if ((rc = zk_kg_file_open(&zf, zkey_path, err)) < 0) {
-        P_(kg_free)(&k);
-        return rc;
-    }
-    uint32_t hdr[3] = {0, 1, 10};
-    memcpy(hdr, "zkey", 4);
-    rc = fwrite(hdr, 4, 3, zf.f) == 3 ? 0 : -EIO;
-    for (int i = 0; i < 10 && rc == 0; i++) {
-        uint32_t id = (uint32_t)order[i];
-        uint64_t size = sizes[id];
-        if (fwrite(&id, 4, 1, zf.f) != 1 || fwrite(&size, 8, 1, zf.f) != 1) {
-            rc = -EIO;
-            break;
-        }
-        long before = ftell(zf.f);
-        switch (id) {
-        case 1: {
-            uint32_t proto = 1;
-            rc = fwrite(&proto, 4, 1, zf.f) == 1 ? 0 : -EIO;
-            break;
-        }
-        case 2:
-            rc = P_(kg_header)(&k, zf.f);
-            break;
-        case 3:
-            rc = P_(kg_points)(&k, zf.f, 3, (size_t)k.npub + 1);
-            break;
-        case 4:
-            rc = P_(kg_coefs)(&k, zf.f);
-            break;
-        case 5:
-        case 6:
-        case 7:
-            rc = P_(kg_points)(&k, zf.f, (int)id, k.nvars);
-            break;
-        case 8:
-            rc = P_(kg_points)(&k, zf.f, 8, (size_t)k.nvars - k.npub - 1);
-            break;
-        case 9:
-            rc = P_(kg_points)(&k, zf.f, 9, n);
-            break;
-        case 10: {
-            /* csHash (not computed: only `snarkjs zkey verify` reads it) and no contributions */
-            uint8_t z[68] = {0};
-            rc = fwrite(z, sizeof(z), 1, zf.f) == 1 ? 0 : -EIO;
-            break;
-        }
-        }
-        if (rc == 0 && ftell(zf.f) - before != (long)size) rc = -EIO; /* cannot happen: sizes above */
-    }
-    if (rc < 0) {
-        zk_kg_file_abort(&zf);
-        P_(kg_free)(&k);
-        if (rc == -ENOMEM) return zk_fail(err, ENOMEM, "%s: out of memory", zkey_path);
-        return zk_fail(err, -rc, "%s: write failed: %s", zkey_path, strerror(-rc));
-    }
-    if ((rc = zk_kg_file_commit(&zf, err)) < 0) {
+    uint64_t file_size;
+    if ((rc = zk_zkey_write(zkey_path, &spec, &file_size, err)) < 0) {
         P_(kg_free)(&k);
         return rc;
     }
@@ -542,8 +469,7 @@ static int P_(keygen)(const zk_r1cs_t *r, const char *r1cs_name, const char *zke
         st->g1_ns = k.g1_ns;
         st->g2_ns = k.g2_ns;
         st->write_ns = (t_end - t_tab) - k.g1_ns - k.g2_ns;
-        st->file_size = 12;
-        for (int id = 1; id <= 10; id++) st->file_size += 12 + sizes[id];
+        st->file_size = file_size;
     }
     P_(kg_free)(&k);
     return 0;

@@ -3,16 +3,19 @@
 
 #include <stdlib.h>
 
-unsigned zk_msm_window(size_t n, size_t point_size) {
-    /* cost ~ windows * (n bucket additions + 2^(c-1) buckets * 2 full additions ~ 3 bucket
-     * additions); G2 buckets are twice as large, so caches favour fewer of them (measured: one bit
-     * less saves ~12% of the G2 MSM at 2^16) */
-    double bucket_weight = point_size >= 128 ? 6.0 : 3.0;
+unsigned zk_msm_window(size_t n, size_t point_size, unsigned bits) {
+    /* cost ~ windows * (n bucket additions * (1 + the batch inversion's share) + W * 2^(c-1) buckets
+     * to reduce). The batch (msm_tmpl.h) is nb/8 within [64, 1024], and one inversion costs about 35
+     * bucket additions, so narrow windows pay for short batches. W fitted to bench/msm_ntt CPU times
+     * (bn128 G1, 1 thread, c = 10..15 at 2^14..2^16 points: each measured within ~3 % of this model);
+     * G2 buckets are twice as large, so caches favour fewer of them. */
+    double w_reduce = point_size >= 128 ? 3.6 : 1.8;
     unsigned best = 2;
     double best_cost = 1e300;
     for (unsigned c = 2; c <= 15; c++) /* digits are int16_t */ {
-        double nwin = (double)((255 + c) / c);
-        double cost = nwin * ((double)n + bucket_weight * (double)((size_t)1 << (c - 1)));
+        double nwin = (double)((bits + c) / c);
+        size_t nb = (size_t)1 << (c - 1), limit = nb / 8 < 64 ? 64 : nb / 8 > 1024 ? 1024 : nb / 8;
+        double cost = nwin * ((double)n * (1.0 + 35.0 / (double)limit) + w_reduce * (double)nb);
         if (cost < best_cost) best_cost = cost, best = c;
     }
     return best;
@@ -40,6 +43,115 @@ void zk_msm_signed_digits(int16_t *d, const uint64_t k[4], unsigned c, unsigned 
         }
     }
 }
+
+/* The basis comes from the extended Euclidean algorithm on (r, lambda), stopped at the remainders
+ * around sqrt(r) (Gallant, Lambert, Vanstone 2001, section 4); beta is the cube root of unity in Fq
+ * that pairs with this lambda. tests/test_msm.c checks them: the split of edge and random scalars
+ * recombines to k mod r with |k1|, |k2| < 2^128, and phi(G) = lambda·G. */
+const zk_glv_t zk_glv_bn = {
+    .lambda = {0x8b17ea66b99c90ddULL, 0x5bfc41088d8daaa7ULL, 0xb3c4d79d41a91758ULL, 0},
+    .g1 = {0xd91d232ec7e0b3d7ULL, 0x0000000000000002ULL, 0, 0},
+    .g2 = {0x7a7bd9d4391eb18eULL, 0x4ccef014a773d2cfULL, 0x0000000000000002ULL, 0},
+    .a1 = {0x89d3256894d213e3ULL, 0, 0, 0},                                                   /* 0x89d3256894d213e3 */
+    .b1 = {0x7dee441482b0eed8ULL, 0x90b27db71147a603ULL, ~0ULL, ~0ULL}, /* -0x6f4d8248eeb859fc8211bbeb7d4f1128 */
+    .a2 = {0x0be4e1541221250bULL, 0x6f4d8248eeb859fdULL, 0, 0},        /* 0x6f4d8248eeb859fd0be4e1541221250b */
+    .b2 = {0x89d3256894d213e3ULL, 0, 0, 0},                                                   /* 0x89d3256894d213e3 */
+};
+const zk_glv_t zk_glv_bls = {
+    .lambda = {0x00000000ffffffffULL, 0xac45a4010001a402ULL, 0, 0}, /* x^2 - 1 */
+    .g1 = {2, 0, 0, 0},
+    .g2 = {0x63f6e522f6cfee30ULL, 0x7c6becf1e01faaddULL, 1, 0},
+    .a1 = {1, 0, 0, 0},
+    .b1 = {0x0000000100000000ULL, 0xac45a4010001a402ULL, 0, 0}, /* 0xac45a4010001a4020000000100000000 */
+    .a2 = {0x00000000ffffffffULL, 0xac45a4010001a402ULL, 0, 0}, /* lambda */
+    .b2 = {~0ULL, ~0ULL, ~0ULL, ~0ULL},                         /* -1 */
+};
+
+/* r = a·b mod 2^256 */
+static void glv_mul256(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
+    uint64_t t[4] = {0, 0, 0, 0};
+    for (int i = 0; i < 4; i++) {
+        unsigned __int128 c = 0;
+        for (int j = 0; i + j < 4; j++) {
+            c += (unsigned __int128)a[i] * b[j] + t[i + j];
+            t[i + j] = (uint64_t)c;
+            c >>= 64;
+        }
+    }
+    memcpy(r, t, sizeof(t));
+}
+
+static void glv_neg256(uint64_t r[4], const uint64_t a[4]) {
+    unsigned __int128 c = 1;
+    for (int i = 0; i < 4; i++) {
+        c += (uint64_t)~a[i];
+        r[i] = (uint64_t)c;
+        c >>= 64;
+    }
+}
+
+static void glv_sub256(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
+    unsigned __int128 bw = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned __int128 d = (unsigned __int128)a[i] - b[i] - (uint64_t)bw;
+        r[i] = (uint64_t)d;
+        bw = (d >> 64) & 1;
+    }
+}
+
+/* round(k·g / 2^256) for g < 2^192: the top limbs of k·g + 2^255. */
+static void glv_round(uint64_t c[4], const uint64_t k[4], const uint64_t g[4]) {
+    uint64_t t[8] = {0};
+    for (int i = 0; i < 4; i++) {
+        unsigned __int128 acc = 0;
+        for (int j = 0; j < 4; j++) {
+            acc += (unsigned __int128)k[i] * g[j] + t[i + j];
+            t[i + j] = (uint64_t)acc;
+            acc >>= 64;
+        }
+        t[i + 4] = (uint64_t)acc;
+    }
+    unsigned __int128 acc = (unsigned __int128)t[3] + (1ULL << 63);
+    for (int i = 4; i < 8; i++) {
+        acc = (acc >> 64) + t[i];
+        c[i - 4] = (uint64_t)acc;
+    }
+}
+
+static void glv_abs(uint64_t r[4], bool *neg, const uint64_t v[4]) {
+    *neg = v[3] >> 63;
+    if (*neg) glv_neg256(r, v);
+    else memcpy(r, v, 32);
+}
+
+void zk_glv_split(const zk_glv_t *g, const uint64_t k[4], uint64_t k1[4], bool *neg1, uint64_t k2[4], bool *neg2) {
+    uint64_t c1[4], c2[4], t[4], u[4];
+    glv_round(c1, k, g->g1);
+    if (g->neg_c1) glv_neg256(c1, c1);
+    glv_round(c2, k, g->g2);
+    if (g->neg_c2) glv_neg256(c2, c2);
+    glv_mul256(t, c1, g->a1);
+    glv_sub256(u, k, t);
+    glv_mul256(t, c2, g->a2);
+    glv_sub256(u, u, t);
+    glv_abs(k1, neg1, u);
+    glv_mul256(t, c1, g->b1);
+    glv_neg256(u, t);
+    glv_mul256(t, c2, g->b2);
+    glv_sub256(u, u, t);
+    glv_abs(k2, neg2, u);
+}
+
+/* Per group: the GLV constants and beta (Montgomery form) where the group has the endomorphism (G1
+ * of both curves); NULL for G2. */
+static const zk_glv_t *const bn_g1_glv = &zk_glv_bn, *const bls_g1_glv = &zk_glv_bls;
+static const zk_glv_t *const bn_g2_glv = NULL, *const bls_g2_glv = NULL;
+static const bn_fq_t bn_g1_glv_beta = {{0x71930c11d782e155ULL, 0xa6bb947cffbe3323ULL, 0xaa303344d4741444ULL,
+                                        0x2c3b3f0d26594943ULL}};
+static const bls_fq_t bls_g1_glv_beta = {{0xcd03c9e48671f071ULL, 0x5dab22461fcda5d2ULL, 0x587042afd3851b95ULL,
+                                          0x8eb60ebe01bacb9eULL, 0x03f97d6e83d050d2ULL, 0x18f0206554638741ULL}};
+static const bn_fq2_t bn_g2_glv_beta;   /* unused: G2 has no glv */
+static const bls_fq2_t bls_g2_glv_beta; /* unused */
 
 #define ZK_GROUP_TMPL "msm_tmpl.h"
 #include "each_group.h"

@@ -2,10 +2,25 @@
 #pragma once
 #include "curve.h"
 
-/* Window width for n points (bases of point_size bytes). */
-unsigned zk_msm_window(size_t n, size_t point_size);
+/* Window width for n points (bases of point_size bytes) and scalars of the given magnitude bits. */
+unsigned zk_msm_window(size_t n, size_t point_size, unsigned bits);
 /* Signed base-2^c digits of a 256-bit scalar k (< 2^255) into d[0..nwin), |d| <= 2^(c-1). */
 void zk_msm_signed_digits(int16_t *d, const uint64_t k[4], unsigned c, unsigned nwin);
+
+/* GLV decomposition for G1 (zk/msm.c): the endomorphism phi(x, y) = (beta·x, y) is multiplication by
+ * lambda (lambda^2 + lambda + 1 = 0 mod r), and k = k1 + k2·lambda mod r with |k1|, |k2| < 2^128 from
+ * the short lattice basis (a1, b1), (a2, b2) of {(a, b): a + b·lambda = 0 mod r}: c1 = round(b2·k/r),
+ * c2 = round(-b1·k/r) (by g1 = round(|b2|·2^256/r), g2 = round(|b1|·2^256/r)), k1 = k − c1·a1 − c2·a2,
+ * k2 = −c1·b1 − c2·b2. Constants mod 2^256 (two's complement). */
+typedef struct zk_glv {
+    uint64_t lambda[4]; /* standard form, < r */
+    uint64_t g1[4], g2[4];
+    uint64_t a1[4], b1[4], a2[4], b2[4];
+    bool neg_c1, neg_c2; /* c1 = -round(|b2|·k/r) when set (and likewise c2) */
+} zk_glv_t;
+extern const zk_glv_t zk_glv_bn, zk_glv_bls;
+/* k (< 2^256) -> |k1|, |k2| (< 2^128 each, in 4 limbs) and their signs (true: negative). */
+void zk_glv_split(const zk_glv_t *g, const uint64_t k[4], uint64_t k1[4], bool *neg1, uint64_t k2[4], bool *neg2);
 
 void bn_g1_msm(bn_g1_xyzz_t *out, const bn_g1_aff_t *bases, const uint8_t *scalars, size_t n, int threads);
 void bn_g2_msm(bn_g2_xyzz_t *out, const bn_g2_aff_t *bases, const uint8_t *scalars, size_t n, int threads);

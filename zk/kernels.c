@@ -1,0 +1,114 @@
+/* Field kernel selection from cpuid (zk/kernels.h). */
+#include "kernels.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+int zk_kernels_mulx;
+
+static unsigned kern_supported = 1u << ZK_KERNELS_PORTABLE;
+static enum zk_kernel_set kern_current = ZK_KERNELS_PORTABLE;
+static int kern_env_status;
+static char kern_cpu[96] = "not x86-64";
+static char kern_env_note[96];
+static char kern_line[256];
+
+static const char *const kern_names[ZK_KERNELS_COUNT] = {"portable", "mulx"};
+static const char *const kern_what[ZK_KERNELS_COUNT] = {
+    "portable C Montgomery multiplication",
+    "x86-64 BMI2+ADX MULX/ADCX/ADOX multiplication",
+};
+
+static void kern_detect(void) {
+#if defined(__x86_64__)
+    unsigned a, b, c, d;
+    bool bmi2 = false, adx = false, ifma = false;
+    if (__get_cpuid_max(0, NULL) >= 7 && __get_cpuid_count(7, 0, &a, &b, &c, &d)) {
+        bmi2 = b & (1u << 8);
+        adx = b & (1u << 19);
+        ifma = b & (1u << 21);
+    }
+#ifdef ZK_X86_KERNELS /* built with the kernels of zk/fp_x86_64.h (meson option asm) */
+    if (bmi2 && adx) kern_supported |= 1u << ZK_KERNELS_MULX;
+#endif
+    snprintf(kern_cpu, sizeof(kern_cpu), "cpu:%s%s%s%s", bmi2 ? " bmi2" : "", adx ? " adx" : "",
+             ifma ? " avx512ifma" : "", !bmi2 && !adx ? " no bmi2/adx" : "");
+#endif
+}
+
+static void kern_apply(enum zk_kernel_set s) {
+    kern_current = s;
+    zk_kernels_mulx = s == ZK_KERNELS_MULX;
+    snprintf(kern_line, sizeof(kern_line), "%s (%s; %s%s)", kern_names[s], kern_what[s], kern_cpu, kern_env_note);
+}
+
+static enum zk_kernel_set kern_best(void) {
+    for (int s = ZK_KERNELS_COUNT - 1; s > 0; s--)
+        if (kern_supported & (1u << s)) return (enum zk_kernel_set)s;
+    return ZK_KERNELS_PORTABLE;
+}
+
+/* Runs before main(); the accessors call it too, so that another constructor (a test's) that asks
+ * first sees the choice made. */
+__attribute__((constructor)) static void kern_init(void) {
+    static bool done;
+    if (done) return;
+    done = true;
+    kern_detect();
+    enum zk_kernel_set s = kern_best();
+    const char *env = getenv("ZKPIPE_KERNELS");
+    if (env && *env && strcmp(env, "auto") != 0) {
+        int found = -1;
+        for (int i = 0; i < ZK_KERNELS_COUNT; i++)
+            if (strcmp(env, kern_names[i]) == 0) found = i;
+        if (found < 0) {
+            kern_env_status = -EINVAL;
+            snprintf(kern_env_note, sizeof(kern_env_note), "; ZKPIPE_KERNELS=%.24s ignored: not portable, mulx or auto",
+                     env);
+        } else if (!(kern_supported & (1u << found))) {
+            kern_env_status = -ENOTSUP;
+            snprintf(kern_env_note, sizeof(kern_env_note), "; ZKPIPE_KERNELS=%.24s ignored: this CPU lacks it", env);
+        } else {
+            s = (enum zk_kernel_set)found;
+            snprintf(kern_env_note, sizeof(kern_env_note), "; chosen by ZKPIPE_KERNELS");
+        }
+    }
+    kern_apply(s);
+}
+
+unsigned zk_kernels_supported(void) {
+    kern_init();
+    return kern_supported;
+}
+
+enum zk_kernel_set zk_kernels_current(void) {
+    kern_init();
+    return kern_current;
+}
+
+const char *zk_kernels_describe(void) {
+    kern_init();
+    return kern_line;
+}
+
+int zk_kernels_env_status(void) {
+    kern_init();
+    return kern_env_status;
+}
+
+const char *zk_kernels_set_name(enum zk_kernel_set s) {
+    return (unsigned)s < ZK_KERNELS_COUNT ? kern_names[s] : "?";
+}
+
+int zk_kernels_select(enum zk_kernel_set s) {
+    kern_init();
+    if ((unsigned)s >= ZK_KERNELS_COUNT || !(kern_supported & (1u << s))) return -ENOTSUP;
+    kern_env_note[0] = 0;
+    kern_apply(s);
+    return 0;
+}
