@@ -4,6 +4,9 @@
 set -eu
 cd "$(dirname "$0")/.."
 pkgs="meson ninja-build pkg-config gcc g++ python3 liburing-dev libsystemd-dev libinih-dev libjson-c-dev systemd-container"
+# observing the pipeline: the exporter (libmicrohttpd), its tests (promtool and prometheus, headless
+# chromium, curl) and zkpipe top's (tmux)
+pkgs="$pkgs libmicrohttpd-dev prometheus chromium curl tmux"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
