@@ -246,12 +246,13 @@ static int on_exporter(struct parse_state *st, const char *k, const char *v) {
     unsigned char addr[16];
     uint32_t port;
     size_t hl = colon ? (size_t)(colon - v) : 0;
-    if (hl > 1 && v[0] == '[' && v[hl - 1] == ']') /* [IPv6]:PORT */
+    bool v6 = hl > 1 && v[0] == '[' && v[hl - 1] == ']'; /* [IPv6]:PORT */
+    if (v6)
         snprintf(host, sizeof host, "%.*s", (int)(hl - 2 < sizeof host - 1 ? hl - 2 : sizeof host - 1), v + 1);
     else
         snprintf(host, sizeof host, "%.*s", (int)(hl < sizeof host - 1 ? hl : sizeof host - 1), v);
     if (!colon || hl >= sizeof host || parse_u32(colon + 1, 1, 65535, &port) ||
-        (inet_pton(AF_INET, host, addr) != 1 && inet_pton(AF_INET6, host, addr) != 1))
+        inet_pton(v6 ? AF_INET6 : AF_INET, host, addr) != 1)
         return perr(st, "listen = %s: expected ADDRESS:PORT (an IPv4 address or [IPv6], port 1 to 65535)", v), 0;
     snprintf(c->exporter_host, sizeof c->exporter_host, "%s", host);
     c->exporter_port = (uint16_t)port;

@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "config/config.h"
+#include "exporter/nvml.h"
 #include "exporter/observe.h"
 #include "shm/shm.h"
 #include "test.h"
@@ -236,5 +238,58 @@ TEST(prometheus_text) {
     CHECK(sample(t, "zkpipe_stage_up{stage=\"gpud\",instance=\"3\"}") == -1);
     free(t);
     shm_close(&s);
+    return 0;
+}
+
+TEST(exporter_listen_config) {
+    cfg_t c;
+    char err[512];
+    CHECK_MSG(cfg_load_string(&c, "t.ini", "[pipeline]\nname = x\n", err, sizeof err) == 0, "%s", err);
+    CHECK(!strcmp(c.exporter_host, "127.0.0.1") && c.exporter_port == 9821);
+    CHECK_MSG(cfg_load_string(&c, "t.ini", "[exporter]\nlisten = 0.0.0.0:9100\n", err, sizeof err) == 0, "%s", err);
+    CHECK(!strcmp(c.exporter_host, "0.0.0.0") && c.exporter_port == 9100);
+    CHECK_MSG(cfg_load_string(&c, "t.ini", "[exporter]\nlisten = [::1]:80\n", err, sizeof err) == 0, "%s", err);
+    CHECK(!strcmp(c.exporter_host, "::1") && c.exporter_port == 80);
+    const char *bad[] = {"localhost:9100", "127.0.0.1", "127.0.0.1:0", "127.0.0.1:65536", "::1:80", "[::1]"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char ini[128];
+        snprintf(ini, sizeof ini, "[exporter]\nlisten = %s\n", bad[i]);
+        CHECK_MSG(cfg_load_string(&c, "t.ini", ini, err, sizeof err) < 0, "%s accepted", bad[i]);
+        CHECK_STR_CONTAINS(err, "t.ini:2: listen = ");
+    }
+    CHECK(cfg_load_string(&c, "t.ini", "[exporter]\nport = 1\n", err, sizeof err) < 0);
+    CHECK_STR_CONTAINS(err, "unknown key 'port' in [exporter]");
+    return 0;
+}
+
+/* NVML in a child each (loaded once per process): absent -> not a line; present -> one per device. */
+static int nvml_child(const char *lib, const char *want, const char *unwanted) {
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        setenv("ZKPIPE_NVML_LIBRARY", lib, 1);
+        bool ok = nvml_init();
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        nvml_metrics(f);
+        fclose(f);
+        if (want && (!ok || !strstr(text, want))) _exit(1);
+        if (unwanted && strstr(text, unwanted)) _exit(2);
+        if (!want && (ok || len)) _exit(3);
+        _exit(0);
+    }
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: child exit %d", lib, WEXITSTATUS(st));
+    return 0;
+}
+
+TEST(nvml_absent_and_present) {
+    CHECK(nvml_child("/nonexistent/libnvidia-ml.so.1", NULL, "zkpipe_gpu_") == 0);
+    CHECK(nvml_child(FAKE_NVML, "zkpipe_gpu_utilization_ratio{device=\"0\"} 0.87\n", NULL) == 0);
+    CHECK(nvml_child(FAKE_NVML, "zkpipe_gpu_memory_used_bytes{device=\"1\"} 2147483648\n", NULL) == 0);
+    CHECK(nvml_child(FAKE_NVML, "zkpipe_gpu_temperature_celsius{device=\"1\"} 62\n", NULL) == 0);
+    CHECK(nvml_child(FAKE_NVML, "# TYPE zkpipe_gpu_temperature_celsius gauge\n", NULL) == 0);
     return 0;
 }
