@@ -73,7 +73,8 @@ static void frame(FILE *f, const cfg_t *c, shm_t *s, int att, snap_t *win, int *
     shm_slab_counts(s, sc);
     char buf[256];
     int n = 0;
-    for (int i = 0; i < SLAB_NSTATES; i++) n += snprintf(buf + n, sizeof buf - n, " %s %u", shm_slab_state_name(i), sc[i]);
+    for (int i = 0; i < SLAB_NSTATES; i++)
+        n += snprintf(buf + n, sizeof buf - n, " %s %u", shm_slab_state_name(i), sc[i]);
     OUT("slabs (%u):%s", s->hdr->n_slabs, buf);
     uint32_t q[CFG_PRIO_COUNT];
     obs_queued(s, q);
@@ -133,8 +134,9 @@ static void frame(FILE *f, const cfg_t *c, shm_t *s, int att, snap_t *win, int *
 int zkpipe_cmd_top(int argc, char **argv) {
     const char *config, *interval = "1";
     cli_option_t opts[] = {{"interval", 'n', "S", &interval}, {0}};
-    int parsed = cli_options(argc, argv, TOP_USAGE,
-                             "A live view of the pipeline, redrawn every S seconds (default 1); q quits.", opts, &config);
+    int parsed =
+        cli_options(argc, argv, TOP_USAGE, "A live view of the pipeline, redrawn every S seconds (default 1); q quits.",
+                    opts, &config);
     if (parsed >= 0) return parsed;
     if (optind < argc) return cli_usage_error(TOP_USAGE);
     char *end;

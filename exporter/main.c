@@ -54,8 +54,8 @@ static bool segment(void) {
 }
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned code, const char *type, char *body, bool owned) {
-    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), body,
-                                                             owned ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(strlen(body), body, owned ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
     MHD_add_response_header(r, "Content-Type", type);
     MHD_add_response_header(r, "Cache-Control", "no-store");
     enum MHD_Result ret = MHD_queue_response(c, code, r);

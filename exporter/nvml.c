@@ -61,7 +61,8 @@ void nvml_metrics(FILE *o) {
                "# TYPE zkpipe_gpu_memory_used_bytes gauge\n");
     for (unsigned i = 0; i < n; i++) {
         nvml_mem_t m;
-        if (have[i] && N.mem(d[i], &m) == 0) fprintf(o, "zkpipe_gpu_memory_used_bytes{device=\"%u\"} %llu\n", i, m.used);
+        if (have[i] && N.mem(d[i], &m) == 0)
+            fprintf(o, "zkpipe_gpu_memory_used_bytes{device=\"%u\"} %llu\n", i, m.used);
     }
     fprintf(o, "# HELP zkpipe_gpu_temperature_celsius GPU die temperature (NVML).\n"
                "# TYPE zkpipe_gpu_temperature_celsius gauge\n");

@@ -181,9 +181,11 @@ void obs_metrics(shm_t *s, FILE *o, obs_extra_fn extra) {
     }
     for (int pass = 0; pass < 2; pass++) {
         if (pass)
-            family(o, "zkpipe_job_partitions_done", "gauge", "Partitions done of the live jobs, by circuit and priority.");
+            family(o, "zkpipe_job_partitions_done", "gauge",
+                   "Partitions done of the live jobs, by circuit and priority.");
         else
-            family(o, "zkpipe_jobs_active", "gauge", "Live jobs (active, failing or cancelling), by circuit and priority.");
+            family(o, "zkpipe_jobs_active", "gauge",
+                   "Live jobs (active, failing or cancelling), by circuit and priority.");
         for (uint32_t k = 0; k < na; k++) {
             fprintf(o, "%s{circuit=\"", pass ? "zkpipe_job_partitions_done" : "zkpipe_jobs_active");
             label_value(o, act[k].circuit);
@@ -244,7 +246,8 @@ static json_object *hist_json(shm_t *s, uint32_t h) {
     shm_hist_snap_t x;
     (void)shm_hist_read(s, h, &x);
     json_object *o = json_object_new_object(), *b = json_object_new_array();
-    for (uint32_t k = 0; k < SHM_HIST_BUCKETS; k++) json_object_array_add(b, json_object_new_int64((int64_t)x.bucket[k]));
+    for (uint32_t k = 0; k < SHM_HIST_BUCKETS; k++)
+        json_object_array_add(b, json_object_new_int64((int64_t)x.bucket[k]));
     json_object_object_add(o, "step", json_object_new_string(shm_hist_step(h)));
     json_object_object_add(o, "buckets", b);
     json_object_object_add(o, "first_bound_ns", json_object_new_int64((int64_t)shm_hist_bound_ns(0)));
@@ -290,9 +293,8 @@ char *obs_status_json(shm_t *s) {
         json_object_object_add(o, "busy_percent", json_object_new_double(100.0 * procs[i].busy_ratio));
         json_object_object_add(o, "heartbeat_age_s", json_object_new_double(procs[i].heartbeat_age_s));
         json_object_object_add(o, "stale", json_object_new_boolean(procs[i].heartbeat_age_s > OBS_STALE_S));
-        json_object_object_add(o, "slab",
-                               procs[i].info.cur_slab != SHM_NONE ? json_object_new_int((int)procs[i].info.cur_slab)
-                                                                  : NULL);
+        json_object_object_add(
+            o, "slab", procs[i].info.cur_slab != SHM_NONE ? json_object_new_int((int)procs[i].info.cur_slab) : NULL);
         json_object_array_add(stages, o);
     }
     json_object_object_add(root, "stages", stages);

@@ -847,7 +847,8 @@ bool shm_hist_read(shm_t *s, uint32_t h, shm_hist_snap_t *ret) {
         uint64_t c1 = atomic_load_explicit(&x->count, ACQ);
         ret->sum_ns = atomic_load_explicit(&x->sum_ns, RLX);
         total = 0;
-        for (uint32_t k = 0; k < SHM_HIST_BUCKETS; k++) total += ret->bucket[k] = atomic_load_explicit(&x->bucket[k], RLX);
+        for (uint32_t k = 0; k < SHM_HIST_BUCKETS; k++)
+            total += ret->bucket[k] = atomic_load_explicit(&x->bucket[k], RLX);
         atomic_thread_fence(memory_order_acquire);
         if (total == c1 && atomic_load_explicit(&x->count, RLX) == c1) {
             ret->count = c1;
@@ -885,16 +886,26 @@ static const struct {
     uint32_t role;
     const char *step;
 } hist_names[HIST_MAX] = {
-    [HIST_SYNTH_READ] = {ROLE_SYNTHD, "read"},         [HIST_SYNTH_CHECK] = {ROLE_SYNTHD, "check"},
-    [HIST_SYNTH_EVAL] = {ROLE_SYNTHD, "eval"},         [HIST_SYNTH_TRIM] = {ROLE_SYNTHD, "trim"},
-    [HIST_SYNTH_WAIT_SLAB] = {ROLE_SYNTHD, "wait_slab"}, [HIST_GPU_WAIT] = {ROLE_GPUD, "wait_ready"},
-    [HIST_GPU_IDLE_READY] = {ROLE_GPUD, "idle_ready"}, [HIST_GPU_HANDOFF] = {ROLE_GPUD, "handoff"},
-    [HIST_GPU_LOAD_KEY] = {ROLE_GPUD, "load_key"},     [HIST_GPU_H2D] = {ROLE_GPUD, "h2d"},
-    [HIST_GPU_NTT] = {ROLE_GPUD, "ntt"},               [HIST_GPU_MSM_A] = {ROLE_GPUD, "msm_a"},
-    [HIST_GPU_MSM_B1] = {ROLE_GPUD, "msm_b1"},         [HIST_GPU_MSM_B2] = {ROLE_GPUD, "msm_b2"},
-    [HIST_GPU_MSM_C] = {ROLE_GPUD, "msm_c"},           [HIST_GPU_MSM_H] = {ROLE_GPUD, "msm_h"},
-    [HIST_GPU_PROVE] = {ROLE_GPUD, "prove"},           [HIST_FIN_RANDOMIZE] = {ROLE_FINALIZERD, "randomize"},
-    [HIST_FIN_VERIFY] = {ROLE_FINALIZERD, "verify"},   [HIST_FIN_WRITE] = {ROLE_FINALIZERD, "write"},
+    [HIST_SYNTH_READ] = {ROLE_SYNTHD, "read"},
+    [HIST_SYNTH_CHECK] = {ROLE_SYNTHD, "check"},
+    [HIST_SYNTH_EVAL] = {ROLE_SYNTHD, "eval"},
+    [HIST_SYNTH_TRIM] = {ROLE_SYNTHD, "trim"},
+    [HIST_SYNTH_WAIT_SLAB] = {ROLE_SYNTHD, "wait_slab"},
+    [HIST_GPU_WAIT] = {ROLE_GPUD, "wait_ready"},
+    [HIST_GPU_IDLE_READY] = {ROLE_GPUD, "idle_ready"},
+    [HIST_GPU_HANDOFF] = {ROLE_GPUD, "handoff"},
+    [HIST_GPU_LOAD_KEY] = {ROLE_GPUD, "load_key"},
+    [HIST_GPU_H2D] = {ROLE_GPUD, "h2d"},
+    [HIST_GPU_NTT] = {ROLE_GPUD, "ntt"},
+    [HIST_GPU_MSM_A] = {ROLE_GPUD, "msm_a"},
+    [HIST_GPU_MSM_B1] = {ROLE_GPUD, "msm_b1"},
+    [HIST_GPU_MSM_B2] = {ROLE_GPUD, "msm_b2"},
+    [HIST_GPU_MSM_C] = {ROLE_GPUD, "msm_c"},
+    [HIST_GPU_MSM_H] = {ROLE_GPUD, "msm_h"},
+    [HIST_GPU_PROVE] = {ROLE_GPUD, "prove"},
+    [HIST_FIN_RANDOMIZE] = {ROLE_FINALIZERD, "randomize"},
+    [HIST_FIN_VERIFY] = {ROLE_FINALIZERD, "verify"},
+    [HIST_FIN_WRITE] = {ROLE_FINALIZERD, "write"},
 };
 
 uint32_t shm_hist_role(uint32_t h) { return h < HIST_JOB ? hist_names[h].role : ROLE_NONE; }

@@ -29,7 +29,7 @@
 #include "config/shared.h"
 
 #define SHM_MAGIC 0x3168736570697a6bull /* "kzipesh1" */
-#define SHM_LAYOUT_VERSION 4u /* 2: shm_part_t.lost_count; 3: disk-wait gauge, pinned sizes; 4: histograms, keys gauge */
+#define SHM_LAYOUT_VERSION 4u /* 2: part lost_count; 3: disk-wait gauge, pinned sizes; 4: histograms, keys gauge */
 #define SHM_MAX_PROCS 128u
 #define SHM_MAX_PARTS 256u
 #define SHM_ID_MAX 48

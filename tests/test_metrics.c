@@ -144,7 +144,7 @@ TEST(readonly_attach_cannot_write) {
 TEST(quantile_and_window) {
     shm_hist_snap_t a = {0}, b = {0}, d;
     CHECK(shm_hist_quantile_ns(&a, 0.5) == 0);
-    a.bucket[shm_hist_bucket(1000)] = 98; /* <= 1.024 us */
+    a.bucket[shm_hist_bucket(1000)] = 98;   /* <= 1.024 us */
     a.bucket[shm_hist_bucket(3000000)] = 2; /* <= 4.194304 ms */
     CHECK(shm_hist_quantile_ns(&a, 0.5) == 1024);
     CHECK(shm_hist_quantile_ns(&a, 0.98) == 1024);

@@ -29,6 +29,11 @@ start_exporter() {
 start_exporter
 curl -sf "$URL/metrics" | grep -qx 'zkpipe_segment_up 0' || fail "without a segment /metrics lacks zkpipe_segment_up 0"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/status")" = 503 ] || fail "/status without a segment is not 503"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/nope")" = 404 ] || fail "an unknown path is not 404"
+[ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL/metrics")" = 405 ] || fail "POST is not 405"
+# a second exporter on the same port: one line naming the ini and the address, exit 1
+if "$EXPORTER" --config "$CONF" >"$T/second.log" 2>&1; then fail "a second exporter on a busy port started"; fi
+grep -q "zkpipe.ini: cannot listen on 127.0.0.1:$EXP_PORT" "$T/second.log" || fail "busy port: $(cat "$T/second.log")"
 
 mkdir -p "$T/prom"
 cat >"$T/prom/prometheus.yml" <<YML
