@@ -305,7 +305,9 @@ static int begin_section(struct parse_state *st, const char *section) {
         st->cur_circuit = st->c->n_circuits++;
         return 1;
     }
-    return perr(st, "unknown section [%s] (expected pipeline, synth, gpu, finalizer, exporter or circuit NAME)", section), 0;
+    return perr(st, "unknown section [%s] (expected pipeline, synth, gpu, finalizer, exporter or circuit NAME)",
+                section),
+           0;
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value) {
