@@ -134,6 +134,11 @@ static int attach(shm_t *s, const shm_geometry_t *g, char *err, size_t errlen) {
         return -e;
     }
     struct stat st;
+    uint64_t magic = 0;
+    /* the magic first: a file of another kind is named as such, whatever its size */
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && pread(fd, &magic, sizeof magic, 0) == (ssize_t)sizeof magic &&
+        magic != SHM_MAGIC)
+        return seterr(err, errlen, "%s: not a zkpipe segment (bad magic)", s->path), -EBADMSG;
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size < sizeof(shm_header_t))
         return seterr(err, errlen, "%s: too small to be a zkpipe segment (or not a regular file)", s->path), -EBADMSG;
     shm_header_t h;
