@@ -311,6 +311,14 @@ cnt() { awk -v k="$1" '/^counters:/ { for (i = 2; i < NF; i++) if ($i == k) prin
 [ "$(cnt synthesized)" = "$BATCH" ] || die "synthesized $(cnt synthesized) partitions for a batch of $BATCH (the crash cost a re-synthesis)"
 [ "$(cnt reclaimed)" -ge 1 ] || die "no slab reclaimed after the gpud crash: $(grep '^counters:' "$WORK/logs/status-after-job.txt")"
 log "  counters: synthesized $(cnt synthesized) (= batch), reclaimed $(cnt reclaimed), proved $(cnt proved)"
+# the exporter (where built) runs as a hardened unit, reads the segment and serves what status says
+if [ -n "$EXP_WANT" ]; then
+  active zkpipe-exporter || die "zkpipe-exporter.service is not active"
+  m=$(C curl -sf http://127.0.0.1:9821/metrics) || die "the exporter does not serve /metrics"
+  echo "$m" | grep -qx "zkpipe_partitions_finalized_total $(cnt finalized)" \
+    || die "the exporter's finalized count differs from status ($(cnt finalized)): $(echo "$m" | grep finalized_total)"
+  log "  zkpipe-exporter.service: /metrics says $(cnt finalized) partitions finalized, as status does"
+fi
 
 # structured journal fields
 jf=$(journalctl --root="$CR" --no-pager -o json ZKPIPE_JOB="$JOB" 2>/dev/null | wc -l)
