@@ -349,6 +349,8 @@ char *obs_status_json(shm_t *s) {
 char *obs_timeline_json(shm_t *s, uint64_t window_ns) {
     uint64_t now = shm_now_ns(), first, head;
     shm_event_range(s, &first, &head);
+    if (head - first > OBS_TIMELINE_MAX)
+        first = head - OBS_TIMELINE_MAX; /* the newest, for a page polled each second */
     json_object *root = json_object_new_object(), *ev = json_object_new_array();
     json_object_object_add(root, "window_ms", ms(window_ns));
     for (uint64_t i = first; i < head; i++) {

@@ -28,8 +28,9 @@ void obs_metrics_absent(FILE *out, obs_extra_fn extra);
  * and timings; stages with pid, busy ratio and heartbeat age; counters; the GPU idle histograms).
  * Returns a malloc'd string. */
 char *obs_status_json(shm_t *s);
-/* /timeline: the event ring's records that started within the last window_ns, times relative to
- * now (negative ms). Returns a malloc'd string. */
+/* /timeline: the event ring's records that started within the last window_ns (of its newest
+ * OBS_TIMELINE_MAX), times relative to now (negative ms). Returns a malloc'd string. */
+#define OBS_TIMELINE_MAX 20000u
 char *obs_timeline_json(shm_t *s, uint64_t window_ns);
 
 /* A process of the segment, for top and the metrics: the newest live registration of each

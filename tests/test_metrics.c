@@ -3,6 +3,7 @@
  * attach that cannot write, quantiles and windows, job latency by priority, and the Prometheus
  * text (exact le bounds, +Inf equal to _count, escaped labels, one series per live stage). */
 #include <errno.h>
+#include <json-c/json.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -291,5 +292,45 @@ TEST(nvml_absent_and_present) {
     CHECK(nvml_child(FAKE_NVML, "zkpipe_gpu_memory_used_bytes{device=\"1\"} 2147483648\n", NULL) == 0);
     CHECK(nvml_child(FAKE_NVML, "zkpipe_gpu_temperature_celsius{device=\"1\"} 62\n", NULL) == 0);
     CHECK(nvml_child(FAKE_NVML, "# TYPE zkpipe_gpu_temperature_celsius gauge\n", NULL) == 0);
+    return 0;
+}
+
+TEST(status_and_timeline_json) {
+    shm_t s;
+    char err[512];
+    snprintf(seg_path, sizeof seg_path, "/dev/shm/zkpipe-test-metrics-%d-json", (int)getpid());
+    (void)unlink(seg_path);
+    shm_geometry_t g = geo;
+    g.events = 32768;
+    CHECK_MSG(shm_open_segment(&s, seg_path, &g, true, err, sizeof err) == 0, "%s", err);
+    CHECK(shm_register(&s, ROLE_GPUD, 0) >= 0);
+    CHECK(shm_lock(&s) == 0);
+    int j = shm_job_register(&s, "jj", "mul", CFG_PRIO_NORMAL, 2, 0, NULL);
+    shm_unlock(&s);
+    CHECK(j >= 0);
+    uint64_t now = shm_now_ns();
+    for (uint32_t i = 0; i < OBS_TIMELINE_MAX + 50; i++) shm_event(&s, EV_GPU_PROVE, (uint32_t)j, i % 2, 0, now, 1000, 0);
+    char *t = obs_timeline_json(&s, 60ull * 1000000000ull);
+    json_object *o = json_tokener_parse(t), *ev, *x;
+    CHECK(o && json_object_object_get_ex(o, "events", &ev));
+    CHECK_EQ_INT(json_object_array_length(ev), OBS_TIMELINE_MAX); /* the newest only */
+    x = json_object_array_get_idx(ev, 0);
+    CHECK(json_object_object_get_ex(x, "type", &x) && !strcmp(json_object_get_string(x), "gpu.prove"));
+    json_object_put(o);
+    free(t);
+    t = obs_status_json(&s);
+    o = json_tokener_parse(t);
+    CHECK(o);
+    json_object *jobs, *slabs, *stages;
+    CHECK(json_object_object_get_ex(o, "jobs", &jobs) && json_object_array_length(jobs) == 1);
+    CHECK(json_object_object_get_ex(json_object_array_get_idx(jobs, 0), "partitions", &x) &&
+          json_object_array_length(x) == 2);
+    CHECK(json_object_object_get_ex(o, "slabs", &slabs) && json_object_array_length(slabs) == 2);
+    CHECK(json_object_object_get_ex(o, "stages", &stages) && json_object_array_length(stages) == 1);
+    CHECK(json_object_object_get_ex(json_object_array_get_idx(stages, 0), "stage", &x) &&
+          !strcmp(json_object_get_string(x), "gpud"));
+    json_object_put(o);
+    free(t);
+    shm_close(&s);
     return 0;
 }
