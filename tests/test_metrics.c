@@ -309,7 +309,8 @@ TEST(status_and_timeline_json) {
     shm_unlock(&s);
     CHECK(j >= 0);
     uint64_t now = shm_now_ns();
-    for (uint32_t i = 0; i < OBS_TIMELINE_MAX + 50; i++) shm_event(&s, EV_GPU_PROVE, (uint32_t)j, i % 2, 0, now, 1000, 0);
+    for (uint32_t i = 0; i < OBS_TIMELINE_MAX + 50; i++)
+        shm_event(&s, EV_GPU_PROVE, (uint32_t)j, i % 2, 0, now, 1000, 0);
     char *t = obs_timeline_json(&s, 60ull * 1000000000ull);
     json_object *o = json_tokener_parse(t), *ev, *x;
     CHECK(o && json_object_object_get_ex(o, "events", &ev));
