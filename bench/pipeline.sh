@@ -3,7 +3,8 @@
 # the GPU stage's idle gap between partitions while a READY slab exists, the READY -> pickup handoff
 # latency, the GPU stage's busy fraction, pipeline throughput against the GPU stage's solo
 # throughput, gpud's and finalizerd's RSS at partition 10 and at the last one, and the bytes of slab
-# payload copied by gpud or finalizerd.
+# payload copied by gpud or finalizerd; then the same pipeline run again with zkpipe-exporter scraped
+# every second and zkpipe top running (WATCH=0 skips it): the cost of watching.
 #   bench/pipeline.sh [PARTITIONS=200] [CIRCUIT=mulchain|poseidon|mulchain381]
 # Targets (issue 4): idle gap p99 < 1 ms, busy >= 97 %, throughput >= 0.95 x solo, RSS growth < 5 %.
 TEST_NAME=bench-pipeline
@@ -44,14 +45,30 @@ solo_ms=$(json_get "$(result_json "$J")" "sum(p['gpu_ms'] for p in r['partitions
 stop_all
 rm -f "$SEGMENT"
 
-# -- pipeline: 3 synthd feed one gpud
-write_config 8 0
+# -- pipeline: 3 synthd feed one gpud. pipeline_run WATCH: with WATCH=1 zkpipe-exporter runs, a
+# scraper GETs its /metrics every second and zkpipe top redraws every second (the cost of watching).
+EXPORTER=$BUILD/exporter/zkpipe-exporter
+pipeline_run() {
+local watch=$1
+write_config 8 0 "[exporter]" "listen = 127.0.0.1:${EXPORTER_PORT:-19821}"
 sed -i 's/^events = .*/events = 65536/' "$CONF"
 start synthd1
 start synthd2
 start synthd3
 start gpud
 start finalizerd
+local watchers=()
+if [ "$watch" = 1 ]; then
+    "$EXPORTER" --config "$CONF" >>"$T/logs/exporter.log" 2>&1 &
+    watchers+=($!)
+    (while sleep 1; do curl -sf -o /dev/null "http://127.0.0.1:${EXPORTER_PORT:-19821}/metrics" && echo ok; done >"$T/scrapes.log") &
+    watchers+=($!)
+    # top's input: a FIFO held open by this shell (no keys, never end of input)
+    rm -f "$T/top-in"; mkfifo "$T/top-in"
+    "$ZKPIPE" top --config "$CONF" --interval 1 <"$T/top-in" >/dev/null &
+    watchers+=($!)
+    exec 9>"$T/top-in"
+fi
 JOBS=()
 left=$N
 while [ $left -gt 0 ]; do
@@ -60,7 +77,7 @@ while [ $left -gt 0 ]; do
     left=$((left - n))
 done
 rss() { awk '/^(VmRSS|RssAnon):/{printf "%s %s ", $1, $2}' "/proc/${PIDS[$1]}/status"; }
-declare -A RSS10 RSSN
+declare -gA RSS10=() RSSN=()
 while :; do
     fin=$("$ZKPIPE" status --config "$CONF" | awk '/^counters/{for (i = 1; i < NF; i++) if ($i == "finalized") print $(i + 1)}')
     if [ -z "${RSS10[gpud]:-}" ] && [ "${fin:-0}" -ge 10 ]; then RSS10[gpud]=$(rss gpud); RSS10[finalizerd]=$(rss finalizerd); fi
@@ -68,12 +85,24 @@ while :; do
     sleep 0.1
 done
 for j in "${JOBS[@]}"; do wait_job "$j" 600 || fail "job $j failed"; done
-"$ZKPIPE" trace --config "$CONF" --out "$T/trace.json" >/dev/null
-"$ZKPIPE" status --config "$CONF" >"$T/status.txt"
+"$ZKPIPE" trace --config "$CONF" --out "$T/trace-$watch.json" >/dev/null
+"$ZKPIPE" status --config "$CONF" >"$T/status-$watch.txt"
+if [ "$watch" = 1 ]; then
+    SCRAPES=$(grep -c ok "$T/scrapes.log" || true)
+    for w in "${watchers[@]}"; do kill "$w" 2>/dev/null || true; wait "$w" 2>/dev/null || true; done
+    exec 9>&-
+fi
+stop_all
+rm -f "$SEGMENT"
+}
+if [ "${WATCH:-1}" = 1 ] && [ ! -x "$EXPORTER" ]; then echo "zkpipe-exporter not built: no watched run"; WATCH=0; fi
+pipeline_run 0
 results=()
 for j in "${JOBS[@]}"; do results+=("$(result_json "$j")"); done
-SOLO_MS=$solo_ms NICE_STAGES=$NICE_STAGES python3 - "$T/trace.json" "$T/status.txt" "$solo" "$N" "$CIRCUIT" "${RSS10[gpud]}" "${RSSN[gpud]}" \
-    "${RSS10[finalizerd]}" "${RSSN[finalizerd]}" "${results[@]}" <<'PY'
+rss0=("${RSS10[gpud]}" "${RSSN[gpud]}" "${RSS10[finalizerd]}" "${RSSN[finalizerd]}")
+[ "${WATCH:-1}" = 1 ] && pipeline_run 1
+SOLO_MS=$solo_ms NICE_STAGES=$NICE_STAGES python3 - "$T/trace-0.json" "$T/status-0.txt" "$solo" "$N" "$CIRCUIT" "${rss0[@]}" \
+    "${results[@]}" <<'PY'
 import json, os, sys
 trace, status, solo, n, circuit = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 rss = sys.argv[6:10]
@@ -113,4 +142,22 @@ pipe_ms = sum(p["gpu_ms"] for p in parts) / len(parts)
 print(f"  mean prove call: solo {float(os.environ['SOLO_MS']):.1f} ms, in the pipeline {pipe_ms:.1f} ms (CPU backend: the prove calls share the cores with synthesis and finalization)")
 print(f"  ratio pipeline / solo = {thr / solo:.3f} (target >= 0.95)")
 PY
-stop_all
+[ "${WATCH:-1}" = 1 ] || exit 0
+# the cost of watching: the same run with the exporter scraped every second and top running
+SCRAPES=$SCRAPES python3 - "$T/trace-0.json" "$T/trace-1.json" <<'PY'
+import json, os, sys
+def summary(path):
+    ev = [e for e in json.load(open(path))["traceEvents"] if e.get("ph") == "X"]
+    prove = [e for e in ev if e["name"] == "gpu.prove"]
+    gaps = sorted(e["dur"] / 1e3 for e in ev if e["name"] == "gpu.idle")
+    start = min(e["ts"] for e in prove)
+    end = max(e["ts"] + e["dur"] for e in prove)
+    busy = sum(e["dur"] for e in prove) / (end - start)
+    p99 = gaps[min(len(gaps) - 1, int(0.99 * len(gaps)))] if gaps else float("nan")
+    return busy, p99, len(prove)
+b0, g0, n0 = summary(sys.argv[1])
+b1, g1, n1 = summary(sys.argv[2])
+print(f"watching: exporter scraped every second ({os.environ['SCRAPES']} scrapes) and zkpipe top at 1 s, side by side with the run above")
+print(f"  GPU stage busy (first to last prove call): unwatched {100 * b0:.2f} %, watched {100 * b1:.2f} %; cost {100 * (b0 - b1):+.2f} points of GPU-stage time (target < 0.5)")
+print(f"  GPU idle gap p99 (all gaps): unwatched {g0:.3f} ms, watched {g1:.3f} ms ({n0} and {n1} prove calls)")
+PY

@@ -13,3 +13,6 @@ int zkpipe_cmd_wait(int argc, char **argv);
 int zkpipe_cmd_status(int argc, char **argv);
 int zkpipe_cmd_cancel(int argc, char **argv);
 int zkpipe_cmd_trace(int argc, char **argv);
+/* observing the pipeline (cli/metrics.c, cli/top.c; exporter/observe.h) */
+int zkpipe_cmd_metrics(int argc, char **argv);
+int zkpipe_cmd_top(int argc, char **argv);

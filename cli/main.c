@@ -23,6 +23,8 @@ static const struct command commands[] = {
     {"status", zkpipe_cmd_status, "status [JOB]: slabs, stages, counters and jobs of the pipeline"},
     {"cancel", zkpipe_cmd_cancel, "cancel JOB: drop the job's partitions at their next step"},
     {"trace", zkpipe_cmd_trace, "trace --out FILE: the event ring as a Chrome/Perfetto trace"},
+    {"metrics", zkpipe_cmd_metrics, "metrics: the pipeline's numbers as Prometheus text (format 0.0.4)"},
+    {"top", zkpipe_cmd_top, "top [--interval S]: a live view of slabs, stages, queues and jobs; q quits"},
     {"setup", zkpipe_cmd_setup, "setup: create the shared segment and spool from the ini, or check its geometry"},
 #endif
 };

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 
 struct parse_state {
     cfg_t *c;
@@ -237,6 +238,27 @@ static int on_finalizer(struct parse_state *st, const char *k, const char *v) {
     return 1;
 }
 
+static int on_exporter(struct parse_state *st, const char *k, const char *v) {
+    cfg_t *c = st->c;
+    if (strcmp(k, "listen")) return perr(st, "unknown key '%s' in [exporter]", k), 0;
+    const char *colon = strrchr(v, ':');
+    char host[64];
+    unsigned char addr[16];
+    uint32_t port;
+    size_t hl = colon ? (size_t)(colon - v) : 0;
+    bool v6 = hl > 1 && v[0] == '[' && v[hl - 1] == ']'; /* [IPv6]:PORT */
+    if (v6)
+        snprintf(host, sizeof host, "%.*s", (int)(hl - 2 < sizeof host - 1 ? hl - 2 : sizeof host - 1), v + 1);
+    else
+        snprintf(host, sizeof host, "%.*s", (int)(hl < sizeof host - 1 ? hl : sizeof host - 1), v);
+    if (!colon || hl >= sizeof host || parse_u32(colon + 1, 1, 65535, &port) ||
+        inet_pton(v6 ? AF_INET6 : AF_INET, host, addr) != 1)
+        return perr(st, "listen = %s: expected ADDRESS:PORT (an IPv4 address or [IPv6], port 1 to 65535)", v), 0;
+    snprintf(c->exporter_host, sizeof c->exporter_host, "%s", host);
+    c->exporter_port = (uint16_t)port;
+    return 1;
+}
+
 static int on_circuit(struct parse_state *st, const char *k, const char *v) {
     cfg_circuit_t *ci = &st->c->circuits[st->cur_circuit];
     if (!strcmp(k, "zkey")) return copy_str(st, ci->zkey, sizeof ci->zkey, k, v);
@@ -257,7 +279,7 @@ static int on_circuit(struct parse_state *st, const char *k, const char *v) {
 static int begin_section(struct parse_state *st, const char *section) {
     st->cur_circuit = -1;
     if (!strcmp(section, "pipeline") || !strcmp(section, "synth") || !strcmp(section, "gpu") ||
-        !strcmp(section, "finalizer"))
+        !strcmp(section, "finalizer") || !strcmp(section, "exporter"))
         return 1;
     if (!strncmp(section, "circuit", 7) && isspace((unsigned char)section[7])) {
         const char *n = section + 8;
@@ -283,7 +305,9 @@ static int begin_section(struct parse_state *st, const char *section) {
         st->cur_circuit = st->c->n_circuits++;
         return 1;
     }
-    return perr(st, "unknown section [%s] (expected pipeline, synth, gpu, finalizer or circuit NAME)", section), 0;
+    return perr(st, "unknown section [%s] (expected pipeline, synth, gpu, finalizer, exporter or circuit NAME)",
+                section),
+           0;
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value) {
@@ -296,6 +320,7 @@ static int handler(void *user, const char *section, const char *name, const char
     if (!strcmp(section, "synth")) return on_synth(st, name, value);
     if (!strcmp(section, "gpu")) return on_gpu(st, name, value);
     if (!strcmp(section, "finalizer")) return on_finalizer(st, name, value);
+    if (!strcmp(section, "exporter")) return on_exporter(st, name, value);
     if (st->cur_circuit >= 0) return on_circuit(st, name, value);
     return 0;
 }
@@ -389,6 +414,8 @@ static void set_defaults(cfg_t *c) {
     c->verify = true;
     c->finalizer_instances = 1;
     c->finalizer_threads = 1;
+    strcpy(c->exporter_host, "127.0.0.1");
+    c->exporter_port = 9821;
 }
 
 /* Checks that need the whole file. Relative circuit paths are taken relative to the ini's folder. */

@@ -53,6 +53,9 @@ typedef struct cfg {
     bool verify;                  /* default yes */
     uint32_t finalizer_instances; /* default 1 */
     uint32_t finalizer_threads;   /* default 1 */
+    /* [exporter] */
+    char exporter_host[64]; /* listen = HOST:PORT, an IPv4 address or [IPv6] (default 127.0.0.1:9821) */
+    uint16_t exporter_port;
     /* [circuit NAME] */
     uint32_t n_circuits;
     cfg_circuit_t circuits[CFG_MAX_CIRCUITS];

@@ -281,6 +281,7 @@ static void finalize(uint32_t slab) {
     if (rc == 0) rc = zk_finalize(&c->z, &h->raw, r, s, &proof);
     uint64_t t_rand = daemon_now_ns();
     shm_event(&S, EV_FIN_RANDOMIZE, job, part, slab, t0, t_rand - t0, 0);
+    shm_hist_add(&S, HIST_FIN_RANDOMIZE, t_rand - t0);
     if (rc < 0) {
         snprintf(why, sizeof why, "finalization failed: %s", strerror(-rc));
         give_up(slab, job, part, why);
@@ -292,6 +293,7 @@ static void finalize(uint32_t slab) {
         rc = zk_verify_proof(&c->vk, &proof, values + 32, h->n_pub, &e);
         t_ver = daemon_now_ns();
         shm_event(&S, EV_FIN_VERIFY, job, part, slab, t_rand, t_ver - t_rand, rc == 0);
+        shm_hist_add(&S, HIST_FIN_VERIFY, t_ver - t_rand);
         if (rc < 0) {
             shm_count(&S, CNT_VERIFY_FAILED, 1);
             /* a corrupt key is the likely cause: name its point when it is */
@@ -313,6 +315,7 @@ static void finalize(uint32_t slab) {
     if (rc == 0) rc = spool_write_at(dfd, pn, pj, strlen(pj), "finalize", (int)part);
     uint64_t t_write = daemon_now_ns();
     shm_event(&S, EV_FIN_WRITE, job, part, slab, t_ver, t_write - t_ver, 0);
+    shm_hist_add(&S, HIST_FIN_WRITE, t_write - t_ver);
     if (is_space_error(rc)) {
         disk_hold(slab, J->id, part, rc);
         /* back to PROVED: nobody else owns it meanwhile, and a restart finds it there */

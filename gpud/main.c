@@ -48,6 +48,10 @@ static int key_get(const char *circuit, bool may_reload, zk_zkey_t **ret, char *
         backend_loaded[i] = true;
         backend_gen[i] = c->generation;
         shm_event(&S, EV_GPU_LOAD_KEY, UINT32_MAX, (uint32_t)i, SHM_NONE, t0, daemon_now_ns() - t0, 0);
+        shm_hist_add(&S, HIST_GPU_LOAD_KEY, daemon_now_ns() - t0);
+        uint32_t resident = 0;
+        for (uint32_t k = 0; k < CFG_MAX_CIRCUITS; k++) resident += backend_loaded[k];
+        shm_keys_resident(&S, resident);
         log_info("Loaded the key of circuit %s (%u wires, domain %u) in %.1f ms", circuit, c->z.n_vars,
                  c->z.domain_size, (daemon_now_ns() - t0) / 1e6);
     }
@@ -103,10 +107,13 @@ static void start(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     uint64_t t_ready = atomic_load_explicit(&d->t_ready_ns, memory_order_relaxed);
     /* idle gap since the previous partition (none while one is in flight); value 1 = a READY slab
      * was waiting during the gap */
-    if (last_done && !n_flights)
+    if (last_done && !n_flights) {
         shm_event(&S, EV_GPU_WAIT, job, part, slab, last_done, t_pick - last_done, t_ready <= last_done);
+        shm_hist_add(&S, t_ready <= last_done ? HIST_GPU_IDLE_READY : HIST_GPU_WAIT, t_pick - last_done);
+    }
     shm_event(&S, EV_GPU_HANDOFF, job, part, slab, t_ready, t_pick > t_ready ? t_pick - t_ready : 0,
               last_done <= t_ready);
+    shm_hist_add(&S, HIST_GPU_HANDOFF, t_pick > t_ready ? t_pick - t_ready : 0);
     if (atomic_load_explicit(&J->gen, memory_order_acquire) != atomic_load_explicit(&d->job_gen, memory_order_relaxed) ||
         shm_job_state(J) != JOB_ACTIVE) {
         drop(slab, job, part, NULL);
@@ -191,6 +198,7 @@ static uint64_t finish(uint64_t prev_done) {
     shm_count(&S, CNT_GPU_BUSY_NS, t1 - tb);
     atomic_fetch_add_explicit(&S.procs[S.self].busy_ns, t1 - tb, memory_order_relaxed);
     shm_event(&S, EV_GPU_PROVE, job, part, slab, t0, t1 - t0, 0);
+    shm_hist_add(&S, HIST_GPU_PROVE, t1 - t0);
     /* the backend's steps, laid end to end inside the prove slice */
     uint64_t at = t0;
     const uint64_t steps[] = {tm.h2d_ns, tm.ntt_ns, tm.msm_a_ns, tm.msm_b1_ns, tm.msm_b2_ns, tm.msm_c_ns, tm.msm_h_ns};
@@ -199,6 +207,7 @@ static uint64_t finish(uint64_t prev_done) {
     for (int i = 0; i < 7; i++) {
         if (!steps[i]) continue;
         shm_event(&S, types[i], job, part, slab, at, steps[i], 0);
+        shm_hist_add(&S, HIST_GPU_H2D + (uint32_t)i, steps[i]);
         at += steps[i];
     }
     char fl[4][64];

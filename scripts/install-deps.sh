@@ -5,6 +5,9 @@ set -eu
 cd "$(dirname "$0")/.."
 # clang-14 and libclang-rt-14-dev (libFuzzer, the sanitizers): the fuzz targets (fuzz/)
 pkgs="meson ninja-build pkg-config gcc g++ python3 liburing-dev libsystemd-dev libinih-dev libjson-c-dev systemd-container clang-14 libclang-rt-14-dev"
+# observing the pipeline: the exporter (libmicrohttpd), its tests (promtool and prometheus, headless
+# chromium, curl) and zkpipe top's (tmux)
+pkgs="$pkgs libmicrohttpd-dev prometheus chromium curl tmux"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -66,14 +66,14 @@ static void layout(shm_header_t *h, const shm_geometry_t *g) {
 
 /* Maps the segment at a 2 MiB-aligned address, so that slab data (2 MiB-aligned offsets) is
  * 2 MiB-aligned in memory too (huge pages, cudaHostRegister). The caller keeps the fd. */
-static int map_fd(shm_t *s, int fd, size_t size) {
+static int map_fd(shm_t *s, int fd, size_t size, int prot) {
     size_t span = size + ALIGN2M;
     uint8_t *area = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (area == MAP_FAILED) return -errno;
     uint8_t *aligned = (uint8_t *)round_up((uintptr_t)area, ALIGN2M);
     if (aligned > area) munmap(area, aligned - area);
     if (aligned + size < area + span) munmap(aligned + size, area + span - (aligned + size));
-    void *p = mmap(aligned, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    void *p = mmap(aligned, size, prot, MAP_SHARED | MAP_FIXED, fd, 0);
     if (p == MAP_FAILED) {
         int e = errno;
         munmap(aligned, size);
@@ -124,7 +124,7 @@ static int geometry_check(const shm_t *s, const shm_geometry_t *g, char *err, si
 }
 
 static int attach(shm_t *s, const shm_geometry_t *g, char *err, size_t errlen) {
-    _cleanup_close_ int fd = open(s->path, O_RDWR | O_CLOEXEC);
+    _cleanup_close_ int fd = open(s->path, (s->readonly ? O_RDONLY : O_RDWR) | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
         if (e != ENOENT)
@@ -134,6 +134,11 @@ static int attach(shm_t *s, const shm_geometry_t *g, char *err, size_t errlen) {
         return -e;
     }
     struct stat st;
+    uint64_t magic = 0;
+    /* the magic first: a file of another kind is named as such, whatever its size */
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && pread(fd, &magic, sizeof magic, 0) == (ssize_t)sizeof magic &&
+        magic != SHM_MAGIC)
+        return seterr(err, errlen, "%s: not a zkpipe segment (bad magic)", s->path), -EBADMSG;
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size < sizeof(shm_header_t))
         return seterr(err, errlen, "%s: too small to be a zkpipe segment (or not a regular file)", s->path), -EBADMSG;
     shm_header_t h;
@@ -153,7 +158,7 @@ static int attach(shm_t *s, const shm_geometry_t *g, char *err, size_t errlen) {
         return seterr(err, errlen, "%s: %lld bytes, header says %llu", s->path, (long long)st.st_size,
                       (unsigned long long)h.total_size),
                -EBADMSG;
-    int r = map_fd(s, fd, h.total_size);
+    int r = map_fd(s, fd, h.total_size, s->readonly ? PROT_READ : PROT_READ | PROT_WRITE);
     if (r < 0)
         return seterr(err, errlen, "%s: cannot map %llu bytes: %s", s->path, (unsigned long long)h.total_size,
                       strerror(-r)),
@@ -199,7 +204,7 @@ static int create(shm_t *s, const shm_geometry_t *g, char *err, size_t errlen) {
                       s->path, (unsigned long long)(h.total_size >> 20), strerror(r), avail),
                -r;
     }
-    r = map_fd(s, fd, h.total_size);
+    r = map_fd(s, fd, h.total_size, PROT_READ | PROT_WRITE);
     if (r < 0) return seterr(err, errlen, "%s: cannot map: %s", tmp, strerror(-r)), r;
     memcpy(s->hdr, &h, sizeof h);
     s->hdr->version = SHM_LAYOUT_VERSION;
@@ -241,6 +246,16 @@ int shm_open_segment(shm_t *s, const char *path, const shm_geometry_t *g, bool d
     }
     seterr(err, errlen, "%s: segment keeps appearing and disappearing", path);
     return -EAGAIN;
+}
+
+int shm_open_readonly(shm_t *s, const char *path, char *err, size_t errlen) {
+    memset(s, 0, sizeof *s);
+    s->fd = -1;
+    s->self = -1;
+    s->readonly = true;
+    if (strlen(path) >= sizeof s->path - 32) return seterr(err, errlen, "%s: path too long", path), -ENAMETOOLONG;
+    strcpy(s->path, path);
+    return attach(s, NULL, err, errlen);
 }
 
 void shm_close(shm_t *s) {
@@ -320,6 +335,7 @@ int shm_register(shm_t *s, uint32_t role, uint32_t instance) {
         atomic_store_explicit(&p->steps, 0, RLX);
         atomic_store_explicit(&p->disk_wait, 0, RLX);
         atomic_store_explicit(&p->disk_wait_since_ns, 0, RLX);
+        atomic_store_explicit(&p->keys, 0, RLX);
         atomic_store_explicit(&p->ready_inc, inc, REL);
         s->self = (int)i;
         s->self_inc = inc;
@@ -625,6 +641,10 @@ void shm_job_end(shm_t *s, uint32_t slot, uint32_t final) {
     atomic_store_explicit(&J->done_ns, now, RLX);
     atomic_store_explicit(&J->state, final, REL);
     shm_count(s, final == JOB_DONE ? CNT_JOBS_DONE : CNT_JOBS_FAILED, 1);
+    uint64_t rt = shm_realtime_ns(); /* end to end: from the submission when its time is sane */
+    if (J->prio < CFG_PRIO_COUNT)
+        shm_hist_add(s, HIST_JOB + J->prio,
+                     J->submit_ns && rt > J->submit_ns ? rt - J->submit_ns : now - J->registered_ns);
     shm_event(s, EV_JOB_DONE, slot, J->n_parts, SHM_NONE, J->registered_ns, now - J->registered_ns, final);
     shm_bump(&s->hdr->job_seq);
 }
@@ -794,8 +814,114 @@ bool shm_proc_info(shm_t *s, uint32_t slot, shm_proc_info_t *ret) {
     ret->busy_ns = atomic_load_explicit(&p->busy_ns, RLX);
     ret->disk_wait = atomic_load_explicit(&p->disk_wait, RLX);
     ret->disk_wait_since_ns = atomic_load_explicit(&p->disk_wait_since_ns, RLX);
+    ret->keys = atomic_load_explicit(&p->keys, RLX);
     return true;
 }
+
+void shm_keys_resident(shm_t *s, uint32_t n) {
+    if (s->self >= 0) atomic_store_explicit(&s->procs[s->self].keys, n, RLX);
+}
+
+void shm_slab_info(shm_t *s, uint32_t idx, shm_slab_info_t *ret) {
+    shm_slab_t *d = &s->slabs[idx];
+    uint64_t w = atomic_load_explicit(&d->word, ACQ);
+    memset(ret, 0, sizeof *ret);
+    ret->state = shm_word_state(w);
+    ret->job = ret->part = SHM_NONE;
+    if (ret->state != SLAB_FREE) {
+        ret->job = atomic_load_explicit(&d->job, RLX);
+        ret->part = atomic_load_explicit(&d->part, RLX);
+        ret->prio = atomic_load_explicit(&d->prio, RLX);
+    }
+    if (owned_state(ret->state) && shm_word_slot(w) < SHM_MAX_PROCS) {
+        uint64_t claim = atomic_load_explicit(&s->procs[shm_word_slot(w)].claim, ACQ);
+        ret->owner_alive = shm_owner_alive(s, w);
+        ret->owner_pid = ret->owner_alive ? (uint32_t)(claim & 0xffffffffu) : 0;
+    }
+}
+
+/* ---- histograms ---- */
+
+void shm_hist_add(shm_t *s, uint32_t h, uint64_t ns) {
+    if (h >= HIST_MAX) return;
+    shm_hist_t *x = &s->hdr->hist[h];
+    atomic_fetch_add_explicit(&x->bucket[shm_hist_bucket(ns)], 1, RLX);
+    atomic_fetch_add_explicit(&x->sum_ns, ns, RLX);
+    atomic_fetch_add_explicit(&x->count, 1, REL);
+}
+
+bool shm_hist_read(shm_t *s, uint32_t h, shm_hist_snap_t *ret) {
+    memset(ret, 0, sizeof *ret);
+    if (h >= HIST_MAX) return true;
+    shm_hist_t *x = &s->hdr->hist[h];
+    uint64_t total = 0;
+    for (int tries = 0; tries < 8; tries++) {
+        uint64_t c1 = atomic_load_explicit(&x->count, ACQ);
+        ret->sum_ns = atomic_load_explicit(&x->sum_ns, RLX);
+        total = 0;
+        for (uint32_t k = 0; k < SHM_HIST_BUCKETS; k++)
+            total += ret->bucket[k] = atomic_load_explicit(&x->bucket[k], RLX);
+        atomic_thread_fence(memory_order_acquire);
+        if (total == c1 && atomic_load_explicit(&x->count, RLX) == c1) {
+            ret->count = c1;
+            return true;
+        }
+    }
+    ret->count = total; /* adds kept coming: the buckets are what a reader exports */
+    return false;
+}
+
+void shm_hist_diff(const shm_hist_snap_t *now, const shm_hist_snap_t *before, shm_hist_snap_t *ret) {
+    uint64_t total = 0;
+    for (uint32_t k = 0; k < SHM_HIST_BUCKETS; k++) {
+        ret->bucket[k] = now->bucket[k] >= before->bucket[k] ? now->bucket[k] - before->bucket[k] : now->bucket[k];
+        total += ret->bucket[k];
+    }
+    ret->sum_ns = now->sum_ns >= before->sum_ns ? now->sum_ns - before->sum_ns : now->sum_ns;
+    ret->count = total;
+}
+
+uint64_t shm_hist_quantile_ns(const shm_hist_snap_t *h, double q) {
+    uint64_t total = 0;
+    for (uint32_t k = 0; k < SHM_HIST_BUCKETS; k++) total += h->bucket[k];
+    if (!total) return 0;
+    double want = q * (double)total;
+    uint64_t acc = 0;
+    for (uint32_t k = 0; k < SHM_HIST_BUCKETS; k++) {
+        acc += h->bucket[k];
+        if ((double)acc >= want && acc) return shm_hist_bound_ns(k);
+    }
+    return UINT64_MAX;
+}
+
+static const struct {
+    uint32_t role;
+    const char *step;
+} hist_names[HIST_MAX] = {
+    [HIST_SYNTH_READ] = {ROLE_SYNTHD, "read"},
+    [HIST_SYNTH_CHECK] = {ROLE_SYNTHD, "check"},
+    [HIST_SYNTH_EVAL] = {ROLE_SYNTHD, "eval"},
+    [HIST_SYNTH_TRIM] = {ROLE_SYNTHD, "trim"},
+    [HIST_SYNTH_WAIT_SLAB] = {ROLE_SYNTHD, "wait_slab"},
+    [HIST_GPU_WAIT] = {ROLE_GPUD, "wait_ready"},
+    [HIST_GPU_IDLE_READY] = {ROLE_GPUD, "idle_ready"},
+    [HIST_GPU_HANDOFF] = {ROLE_GPUD, "handoff"},
+    [HIST_GPU_LOAD_KEY] = {ROLE_GPUD, "load_key"},
+    [HIST_GPU_H2D] = {ROLE_GPUD, "h2d"},
+    [HIST_GPU_NTT] = {ROLE_GPUD, "ntt"},
+    [HIST_GPU_MSM_A] = {ROLE_GPUD, "msm_a"},
+    [HIST_GPU_MSM_B1] = {ROLE_GPUD, "msm_b1"},
+    [HIST_GPU_MSM_B2] = {ROLE_GPUD, "msm_b2"},
+    [HIST_GPU_MSM_C] = {ROLE_GPUD, "msm_c"},
+    [HIST_GPU_MSM_H] = {ROLE_GPUD, "msm_h"},
+    [HIST_GPU_PROVE] = {ROLE_GPUD, "prove"},
+    [HIST_FIN_RANDOMIZE] = {ROLE_FINALIZERD, "randomize"},
+    [HIST_FIN_VERIFY] = {ROLE_FINALIZERD, "verify"},
+    [HIST_FIN_WRITE] = {ROLE_FINALIZERD, "write"},
+};
+
+uint32_t shm_hist_role(uint32_t h) { return h < HIST_JOB ? hist_names[h].role : ROLE_NONE; }
+const char *shm_hist_step(uint32_t h) { return h < HIST_JOB ? hist_names[h].step : h < HIST_MAX ? "job" : "?"; }
 
 void shm_disk_wait(shm_t *s, int delta) {
     if (s->self < 0 || !delta) return;

@@ -29,7 +29,7 @@
 #include "config/shared.h"
 
 #define SHM_MAGIC 0x3168736570697a6bull /* "kzipesh1" */
-#define SHM_LAYOUT_VERSION 3u           /* 2: shm_part_t.lost_count; 3: disk-wait gauge, pinned sizes */
+#define SHM_LAYOUT_VERSION 4u /* 2: part lost_count; 3: disk-wait gauge, pinned sizes; 4: histograms, keys gauge */
 #define SHM_MAX_PROCS 128u
 #define SHM_MAX_PARTS 256u
 #define SHM_ID_MAX 48
@@ -109,6 +109,47 @@ enum {
     CNT_MAX
 };
 
+/* Histograms (header.hist[]): durations in ns, lossless (docs/shm.md, "Histograms"). Each is added to
+ * by the stage that owns it, at the point where it records the matching event; HIST_JOB + priority
+ * is a job's end-to-end latency, recorded by shm_job_end. The GPU steps H2D..MSM_H are in the
+ * order of the backend's step times (gpud lays them end to end). */
+enum {
+    HIST_SYNTH_READ = 0,
+    HIST_SYNTH_CHECK,
+    HIST_SYNTH_EVAL,
+    HIST_SYNTH_TRIM,
+    HIST_SYNTH_WAIT_SLAB, /* synthd waited for a FREE slab (backpressure) */
+    HIST_GPU_WAIT,        /* the GPU stage's idle gap while no READY slab was there */
+    HIST_GPU_IDLE_READY,  /* the GPU stage's idle gap while a READY slab waited */
+    HIST_GPU_HANDOFF,     /* READY -> picked up */
+    HIST_GPU_LOAD_KEY,
+    HIST_GPU_H2D,
+    HIST_GPU_NTT,
+    HIST_GPU_MSM_A,
+    HIST_GPU_MSM_B1,
+    HIST_GPU_MSM_B2,
+    HIST_GPU_MSM_C,
+    HIST_GPU_MSM_H,
+    HIST_GPU_PROVE, /* the whole proving core */
+    HIST_FIN_RANDOMIZE,
+    HIST_FIN_VERIFY,
+    HIST_FIN_WRITE,
+    HIST_JOB, /* HIST_JOB + priority (CFG_PRIO_COUNT of them) */
+    HIST_MAX = HIST_JOB + CFG_PRIO_COUNT
+};
+/* Bucket k < SHM_HIST_BUCKETS - 1 counts values v <= 2^(k + SHM_HIST_SHIFT) ns (and above the bucket
+ * before it): 1.024 us, 2.048 us, ... 2^40 ns (about 1100 s); the last bucket counts the rest. */
+#define SHM_HIST_BUCKETS 32u
+#define SHM_HIST_SHIFT 10u
+
+/* One histogram, on cache lines of its own. Writers add with relaxed atomics: the bucket, then the
+ * sum, then the count (release); never a lock. */
+typedef struct shm_hist {
+    alignas(64) _Atomic uint64_t bucket[SHM_HIST_BUCKETS];
+    _Atomic uint64_t sum_ns;
+    _Atomic uint64_t count;
+} shm_hist_t;
+
 typedef struct shm_header {
     uint64_t magic;
     uint32_t version, header_size;
@@ -124,6 +165,7 @@ typedef struct shm_header {
     _Atomic uint64_t reg_lock; /* owner tag (shm_tag) or 0 */
     alignas(64) _Atomic uint64_t ev_head;
     alignas(64) _Atomic uint64_t counters[CNT_MAX];
+    shm_hist_t hist[HIST_MAX];
 } shm_header_t;
 
 typedef struct shm_proc {
@@ -141,6 +183,7 @@ typedef struct shm_proc {
      * gauge is not counted. */
     _Atomic uint32_t disk_wait;
     _Atomic uint64_t disk_wait_since_ns;
+    _Atomic uint32_t keys; /* gauge (gpud): circuit keys resident in the backend */
 } shm_proc_t;
 
 typedef struct shm_slab {
@@ -188,11 +231,15 @@ typedef struct shm_event {
 /* The segment's layout is SHM_LAYOUT_VERSION: these pin it, so that a change to any shared struct
  * fails the build until the version is bumped (attachers refuse other versions) and the sizes are
  * updated here and in docs/shm.md. */
-_Static_assert(SHM_LAYOUT_VERSION == 3, "update the layout asserts below for the new version");
-_Static_assert(sizeof(shm_header_t) == 576 && offsetof(shm_header_t, reg_lock) == 328 &&
-                   offsetof(shm_header_t, ev_head) == 384 && offsetof(shm_header_t, counters) == 448,
+_Static_assert(SHM_LAYOUT_VERSION == 4, "update the layout asserts below for the new version");
+_Static_assert(sizeof(shm_hist_t) == 320 && offsetof(shm_hist_t, count) == 264, "shm_hist_t layout");
+_Static_assert(HIST_MAX == 24, "shm_header_t.hist: update the sizes below");
+_Static_assert(sizeof(shm_header_t) == 8256 && offsetof(shm_header_t, reg_lock) == 328 &&
+                   offsetof(shm_header_t, ev_head) == 384 && offsetof(shm_header_t, counters) == 448 &&
+                   offsetof(shm_header_t, hist) == 576,
                "shm_header_t layout");
-_Static_assert(sizeof(shm_proc_t) == 128 && offsetof(shm_proc_t, disk_wait) == 64, "shm_proc_t layout");
+_Static_assert(sizeof(shm_proc_t) == 128 && offsetof(shm_proc_t, disk_wait) == 64 && offsetof(shm_proc_t, keys) == 80,
+               "shm_proc_t layout");
 _Static_assert(sizeof(shm_slab_t) == 64, "shm_slab_t layout");
 _Static_assert(sizeof(shm_part_t) == 96, "shm_part_t layout");
 _Static_assert(sizeof(shm_job_t) == 25088 && offsetof(shm_job_t, parts) == 488, "shm_job_t layout");
@@ -222,6 +269,7 @@ typedef struct shm {
     uint32_t self_inc;
     uint32_t self_role;
     bool created;
+    bool readonly; /* shm_open_readonly: mapped PROT_READ, never written */
     char path[1024];
 } shm_t;
 
@@ -230,6 +278,10 @@ typedef struct shm {
  * A segment whose geometry differs from g is refused (-EEXIST... -> -ESTALE) with err naming the
  * differences; g may be NULL to attach to any geometry (CLI). */
 int shm_open_segment(shm_t *s, const char *path, const shm_geometry_t *g, bool create, char *err, size_t errlen);
+/* Attaches an existing segment of any geometry read-only (opened O_RDONLY, mapped PROT_READ): for
+ * observers (zkpipe-exporter), which must never write the segment nor take its lock. Only the read
+ * functions below may be used on it (a write faults). Errors as for shm_open_segment. */
+int shm_open_readonly(shm_t *s, const char *path, char *err, size_t errlen);
 void shm_close(shm_t *s);
 int shm_unlink_segment(const char *path);
 
@@ -334,6 +386,7 @@ typedef struct shm_proc_info {
     uint64_t heartbeat_ns, started_ns, busy_ns; /* CLOCK_MONOTONIC, busy time */
     uint32_t disk_wait;                         /* the gauge of shm_disk_wait */
     uint64_t disk_wait_since_ns;
+    uint32_t keys; /* the gauge of shm_keys_resident */
 } shm_proc_info_t;
 bool shm_proc_info(shm_t *s, uint32_t slot, shm_proc_info_t *ret);
 static inline uint64_t shm_counter(const shm_t *s, int c) {
@@ -343,6 +396,46 @@ static inline uint64_t shm_counter(const shm_t *s, int c) {
 /* Spool space (finalizers): a partition whose proof cannot be written for want of space starts
  * waiting (+1) or stops (-1); the gauge and its start time are in the own process slot. */
 void shm_disk_wait(shm_t *s, int delta);
+
+/* Gauge (gpud): how many circuit keys this process holds resident in its backend. */
+void shm_keys_resident(shm_t *s, uint32_t n);
+
+/* Read side of the slab table, for status: the state, the owner's pid (0 when unowned or the owner
+ * is dead) and, unless FREE, the job slot and partition it was filled for. */
+typedef struct shm_slab_info {
+    uint32_t state, owner_pid, job, part, prio;
+    bool owner_alive;
+} shm_slab_info_t;
+void shm_slab_info(shm_t *s, uint32_t idx, shm_slab_info_t *ret);
+
+/* Histograms. shm_hist_add records one value (ns) in histogram h (HIST_*): three relaxed adds.
+ * shm_hist_read copies one; true when the copy is a snapshot (count equal to the sum of the buckets
+ * and unchanged while copying), else the count is the buckets' sum, so the copy is always
+ * self-consistent. */
+typedef struct shm_hist_snap {
+    uint64_t bucket[SHM_HIST_BUCKETS];
+    uint64_t sum_ns, count;
+} shm_hist_snap_t;
+static inline uint32_t shm_hist_bucket(uint64_t ns) {
+    if (ns <= (1ull << SHM_HIST_SHIFT)) return 0;
+    uint32_t k = (uint32_t)(64 - __builtin_clzll(ns - 1)) - SHM_HIST_SHIFT;
+    return k < SHM_HIST_BUCKETS - 1 ? k : SHM_HIST_BUCKETS - 1;
+}
+/* The inclusive upper bound of bucket k in ns; UINT64_MAX for the last (+Inf). */
+static inline uint64_t shm_hist_bound_ns(uint32_t k) {
+    return k < SHM_HIST_BUCKETS - 1 ? 1ull << (k + SHM_HIST_SHIFT) : UINT64_MAX;
+}
+void shm_hist_add(shm_t *s, uint32_t h, uint64_t ns);
+bool shm_hist_read(shm_t *s, uint32_t h, shm_hist_snap_t *ret);
+/* now - before, bucket by bucket (a window of a histogram between two reads). */
+void shm_hist_diff(const shm_hist_snap_t *now, const shm_hist_snap_t *before, shm_hist_snap_t *ret);
+/* The upper bound (ns) of the bucket holding the q-quantile (0 < q <= 1); 0 when empty, UINT64_MAX
+ * when it falls in the last bucket. */
+uint64_t shm_hist_quantile_ns(const shm_hist_snap_t *h, double q);
+/* The stage that owns histogram h (ROLE_SYNTHD, ROLE_GPUD, ROLE_FINALIZERD; ROLE_NONE for HIST_JOB +
+ * priority) and the step's name ("read", "idle_ready", ..., "job"). */
+uint32_t shm_hist_role(uint32_t h);
+const char *shm_hist_step(uint32_t h);
 
 /* Event ring (lossy). */
 void shm_event(shm_t *s, uint32_t type, uint32_t job_slot, uint32_t part, uint32_t slab, uint64_t t_ns, uint64_t dur_ns,

@@ -270,6 +270,7 @@ static void trim_heap(uint32_t job, uint32_t part, uint32_t slab) {
     uint64_t dt = daemon_now_ns() - t0;
     shm_count(&S, CNT_TRIMS, 1);
     shm_event(&S, EV_SYNTH_TRIM, job, part, slab, t0, dt, 0);
+    shm_hist_add(&S, HIST_SYNTH_TRIM, dt);
 }
 
 static void fill(uint32_t slab, uint32_t job, uint32_t part) {
@@ -316,6 +317,7 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     }
     uint64_t t_read = daemon_now_ns();
     shm_event(&S, EV_SYNTH_READ, job, part, slab, t_start, t_read - t_start, len);
+    shm_hist_add(&S, HIST_SYNTH_READ, t_read - t_start);
     if (r == -EFBIG) {
         snprintf(
             why, sizeof why,
@@ -361,6 +363,7 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     }
     uint64_t t_check = daemon_now_ns();
     shm_event(&S, EV_SYNTH_CHECK, job, part, slab, t_read, t_check - t_read, 0);
+    shm_hist_add(&S, HIST_SYNTH_CHECK, t_check - t_read);
     daemon_test_point("synth.mid_fill", (int)part);
     if (shm_job_state(J) != JOB_ACTIVE) { /* cancelled or failed meanwhile */
         give_up(slab, job, part, NULL);
@@ -376,6 +379,7 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
         return;
     }
     shm_event(&S, EV_SYNTH_EVAL, job, part, slab, t_check, t_eval - t_check, 0);
+    shm_hist_add(&S, HIST_SYNTH_EVAL, t_eval - t_check);
     daemon_test_point("synth.before_publish", (int)part);
     memset(h, 0, sizeof *h);
     h->job = job;
@@ -483,7 +487,9 @@ int main(int argc, char **argv) {
             /* backpressure: every slab is in use */
             uint64_t t0 = daemon_now_ns();
             (void)stage_wait(&L, &S.hdr->slab_seq, sseq, 0);
-            shm_event(&S, EV_SYNTH_WAIT_SLAB, UINT32_MAX, 0, SHM_NONE, t0, daemon_now_ns() - t0, 0);
+            uint64_t waited = daemon_now_ns() - t0;
+            shm_event(&S, EV_SYNTH_WAIT_SLAB, UINT32_MAX, 0, SHM_NONE, t0, waited, 0);
+            shm_hist_add(&S, HIST_SYNTH_WAIT_SLAB, waited);
             continue;
         }
         if (shm_part_claim(&S, slab, reserved, &job, &part) < 0) {

@@ -206,10 +206,12 @@ log "installed: units in $ZKPIPE_UNITDIR, generator, user zkpipe ($(C id -u zkpi
 # Every unit, with the generator's drop-ins and the test drop-ins, as the container's systemd sees them.
 UNITS=(zkpipe.target zkpipe-segment.service zkpipe-reconcile.service zkpipe-synthd@1.service zkpipe-synthd@2.service
        zkpipe-gpud@0.service zkpipe-finalizerd@1.service)
+EXP_WANT=""
+if [ -f "$WORK/dest$ZKPIPE_UNITDIR/zkpipe-exporter.service" ]; then UNITS+=(zkpipe-exporter.service); EXP_WANT="zkpipe-exporter.service "; fi
 out=$(C systemd-analyze verify --man=no "${UNITS[@]}" 2>&1) || die "verify: $out"
 [ -z "$out" ] || die "systemd-analyze verify printed: $out"
 wants=$(prop zkpipe.target Wants | tr ' ' '\n' | sort | tr '\n' ' ')
-[ "$wants" = "zkpipe-finalizerd@1.service zkpipe-gpud@0.service zkpipe-reconcile.service zkpipe-segment.service zkpipe-synthd@1.service zkpipe-synthd@2.service " ] \
+[ "$wants" = "${EXP_WANT}zkpipe-finalizerd@1.service zkpipe-gpud@0.service zkpipe-reconcile.service zkpipe-segment.service zkpipe-synthd@1.service zkpipe-synthd@2.service " ] \
   || die "zkpipe.target wants '$wants'"
 log "systemd-analyze verify clean; zkpipe.target wants: $wants"
 
@@ -230,7 +232,7 @@ log "  gpud STATUS: $(prop zkpipe-gpud@0 StatusText)"
 # Hardening does not regress: systemd's own exposure score (0 = locked down, 10 = wide open).
 exposure() { C systemd-analyze security --no-pager "$1" 2>/dev/null | awk '/Overall exposure level/ { print $(NF-2) }'; }
 sec=""
-for u in zkpipe-synthd@1 zkpipe-gpud@0 zkpipe-finalizerd@1 zkpipe-segment zkpipe-reconcile; do
+for u in zkpipe-synthd@1 zkpipe-gpud@0 zkpipe-finalizerd@1 zkpipe-segment zkpipe-reconcile ${EXP_WANT:+zkpipe-exporter}; do
   x=$(exposure "$u.service")
   [ -n "$x" ] || die "systemd-analyze security gave no score for $u"
   awk -v x="$x" 'BEGIN { exit !(x <= 2.0) }' || die "$u exposure $x > 2.0: $(C systemd-analyze security --no-pager "$u.service" | grep '✗' | head -20)"
@@ -309,6 +311,14 @@ cnt() { awk -v k="$1" '/^counters:/ { for (i = 2; i < NF; i++) if ($i == k) prin
 [ "$(cnt synthesized)" = "$BATCH" ] || die "synthesized $(cnt synthesized) partitions for a batch of $BATCH (the crash cost a re-synthesis)"
 [ "$(cnt reclaimed)" -ge 1 ] || die "no slab reclaimed after the gpud crash: $(grep '^counters:' "$WORK/logs/status-after-job.txt")"
 log "  counters: synthesized $(cnt synthesized) (= batch), reclaimed $(cnt reclaimed), proved $(cnt proved)"
+# the exporter (where built) runs as a hardened unit, reads the segment and serves what status says
+if [ -n "$EXP_WANT" ]; then
+  active zkpipe-exporter || die "zkpipe-exporter.service is not active"
+  m=$(C curl -sf http://127.0.0.1:9821/metrics) || die "the exporter does not serve /metrics"
+  echo "$m" | grep -qx "zkpipe_partitions_finalized_total $(cnt finalized)" \
+    || die "the exporter's finalized count differs from status ($(cnt finalized)): $(echo "$m" | grep finalized_total)"
+  log "  zkpipe-exporter.service: /metrics says $(cnt finalized) partitions finalized, as status does"
+fi
 
 # structured journal fields
 jf=$(journalctl --root="$CR" --no-pager -o json ZKPIPE_JOB="$JOB" 2>/dev/null | wc -l)

@@ -1,9 +1,10 @@
 #!/bin/bash
 # zkpipe-generator on its own: stage counts from the ini become zkpipe.target wants, the spool becomes
 # ReadWritePaths= drop-ins, and a bad or missing ini generates nothing (with a file:line message).
-#   generator.sh PATH/TO/zkpipe-generator
+#   generator.sh PATH/TO/zkpipe-generator [exporter|no-exporter]  (whether zkpipe-exporter is built)
 set -euo pipefail
-GEN=${1:?usage: generator.sh zkpipe-generator}
+GEN=${1:?usage: generator.sh zkpipe-generator [exporter|no-exporter]}
+EXPORTER=${2:-no-exporter}
 T=$(mktemp -d "${TMPDIR:-/tmp}/zkpipe-gen.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 export SYSTEMD_LOG_TARGET=console
@@ -27,6 +28,7 @@ mkdir "$T/out" "$T/early" "$T/late"
 ZKPIPE_CONFIG=$T/a.ini "$GEN" "$T/out" "$T/early" "$T/late" 2> "$T/log" || fail "generator failed: $(cat "$T/log")"
 got=$(wants "$T/out")
 exp="zkpipe-finalizerd@1.service zkpipe-finalizerd@2.service zkpipe-gpud@0.service zkpipe-gpud@1.service zkpipe-synthd@1.service zkpipe-synthd@2.service zkpipe-synthd@3.service"
+[ "$EXPORTER" = exporter ] && exp="zkpipe-exporter.service $exp"
 [ "$got" = "$exp" ] || fail "wants: got '$got', expected '$exp'"
 l=$(readlink "$T/out/zkpipe.target.wants/zkpipe-synthd@3.service")
 case "$l" in /*/zkpipe-synthd@.service) ;; *) fail "link target '$l'";; esac
@@ -49,6 +51,7 @@ mkdir "$T/outb"
 ZKPIPE_CONFIG=$T/b.ini "$GEN" "$T/outb" 2> "$T/log" || fail "generator failed on defaults: $(cat "$T/log")"
 got=$(wants "$T/outb")
 exp="zkpipe-finalizerd@1.service zkpipe-gpud@0.service zkpipe-synthd@1.service zkpipe-synthd@2.service"
+[ "$EXPORTER" = exporter ] && exp="zkpipe-exporter.service $exp"
 [ "$got" = "$exp" ] || fail "defaults: got '$got', expected '$exp'"
 grep -qx 'ReadWritePaths=/var/spool/zkpipe/main /dev/hugepages' "$T/outb/zkpipe-gpud@.service.d/50-zkpipe-generator.conf" \
   || fail "hugetlbfs segment folder not opened: $(cat "$T/outb/zkpipe-gpud@.service.d/50-zkpipe-generator.conf")"
@@ -82,6 +85,25 @@ mkdir "$T/outf"
 ZKPIPE_CONFIG=$T/missing.ini "$GEN" "$T/outf" 2> "$T/log" || fail "exit status without an ini"
 [ -z "$(ls -A "$T/outf")" ] || fail "missing ini generated something"
 echo "ok: no ini -> nothing"
+
+# --- the exporter: loopback (the default) limits it to localhost; another address does not
+if [ "$EXPORTER" = exporter ]; then
+  f=$T/outb/zkpipe-exporter.service.d/50-zkpipe-generator.conf
+  grep -qx 'IPAddressDeny=any' "$f" && grep -qx 'IPAddressAllow=localhost' "$f" \
+    || fail "exporter on 127.0.0.1:9821 not limited to localhost: $(cat "$f")"
+  printf '[exporter]\nlisten = 0.0.0.0:9100\n' > "$T/g.ini"
+  mkdir "$T/outg"
+  ZKPIPE_CONFIG=$T/g.ini "$GEN" "$T/outg" 2> "$T/log" || fail "generator failed on [exporter] listen: $(cat "$T/log")"
+  ! grep -q '^IPAddress' "$T/outg/zkpipe-exporter.service.d/50-zkpipe-generator.conf" \
+    || fail "exporter on 0.0.0.0 limited to localhost"
+  grep -q 'listen = 0.0.0.0:9100' "$T/outg/zkpipe-exporter.service.d/50-zkpipe-generator.conf" || fail "drop-in lacks the address"
+  printf '[exporter]\nlisten = localhost:9100\n' > "$T/h.ini"
+  mkdir "$T/outh"
+  ZKPIPE_CONFIG=$T/h.ini "$GEN" "$T/outh" 2> "$T/log" || true
+  [ -z "$(ls -A "$T/outh")" ] || fail "a bad [exporter] listen generated something"
+  grep -q "h.ini:2: listen = localhost:9100: expected ADDRESS:PORT" "$T/log" || fail "no file:line error for listen: $(cat "$T/log")"
+  echo "ok: exporter wanted; localhost only on loopback; a bad listen refused"
+fi
 
 # --- usage
 if "$GEN" 2>/dev/null; then fail "no arguments accepted"; fi

@@ -49,6 +49,8 @@ ZKPIPE_CONFIG=$T/zkpipe.ini SYSTEMD_LOG_TARGET=console "$GEN" "$T/gen" "$T/gen" 
 
 UNITS=(zkpipe.target zkpipe-segment.service zkpipe-reconcile.service zkpipe-synthd@1.service zkpipe-synthd@2.service
        zkpipe-gpud@0.service zkpipe-finalizerd@1.service)
+# the exporter, where it is built (libmicrohttpd)
+[ -x "$B/exporter/zkpipe-exporter" ] && UNITS+=(zkpipe-exporter.service)
 for u in zkpipe.target zkpipe-segment.service zkpipe-reconcile.service zkpipe-synthd@.service zkpipe-gpud@.service zkpipe-finalizerd@.service; do
   [ -f "$ZKPIPE_UNITDIR/$u" ] || fail "$u not installed in $ZKPIPE_UNITDIR"
 done

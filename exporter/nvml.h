@@ -1,0 +1,13 @@
+/* GPU utilisation, memory and temperature from NVML, loaded at run time with
+ * dlopen("libnvidia-ml.so.1") (ZKPIPE_NVML_LIBRARY overrides the name, for tests). Without the
+ * library, or when nvmlInit fails, nvml_metrics prints nothing: the metrics are simply absent. */
+#pragma once
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Loads and initialises NVML once; false when it is not there. */
+bool nvml_init(void);
+bool nvml_available(void);
+/* zkpipe_gpu_utilization_ratio, zkpipe_gpu_memory_used_bytes, zkpipe_gpu_temperature_celsius
+ * {device="N"} for every device; nothing without NVML. */
+void nvml_metrics(FILE *out);
