@@ -13,3 +13,8 @@ int zkpipe_cmd_wait(int argc, char **argv);
 int zkpipe_cmd_status(int argc, char **argv);
 int zkpipe_cmd_cancel(int argc, char **argv);
 int zkpipe_cmd_trace(int argc, char **argv);
+/* the fleet queue (cli/db.c, docs/fleet.md): db init, and the --dsn branches of submit, wait, status */
+int zkpipe_cmd_db(int argc, char **argv);
+int zkpipe_fleet_submit(const char *dsn, const char *circuit, const char *prio_s, int n, char **files);
+int zkpipe_fleet_wait(const char *dsn, const char *out, double timeout, const char *id);
+int zkpipe_fleet_status(const char *dsn);

@@ -25,6 +25,9 @@ static const struct command commands[] = {
     {"trace", zkpipe_cmd_trace, "trace --out FILE: the event ring as a Chrome/Perfetto trace"},
     {"setup", zkpipe_cmd_setup, "setup: create the shared segment and spool from the ini, or check its geometry"},
 #endif
+#ifdef ZKPIPE_FLEET
+    {"db", zkpipe_cmd_db, "db init --dsn DSN: create or migrate the fleet queue's schema (docs/fleet.md)"},
+#endif
 };
 
 static void usage(FILE *f) {
