@@ -75,14 +75,16 @@ INI
     BOXES+=("$b")
 }
 
-# box_start NAME [feeder|stages]: the box's synthd, gpud, finalizerd and feeder as background processes
+# box_start NAME [all|feeder|stages] [VAR=value...]: the box's synthd, gpud, finalizerd and feeder as
+# background processes (the variables go to gpud: test hooks)
 box_start() {
     local b=$1 what=${2:-all}
+    shift 2 || shift $#
     local conf=$T/$b/zkpipe.ini
     if [ "$what" != feeder ]; then
         "$SYNTHD" --config "$conf" --instance 1 >>"$T/logs/$b-synthd.log" 2>&1 &
         PIDS[$b-synthd]=$!
-        "$GPUD" --config "$conf" >>"$T/logs/$b-gpud.log" 2>&1 &
+        env "$@" "$GPUD" --config "$conf" >>"$T/logs/$b-gpud.log" 2>&1 &
         PIDS[$b-gpud]=$!
         "$FINALIZERD" --config "$conf" >>"$T/logs/$b-finalizerd.log" 2>&1 &
         PIDS[$b-finalizerd]=$!
