@@ -4,6 +4,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 pkgs="meson ninja-build pkg-config gcc g++ python3 liburing-dev libsystemd-dev libinih-dev libjson-c-dev systemd-container"
+# the fleet queue (fleet/, feeder/, tests/fleet: a private PostgreSQL server)
+pkgs="$pkgs libpq-dev postgresql"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
