@@ -17,7 +17,7 @@
 
 #define DB_USAGE "zkpipe db init --dsn DSN"
 /* No input of any circuit is this large; the feeder checks each against its circuit's witness. */
-#define FLEET_INPUT_CAP (1ull << 32)
+#define FLEET_INPUT_CAP (1ull << 30) /* and the most a bytea holds */
 
 static PGconn *connect_checked(const char *dsn, bool check) {
     char err[FLEET_ERR_MAX];
