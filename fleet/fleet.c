@@ -91,9 +91,11 @@ static PGresult *exec_params(PGconn *pg, const char *sql, int n, const char *con
 }
 
 PGconn *fleet_connect(const char *dsn, char *err, size_t errlen) {
-    /* a dsn's own connect_timeout wins: it expands after ours */
-    const char *keys[] = {"connect_timeout", "application_name", "dbname", NULL};
-    const char *vals[] = {"5", "zkpipe", dsn, NULL};
+    /* A dead server or a cut network must end a call (the feeder reconnects) instead of hanging it:
+     * TCP keepalives and a user timeout of 30 s. The dsn's own settings win: it expands after ours. */
+    const char *keys[] = {"connect_timeout", "keepalives_idle", "keepalives_interval", "keepalives_count",
+                          "tcp_user_timeout", "application_name", "dbname", NULL};
+    const char *vals[] = {"5", "10", "5", "3", "30000", "zkpipe", dsn, NULL};
     PGconn *pg = PQconnectdbParams(keys, vals, 1);
     if (!pg || PQstatus(pg) != CONNECTION_OK) {
         char line[FLEET_ERR_MAX];

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The database restarted in the middle of a batch (pg_ctl restart): both feeders lose their
 # connection, reconnect with back-off, and every job completes; each job is written back exactly
-# once (no fenced duplicate, no job lost).
+# once (no fenced duplicate, no job lost); a zkpipe wait --dsn started before the restart reconnects
+# and returns when its job is done.
 . "$(dirname "$0")/lib.sh"
 pg_start
 "$ZKPIPE" db init --dsn "$DSN" >/dev/null || fail "db init"
@@ -20,9 +21,15 @@ some_done() { [ "$(jobs_in done)" -ge 2 ]; }
 wait_for 60 "the first jobs to finish" some_done
 [ "$(jobs_in done)" -lt "$N" ] || fail "the batch ended before the restart"
 log "restarting the database with $(jobs_in done) of $N jobs done"
+LAST=${JOBS[$((N - 1))]}
+"$ZKPIPE" wait --dsn "$DSN" --timeout 120 "$LAST" >"$T/wait-last.out" 2>&1 &
+WAITER=$!
+sleep 0.3
 pg_ctl_do restart
 wait_for 120 "every job to end after the restart" all_final
 [ "$(jobs_in done)" = "$N" ] || fail "not every job is done: $(psql_q "SELECT id, state, error FROM zkpipe_jobs WHERE state <> 'done'")"
+wait "$WAITER" || fail "zkpipe wait --dsn across the restart: $(cat "$T/wait-last.out")"
+grep -q "job $LAST done" "$T/wait-last.out" || fail "zkpipe wait --dsn: $(cat "$T/wait-last.out")"
 grep -q "lost the connection to the fleet queue" "$T/logs/A-feeder.log" "$T/logs/B-feeder.log" ||
     fail "no feeder noticed the restart"
 for b in A B; do

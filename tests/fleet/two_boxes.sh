@@ -1,5 +1,5 @@
 #!/bin/bash
-# Two boxes (each a pipeline with its own segment, spool and feeder) share one queue: jobs over both
+# Two boxes (each a pipeline with its own segment, spool and feeder) share one queue: 40 jobs over both
 # curves all finish, each partition has exactly one result, written by one box, and every proof
 # verifies (the native verifier; snarkjs for one proof per circuit); both boxes did work; the local
 # copies are retired; zkpipe status --dsn shows both boxes.
@@ -14,7 +14,7 @@ M=$DATA/bn128/mulchain
 M3=$DATA/bls12381/mulchain
 P=$DATA/bn128/poseidon
 declare -A CIRC=()
-N=${JOBS:-16}
+N=${JOBS:-40}
 for ((i = 0; i < N; i++)); do
     case $((i % 3)) in
     0) c=mulchain files=("$M/witness-1.wtns" "$M/witness-2.wtns") ;;
