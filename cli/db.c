@@ -81,7 +81,8 @@ int zkpipe_fleet_submit(const char *dsn, const char *circuit, const char *prio_s
         fprintf(stderr, "zkpipe: %s\n", err);
     else
         printf("submitted %d partition%s of circuit %s, priority %s, to the fleet queue\n%s\n", n, n == 1 ? "" : "s",
-               circuit, cfg_priority_name(prio), id), rc = 0;
+               circuit, cfg_priority_name(prio), id),
+            rc = 0;
     PQfinish(pg);
 out:
     for (int k = 0; k < n; k++) free(bufs[k]);
@@ -146,11 +147,13 @@ int zkpipe_fleet_wait(const char *dsn, const char *out, double timeout, const ch
             fprintf(stderr, "zkpipe: job %s is done but partition %s has no proof\n", id, k);
             rc = 1;
         }
-        if (have && out && (write_out(out, "proof", k, PQgetvalue(res, i, 1)) < 0 ||
-                            write_out(out, "public", k, PQgetvalue(res, i, 2)) < 0))
+        if (have && out &&
+            (write_out(out, "proof", k, PQgetvalue(res, i, 1)) < 0 ||
+             write_out(out, "public", k, PQgetvalue(res, i, 2)) < 0))
             rc = 1;
         else if (have && out)
-            printf("partition %s: box %s %s/proof-%s.json %s/public-%s.json\n", k, PQgetvalue(res, i, 3), out, k, out, k);
+            printf("partition %s: box %s %s/proof-%s.json %s/public-%s.json\n", k, PQgetvalue(res, i, 3), out, k, out,
+                   k);
         else if (have)
             printf("partition %s: box %s\n", k, PQgetvalue(res, i, 3));
     }

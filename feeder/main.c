@@ -28,8 +28,9 @@
 
 #define MAX_HELD 1024
 
-static const char *ABOUT = "Feeds this box from the fleet's PostgreSQL queue ([source postgres] in the ini): claims jobs\n"
-                           "for the configured circuits, proves them through the local spool and writes the results back.";
+static const char *ABOUT =
+    "Feeds this box from the fleet's PostgreSQL queue ([source postgres] in the ini): claims jobs\n"
+    "for the configured circuits, proves them through the local spool and writes the results back.";
 
 typedef struct held {
     char id[FLEET_ID_MAX];
@@ -210,11 +211,14 @@ static int take_in(PGconn *pg, const fleet_claim_t *c) {
     snprintf(j.circuit, sizeof j.circuit, "%s", c->circuit);
     int r = record_write(c->id, c->gen);
     char why2[1200];
-    if (r == 0) r = spool_submit(cfg.spool, &j, inputs, caps[ci], cfg.min_free, why2, sizeof why2);
-    else snprintf(why2, sizeof why2, "%s/fleet/%s: cannot write: %s", cfg.spool, c->id, strerror(-r));
+    if (r == 0)
+        r = spool_submit(cfg.spool, &j, inputs, caps[ci], cfg.min_free, why2, sizeof why2);
+    else
+        snprintf(why2, sizeof why2, "%s/fleet/%s: cannot write: %s", cfg.spool, c->id, strerror(-r));
     PQclear(in);
-    if (r == -ENOSPC || r == -EDQUOT || (r < 0 && r != -EFBIG)) {
-        /* the box, not the job: the lease lapses and another box (or this one later) takes it */
+    if (r < 0 && r != -EFBIG) {
+        /* the box, not the job (no space, min_free, an I/O error): the lease lapses and another box
+         * (or this one later) takes it */
         log_err("job %s: not taken in: %s", c->id, why2);
         char p[1400];
         record_path(p, sizeof p, c->id);
@@ -345,7 +349,8 @@ int main(int argc, char **argv) {
         uint64_t now = daemon_now_ns();
         char st[256];
         status_line(st, sizeof st);
-        if (strcmp(st, last_status)) daemon_notify_status("%s", st), snprintf(last_status, sizeof last_status, "%s", st);
+        if (strcmp(st, last_status))
+            daemon_notify_status("%s", st), snprintf(last_status, sizeof last_status, "%s", st);
         if (!pg) {
             pg = connect_db();
             if (!pg) {

@@ -85,16 +85,22 @@ static int exec_cmd(PGconn *pg, const char *what, const char *sql, char *err, si
     return 0;
 }
 
-static PGresult *exec_params(PGconn *pg, const char *sql, int n, const char *const *v, const int *lens,
-                             const int *fmts, int result_fmt) {
+static PGresult *exec_params(PGconn *pg, const char *sql, int n, const char *const *v, const int *lens, const int *fmts,
+                             int result_fmt) {
     return PQexecParams(pg, sql, n, NULL, v, lens, fmts, result_fmt);
 }
 
 PGconn *fleet_connect(const char *dsn, char *err, size_t errlen) {
     /* A dead server or a cut network must end a call (the feeder reconnects) instead of hanging it:
      * TCP keepalives and a user timeout of 30 s. The dsn's own settings win: it expands after ours. */
-    const char *keys[] = {"connect_timeout", "keepalives_idle", "keepalives_interval", "keepalives_count",
-                          "tcp_user_timeout", "application_name", "dbname", NULL};
+    const char *keys[] = {"connect_timeout",
+                          "keepalives_idle",
+                          "keepalives_interval",
+                          "keepalives_count",
+                          "tcp_user_timeout",
+                          "application_name",
+                          "dbname",
+                          NULL};
     const char *vals[] = {"5", "10", "5", "3", "30000", "zkpipe", dsn, NULL};
     PGconn *pg = PQconnectdbParams(keys, vals, 1);
     if (!pg || PQstatus(pg) != CONNECTION_OK) {
@@ -436,8 +442,8 @@ int fleet_heartbeat(PGconn *pg, const char *box, const char *circuits, uint32_t 
 int fleet_job_state(PGconn *pg, const char *id, char *state, size_t slen, char *error, size_t elen, uint32_t *n_parts,
                     char *err, size_t errlen) {
     const char *v[] = {id};
-    PGresult *r =
-        exec_params(pg, "SELECT state, coalesce(error, ''), n_parts FROM zkpipe_jobs WHERE id = $1", 1, v, NULL, NULL, 0);
+    PGresult *r = exec_params(pg, "SELECT state, coalesce(error, ''), n_parts FROM zkpipe_jobs WHERE id = $1", 1, v,
+                              NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "reading a job", r, err, errlen);
     if (PQntuples(r) != 1) {
         PQclear(r);
@@ -487,9 +493,8 @@ int fleet_read_file(const char *path, uint64_t cap, void **ret, size_t *ret_len,
 
 PGresult *fleet_results(PGconn *pg, const char *id, char *err, size_t errlen) {
     const char *v[] = {id};
-    PGresult *r = exec_params(pg,
-                              "SELECT idx, proof, public, box FROM zkpipe_partitions WHERE job = $1 ORDER BY idx", 1, v,
-                              NULL, NULL, 0);
+    PGresult *r = exec_params(pg, "SELECT idx, proof, public, box FROM zkpipe_partitions WHERE job = $1 ORDER BY idx",
+                              1, v, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "reading results", r, err, errlen), NULL;
     return r;
 }
