@@ -107,7 +107,9 @@ PGconn *fleet_connect(const char *dsn, char *err, size_t errlen) {
         char line[FLEET_ERR_MAX];
         snprintf(line, sizeof line, "%s", pg ? PQerrorMessage(pg) : "out of memory");
         line[strcspn(line, "\n")] = 0;
-        snprintf(err, errlen, "cannot connect to the database (%s): %s", dsn, line);
+        /* names the server, never the dsn itself: it may hold a password */
+        snprintf(err, errlen, "cannot connect to the database %s on %s port %s: %s", pg && PQdb(pg) ? PQdb(pg) : "?",
+                 pg && PQhost(pg) ? PQhost(pg) : "?", pg && PQport(pg) ? PQport(pg) : "?", line);
         PQfinish(pg);
         return NULL;
     }
