@@ -124,7 +124,11 @@ static int write_backs(PGconn *pg) {
     for (uint32_t i = 0; i < n_held;) {
         held_t *h = &held[i];
         const char *pl = spool_job_place(cfg.spool, h->id);
-        if (pl && (!strcmp(pl, "incoming") || !strcmp(pl, "active"))) {
+        /* not finished, or finished but its end not recorded in the segment yet (the finalizer may
+         * still repeat it on the directory) */
+        int slot = pl ? shm_job_find(&seg, h->id) : -1;
+        if (pl && (!strcmp(pl, "incoming") || !strcmp(pl, "active") ||
+                   (slot >= 0 && shm_job_live(shm_job_state(&seg.jobs[slot]))))) {
             i++;
             continue;
         }
