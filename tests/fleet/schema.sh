@@ -19,8 +19,12 @@ for t in zkpipe_jobs:lease_gen zkpipe_jobs:lease_expiry zkpipe_jobs:lease_owner 
 done
 # a job through the SQL function, then init again: nothing changes, the job stays
 W=$DATA/bls12381/mulchain/witness-1.wtns
-J=$(psql_q "SELECT zkpipe_submit('mulchain381', 'HIGH', ARRAY[pg_read_binary_file('$W')]::bytea[])" 2>/dev/null) ||
-    J=$(db_submit mulchain381 HIGH "$W")
+HEX=$(python3 -c 'import sys; print(open(sys.argv[1], "rb").read().hex())' "$W")
+J=$(psql_q "SELECT zkpipe_submit('mulchain381', 'HIGH', ARRAY[decode('$HEX', 'hex')])") || fail "zkpipe_submit from SQL"
+[ "$(psql_q "SELECT count(*) FROM zkpipe_jobs WHERE id = '$J'")" = 1 ] || fail "zkpipe_submit returned '$J', no such job"
+out=$(psql_q "SELECT zkpipe_submit('mulchain381', 'URGENT', ARRAY[decode('00', 'hex')])" 2>&1) &&
+    fail "zkpipe_submit accepted priority URGENT"
+echo "$out" | grep -q "priority must be CRITICAL, HIGH, NORMAL or LOW, not URGENT" || fail "bad priority: $out"
 [ "$(psql_q "SELECT state || ' ' || priority || ' ' || n_parts FROM zkpipe_jobs WHERE id = '$J'")" = "queued 1 1" ] ||
     fail "the submitted job is not queued HIGH with 1 partition"
 [ "$(psql_q "SELECT length(input) FROM zkpipe_partitions WHERE job = '$J'")" = "$(stat -c %s "$W")" ] ||
