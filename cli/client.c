@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/spool.h"
+
 int cli_usage_error(const char *usage) {
     fprintf(stderr, "Usage: %s\n", usage);
     return 2;
@@ -69,16 +71,7 @@ int cli_attach(const cfg_t *c, shm_t *s, bool quiet) {
     return -1;
 }
 
-const char *cli_job_place(const cfg_t *c, const char *id) {
-    static const char *places[] = {"incoming", "active", "done", "failed"};
-    for (int i = 0; i < 4; i++) {
-        char p[1400];
-        struct stat st;
-        snprintf(p, sizeof p, "%s/%s/%s", c->spool, places[i], id);
-        if (lstat(p, &st) == 0) return places[i];
-    }
-    return NULL;
-}
+const char *cli_job_place(const cfg_t *c, const char *id) { return spool_job_place(c->spool, id); }
 
 int cli_read_result(const char *path, char *status, size_t slen, char *error, size_t elen, uint32_t *n_parts) {
     json_object *o = json_object_from_file(path);

@@ -27,6 +27,9 @@ static const struct command commands[] = {
     {"top", zkpipe_cmd_top, "top [--interval S]: a live view of slabs, stages, queues and jobs; q quits"},
     {"setup", zkpipe_cmd_setup, "setup: create the shared segment and spool from the ini, or check its geometry"},
 #endif
+#ifdef ZKPIPE_FLEET
+    {"db", zkpipe_cmd_db, "db init --dsn DSN: create or migrate the fleet queue's schema (docs/fleet.md)"},
+#endif
 };
 
 static void usage(FILE *f) {

@@ -7,7 +7,7 @@
 #include "commands.h"
 #include "common/spool.h"
 
-#define STATUS_USAGE "zkpipe status [--config FILE] [JOB]"
+#define STATUS_USAGE "zkpipe status [--config FILE] [JOB] | --dsn DSN"
 
 static void print_counters(shm_t *s) {
     printf(
@@ -108,10 +108,15 @@ static void segment_status(shm_t *s) {
 }
 
 int zkpipe_cmd_status(int argc, char **argv) {
-    const char *config;
-    int parsed = cli_options(argc, argv, STATUS_USAGE, NULL, NULL, &config);
+    const char *config, *dsn = NULL;
+    const cli_option_t opts[] = {{"dsn", 'D', "DSN", &dsn}, {0}};
+    int parsed = cli_options(argc, argv, STATUS_USAGE, NULL, opts, &config);
     if (parsed >= 0) return parsed;
-    if (optind + 1 < argc) return cli_usage_error(STATUS_USAGE);
+    if (optind + 1 < argc || (dsn && optind < argc)) return cli_usage_error(STATUS_USAGE);
+#ifdef ZKPIPE_FLEET
+    if (dsn) return zkpipe_fleet_status(dsn);
+#endif
+    if (dsn) return fprintf(stderr, "zkpipe: --dsn: built without libpq (the fleet queue)\n"), 2;
     const char *id = optind < argc ? argv[optind] : NULL;
     cfg_t c;
     if (cli_load_config(config, &c) < 0) return 2;

@@ -8,19 +8,25 @@
 #include "commands.h"
 #include "common/spool.h"
 
-#define WAIT_USAGE "zkpipe wait [--config FILE] [--timeout SECONDS] JOB"
+#define WAIT_USAGE "zkpipe wait [--config FILE | --dsn DSN [--out DIR]] [--timeout SECONDS] JOB"
 
 int zkpipe_cmd_wait(int argc, char **argv) {
-    const char *config, *timeout_s = NULL;
-    const cli_option_t opts[] = {{"timeout", 't', "SECONDS", &timeout_s}, {0}};
+    const char *config, *timeout_s = NULL, *dsn = NULL, *out = NULL;
+    const cli_option_t opts[] = {
+        {"timeout", 't', "SECONDS", &timeout_s}, {"dsn", 'D', "DSN", &dsn}, {"out", 'o', "DIR", &out}, {0}};
     int parsed = cli_options(argc, argv, WAIT_USAGE,
                              "Waits until the job is done (prints each proof-<k>.json and public-<k>.json, then the\n"
-                             "result.json; exit 0) or failed (the reason on stderr; exit 1).",
+                             "result.json; exit 0) or failed (the reason on stderr; exit 1). With --dsn, a job of the\n"
+                             "fleet's queue; --out DIR writes its proof-<k>.json and public-<k>.json there.",
                              opts, &config);
     if (parsed >= 0) return parsed;
     if (optind + 1 != argc || !spool_valid_id(argv[optind])) return cli_usage_error(WAIT_USAGE);
     double timeout = timeout_s ? atof(timeout_s) : -1;
     const char *id = argv[optind];
+#ifdef ZKPIPE_FLEET
+    if (dsn) return zkpipe_fleet_wait(dsn, out, timeout, id);
+#endif
+    if (dsn || out) return fprintf(stderr, "zkpipe: --dsn/--out: %s\n", dsn ? "built without libpq" : "need --dsn"), 2;
     cfg_t c;
     if (cli_load_config(config, &c) < 0) return 2;
     if (!cli_job_place(&c, id)) {

@@ -455,6 +455,99 @@ int spool_clean_tmp(const char *spool, unsigned min_age_s) {
     return removed;
 }
 
+void spool_remove_dir(const char *path) {
+    char parent[1300];
+    snprintf(parent, sizeof parent, "%s", path);
+    char *slash = strrchr(parent, '/');
+    const char *name = slash ? path + (slash - parent) + 1 : path;
+    if (slash) *slash = 0;
+    _cleanup_close_ int pfd = open(!slash ? "." : parent[0] ? parent : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (pfd >= 0) remove_dir_at(pfd, name);
+}
+
+static double mib(int64_t b) { return b / 1048576.0; }
+
+int spool_submit(const char *spool, const spool_job_t *j, const spool_input_t *in, uint64_t cap, uint64_t min_free,
+                 char *err, size_t errlen) {
+    uint64_t total = 0;
+    for (uint32_t k = 0; k < j->n_parts; k++) {
+        struct stat st;
+        if (!in[k].path)
+            total += in[k].len;
+        else if (stat(in[k].path, &st) == 0 && S_ISREG(st.st_mode))
+            total += (uint64_t)st.st_size;
+    }
+    int64_t avail = spool_free_bytes(spool);
+    if (avail >= 0 && (uint64_t)avail < min_free + total) {
+        snprintf(err, errlen,
+                 "the spool %s has %.1f MiB free, less than this job's inputs (%.1f MiB) plus [pipeline] min_free "
+                 "(%.1f MiB): not accepting new jobs until space is freed",
+                 spool, mib(avail), mib((int64_t)total), mib((int64_t)min_free));
+        return -ENOSPC;
+    }
+    char tmp[1400], dst[1400];
+    snprintf(tmp, sizeof tmp, "%s/tmp/%s", spool, j->id);
+    snprintf(dst, sizeof dst, "%s/incoming/%s", spool, j->id);
+    if (mkdir(tmp, 0775) < 0) {
+        int e = errno;
+        snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(e));
+        return -e;
+    }
+    _cleanup_close_ int dfd = spool_open_dir(tmp);
+    if (dfd < 0 || spool_lock_tmp(dfd) < 0) {
+        int e = dfd < 0 ? -dfd : errno;
+        snprintf(err, errlen, "cannot open %s: %s", tmp, strerror(e));
+        (void)rmdir(tmp);
+        return -e;
+    }
+    /* The stages (user zkpipe) must rename the job directory into active/ (moving a directory needs
+     * write access to it) and write proofs into it, whoever submits: group-writable whatever the
+     * submitter's umask, with the spool's group (setgid, docs/deploy.md). */
+    (void)fchmod(dfd, 02770);
+    for (uint32_t k = 0; k < j->n_parts; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "witness-%u.wtns", k);
+        int r;
+        if (in[k].path) {
+            r = spool_copy_in(in[k].path, dfd, name, cap, err, errlen);
+        } else if (in[k].len > cap) {
+            snprintf(err, errlen, "input %u: %zu bytes, more than the %llu an input of this circuit can be", k,
+                     in[k].len, (unsigned long long)cap);
+            r = -EFBIG;
+        } else if ((r = spool_write_at(dfd, name, in[k].data, in[k].len, NULL, -1)) < 0) {
+            snprintf(err, errlen, "input %u: cannot write %s/%s: %s", k, tmp, name, space_error(-r));
+        }
+        if (r < 0) {
+            spool_remove_dir(tmp);
+            return r;
+        }
+    }
+    int r = spool_write_job(tmp, j);
+    if (r == 0 && fsync(dfd) < 0) r = -errno;
+    if (r == 0 && rename(tmp, dst) < 0) r = -errno;
+    if (r < 0) {
+        snprintf(err, errlen, "cannot submit into %s: %s", dst,
+                 r == -ENOSPC ? "no space left on the spool's file system" : strerror(-r));
+        spool_remove_dir(tmp);
+        return r;
+    }
+    char inc[1400];
+    snprintf(inc, sizeof inc, "%s/incoming", spool);
+    (void)spool_fsync_dir(inc);
+    return 0;
+}
+
+const char *spool_job_place(const char *spool, const char *id) {
+    static const char *places[] = {"incoming", "active", "done", "failed"};
+    for (int i = 0; i < 4; i++) {
+        char p[1400];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/%s/%s", spool, places[i], id);
+        if (lstat(p, &st) == 0) return places[i];
+    }
+    return NULL;
+}
+
 bool spool_exists(const char *path) {
     struct stat st;
     return stat(path, &st) == 0;

@@ -91,5 +91,25 @@ int spool_write_result(int dirfd, const spool_result_t *r);
  * result.json that says why (for jobs that never got registered: corrupt job.ini, unknown circuit,
  * not a directory). */
 int spool_fail_dir(const char *spool, const char *from_dir, const char *id, const char *status, const char *reason);
+/* Where a job is: "incoming", "active", "done", "failed" or NULL. A job only moves forward, each
+ * step one rename, so scanning in that order cannot miss a job that moves while we look. */
+const char *spool_job_place(const char *spool, const char *id);
+/* Removes a job folder's files (the spool makes no subfolders), then the folder; never follows a
+ * link. */
+void spool_remove_dir(const char *path);
+/* One input of a new job: a file to copy in (spool_copy_in: a regular file, followed once), or,
+ * with path NULL, bytes (the fleet feeder's inputs come from the database). */
+typedef struct spool_input {
+    const char *path;
+    const void *data;
+    size_t len;
+} spool_input_t;
+/* The one submission path (zkpipe submit, zkpipe-feeder): refuses the job while the spool has less
+ * than min_free + the inputs free; builds SPOOL/tmp/ID holding its lock, puts input k there as
+ * witness-<k>.wtns (each at most cap bytes), writes job.ini (j->id must be set), renames the folder
+ * into incoming/ (the commit point) and fsyncs it. 0, or a negative errno with one line in err; a
+ * refused or failed submission leaves nothing behind. */
+int spool_submit(const char *spool, const spool_job_t *j, const spool_input_t *in, uint64_t cap, uint64_t min_free,
+                 char *err, size_t errlen);
 /* JSON string escaping into out (always terminated). */
 void spool_json_escape(const char *in, char *out, size_t cap);

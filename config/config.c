@@ -259,6 +259,25 @@ static int on_exporter(struct parse_state *st, const char *k, const char *v) {
     return 1;
 }
 
+static int on_source_postgres(struct parse_state *st, const char *k, const char *v) {
+    cfg_t *c = st->c;
+    if (!strcmp(k, "dsn")) return copy_str(st, c->source_dsn, sizeof c->source_dsn, k, v);
+    if (!strcmp(k, "box")) {
+        if (!valid_name(v)) return perr(st, "box = %s: a box name uses letters, digits, '_', '-', '.'", v), 0;
+        return copy_str(st, c->box, sizeof c->box, k, v);
+    }
+    if (!strcmp(k, "lease")) {
+        if (parse_u32(v, 2, 86400, &c->lease_s)) return perr(st, "lease = %s: expected seconds from 2 to 86400", v), 0;
+    } else if (!strcmp(k, "batch")) {
+        if (parse_u32(v, 1, 1024, &c->batch)) return perr(st, "batch = %s: expected 1 to 1024 jobs", v), 0;
+    } else if (!strcmp(k, "poll_ms")) {
+        if (parse_u32(v, 10, 600000, &c->poll_ms)) return perr(st, "poll_ms = %s: expected 10 to 600000", v), 0;
+    } else {
+        return perr(st, "unknown key '%s' in [source postgres]", k), 0;
+    }
+    return 1;
+}
+
 static int on_circuit(struct parse_state *st, const char *k, const char *v) {
     cfg_circuit_t *ci = &st->c->circuits[st->cur_circuit];
     if (!strcmp(k, "zkey")) return copy_str(st, ci->zkey, sizeof ci->zkey, k, v);
@@ -279,7 +298,8 @@ static int on_circuit(struct parse_state *st, const char *k, const char *v) {
 static int begin_section(struct parse_state *st, const char *section) {
     st->cur_circuit = -1;
     if (!strcmp(section, "pipeline") || !strcmp(section, "synth") || !strcmp(section, "gpu") ||
-        !strcmp(section, "finalizer") || !strcmp(section, "exporter"))
+        !strcmp(section, "finalizer") || !strcmp(section, "exporter") ||
+        !strcmp(section, "source postgres"))
         return 1;
     if (!strncmp(section, "circuit", 7) && isspace((unsigned char)section[7])) {
         const char *n = section + 8;
@@ -305,7 +325,9 @@ static int begin_section(struct parse_state *st, const char *section) {
         st->cur_circuit = st->c->n_circuits++;
         return 1;
     }
-    return perr(st, "unknown section [%s] (expected pipeline, synth, gpu, finalizer, exporter or circuit NAME)",
+    return perr(st,
+                "unknown section [%s] (expected pipeline, synth, gpu, finalizer, exporter, source postgres or "
+                "circuit NAME)",
                 section),
            0;
 }
@@ -321,6 +343,7 @@ static int handler(void *user, const char *section, const char *name, const char
     if (!strcmp(section, "gpu")) return on_gpu(st, name, value);
     if (!strcmp(section, "finalizer")) return on_finalizer(st, name, value);
     if (!strcmp(section, "exporter")) return on_exporter(st, name, value);
+    if (!strcmp(section, "source postgres")) return on_source_postgres(st, name, value);
     if (st->cur_circuit >= 0) return on_circuit(st, name, value);
     return 0;
 }
@@ -416,6 +439,9 @@ static void set_defaults(cfg_t *c) {
     c->finalizer_threads = 1;
     strcpy(c->exporter_host, "127.0.0.1");
     c->exporter_port = 9821;
+    c->lease_s = 30;
+    c->batch = 4;
+    c->poll_ms = 2000;
 }
 
 /* Checks that need the whole file. Relative circuit paths are taken relative to the ini's folder. */

@@ -56,6 +56,12 @@ typedef struct cfg {
     /* [exporter] */
     char exporter_host[64]; /* listen = HOST:PORT, an IPv4 address or [IPv6] (default 127.0.0.1:9821) */
     uint16_t exporter_port;
+    /* [source postgres]: the fleet queue (docs/fleet.md); read by zkpipe-feeder only */
+    char source_dsn[CFG_PATH_MAX]; /* libpq connection string; "" = no fleet source */
+    char box[CFG_NAME_MAX];        /* this box's name in the fleet (default HOSTNAME-NAME) */
+    uint32_t lease_s;              /* lease time in seconds (default 30) */
+    uint32_t batch;                /* most jobs claimed in one transaction (default 4) */
+    uint32_t poll_ms;              /* polling fallback when no NOTIFY comes (default 2000) */
     /* [circuit NAME] */
     uint32_t n_circuits;
     cfg_circuit_t circuits[CFG_MAX_CIRCUITS];

@@ -8,6 +8,8 @@ pkgs="meson ninja-build pkg-config gcc g++ python3 liburing-dev libsystemd-dev l
 # observing the pipeline: the exporter (libmicrohttpd), its tests (promtool and prometheus, headless
 # chromium, curl) and zkpipe top's (tmux)
 pkgs="$pkgs libmicrohttpd-dev prometheus chromium curl tmux"
+# the fleet queue (fleet/, feeder/, tests/fleet: a private PostgreSQL server)
+pkgs="$pkgs libpq-dev postgresql"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

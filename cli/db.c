@@ -1,0 +1,174 @@
+/* The fleet side of the CLI (docs/fleet.md): zkpipe db init, and the --dsn branches of submit, wait
+ * and status. Every query is in fleet/. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "commands.h"
+#include "common/spool.h"
+#include "fleet/fleet.h"
+#include "shm/shm.h"
+
+#define DB_USAGE "zkpipe db init --dsn DSN"
+/* No input of any circuit is this large; the feeder checks each against its circuit's witness. */
+#define FLEET_INPUT_CAP (1ull << 30) /* and the most a bytea holds */
+
+static PGconn *connect_checked(const char *dsn, bool check) {
+    char err[FLEET_ERR_MAX];
+    PGconn *pg = fleet_connect(dsn, err, sizeof err);
+    if (pg && check && fleet_check_schema(pg, err, sizeof err) < 0) {
+        PQfinish(pg);
+        pg = NULL;
+    }
+    if (!pg) fprintf(stderr, "zkpipe: %s\n", err);
+    return pg;
+}
+
+int zkpipe_cmd_db(int argc, char **argv) {
+    const char *config, *dsn = NULL;
+    const cli_option_t opts[] = {{"dsn", 'D', "DSN", &dsn}, {0}};
+    int parsed = cli_options(argc, argv, DB_USAGE,
+                             "Creates the fleet's tables in the database, or migrates them to this zkpipe's schema\n"
+                             "version; running it again changes nothing. A newer schema is refused.",
+                             opts, &config);
+    if (parsed >= 0) return parsed;
+    if (!dsn || optind + 1 != argc || strcmp(argv[optind], "init")) return cli_usage_error(DB_USAGE);
+    PGconn *pg = connect_checked(dsn, false);
+    if (!pg) return 1;
+    char err[FLEET_ERR_MAX];
+    int from = 0;
+    int r = fleet_db_init(pg, &from, err, sizeof err);
+    PQfinish(pg);
+    if (r < 0) {
+        fprintf(stderr, "zkpipe: %s\n", err);
+        return 1;
+    }
+    if (from == FLEET_SCHEMA_VERSION)
+        printf("schema version %d: up to date\n", from);
+    else
+        printf("schema version %d: migrated from %d\n", FLEET_SCHEMA_VERSION, from);
+    return 0;
+}
+
+int zkpipe_fleet_submit(const char *dsn, const char *circuit, const char *prio_s, int n, char **files) {
+    int prio = prio_s ? cfg_parse_priority(prio_s) : CFG_PRIO_NORMAL;
+    if (prio < 0) {
+        fprintf(stderr, "zkpipe: --priority %s: expected CRITICAL, HIGH, NORMAL or LOW\n", prio_s);
+        return 2;
+    }
+    if (n > (int)SHM_MAX_PARTS) {
+        fprintf(stderr, "zkpipe: %d inputs; a job has at most %u partitions\n", n, SHM_MAX_PARTS);
+        return 2;
+    }
+    void *bufs[SHM_MAX_PARTS] = {0};
+    size_t lens[SHM_MAX_PARTS];
+    char err[FLEET_ERR_MAX], id[FLEET_ID_MAX];
+    int rc = 1;
+    for (int k = 0; k < n; k++)
+        if (fleet_read_file(files[k], FLEET_INPUT_CAP, &bufs[k], &lens[k], err, sizeof err) < 0) {
+            fprintf(stderr, "zkpipe: %s\n", err);
+            goto out;
+        }
+    PGconn *pg = connect_checked(dsn, true);
+    if (!pg) goto out;
+    if (fleet_submit(pg, circuit, prio, (const void *const *)bufs, lens, (uint32_t)n, id, err, sizeof err) < 0)
+        fprintf(stderr, "zkpipe: %s\n", err);
+    else
+        printf("submitted %d partition%s of circuit %s, priority %s, to the fleet queue\n%s\n", n, n == 1 ? "" : "s",
+               circuit, cfg_priority_name(prio), id),
+            rc = 0;
+    PQfinish(pg);
+out:
+    for (int k = 0; k < n; k++) free(bufs[k]);
+    return rc;
+}
+
+static int write_out(const char *dir, const char *kind, const char *k, const char *text) {
+    char path[1400];
+    snprintf(path, sizeof path, "%s/%s-%s.json", dir, kind, k);
+    int r = spool_write_atomic(path, text, strlen(text));
+    if (r < 0) fprintf(stderr, "zkpipe: %s: cannot write: %s\n", path, strerror(-r));
+    return r;
+}
+
+int zkpipe_fleet_wait(const char *dsn, const char *out, double timeout, const char *id) {
+    PGconn *pg = connect_checked(dsn, true);
+    if (!pg) return 1;
+    char err[FLEET_ERR_MAX], state[32], error[1200];
+    uint32_t n = 0;
+    PQclear(PQexec(pg, "LISTEN zkpipe_done"));
+    uint64_t t0 = shm_now_ns();
+    int backoff = 100;
+    for (;;) {
+        int r = pg ? fleet_job_state(pg, id, state, sizeof state, error, sizeof error, &n, err, sizeof err) : -EIO;
+        if (r == -ENOENT) {
+            fprintf(stderr, "zkpipe: %s\n", err);
+            PQfinish(pg);
+            return 2;
+        }
+        if (r == 0 && fleet_state_final(state)) break;
+        if (timeout >= 0 && (shm_now_ns() - t0) / 1e9 > timeout) {
+            fprintf(stderr, "zkpipe: job %s: still %s after %.0f s\n", id, r == 0 ? state : "unknown", timeout);
+            PQfinish(pg);
+            return 1;
+        }
+        if (r < 0) { /* the database went away: reconnect with back-off, the job is still there */
+            PQfinish(pg);
+            (void)poll(NULL, 0, backoff);
+            backoff = backoff * 2 > 5000 ? 5000 : backoff * 2;
+            pg = fleet_connect(dsn, err, sizeof err);
+            if (pg) PQclear(PQexec(pg, "LISTEN zkpipe_done")), backoff = 100;
+            continue;
+        }
+        struct pollfd p = {.fd = PQsocket(pg), .events = POLLIN};
+        if (poll(&p, 1, 1000) > 0 && PQconsumeInput(pg)) {
+            PGnotify *m;
+            while ((m = PQnotifies(pg))) PQfreemem(m);
+        }
+    }
+    int rc = strcmp(state, "done") ? 1 : 0;
+    if (rc) fprintf(stderr, "zkpipe: job %s %s: %s\n", id, state, error);
+    PGresult *res = fleet_results(pg, id, err, sizeof err);
+    if (!res) {
+        fprintf(stderr, "zkpipe: %s\n", err);
+        PQfinish(pg);
+        return 1;
+    }
+    for (int i = 0; i < PQntuples(res); i++) {
+        const char *k = PQgetvalue(res, i, 0);
+        bool have = !PQgetisnull(res, i, 1) && !PQgetisnull(res, i, 2);
+        if (!rc && !have) {
+            fprintf(stderr, "zkpipe: job %s is done but partition %s has no proof\n", id, k);
+            rc = 1;
+        }
+        if (have && out &&
+            (write_out(out, "proof", k, PQgetvalue(res, i, 1)) < 0 ||
+             write_out(out, "public", k, PQgetvalue(res, i, 2)) < 0))
+            rc = 1;
+        else if (have && out)
+            printf("partition %s: box %s %s/proof-%s.json %s/public-%s.json\n", k, PQgetvalue(res, i, 3), out, k, out,
+                   k);
+        else if (have)
+            printf("partition %s: box %s\n", k, PQgetvalue(res, i, 3));
+    }
+    PQclear(res);
+    PQfinish(pg);
+    if (!rc) printf("job %s done (%u partitions)\n", id, n);
+    return rc;
+}
+
+int zkpipe_fleet_status(const char *dsn) {
+    PGconn *pg = connect_checked(dsn, true);
+    if (!pg) return 1;
+    char err[FLEET_ERR_MAX];
+    int r = fleet_print_status(pg, stdout, err, sizeof err);
+    if (r < 0) fprintf(stderr, "zkpipe: %s\n", err);
+    PQfinish(pg);
+    return r < 0 ? 1 : 0;
+}

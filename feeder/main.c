@@ -1,0 +1,394 @@
+/* zkpipe-feeder: one per box. Claims jobs from the fleet's PostgreSQL queue ([source postgres]) for
+ * the circuits this box serves, as many as the box can start soon, writes each into the local
+ * spool through the one submission path (spool_submit), renews its leases, and writes every
+ * finished job back fenced by its lease generation, then retires the local copy (docs/fleet.md).
+ *
+ * Invariants:
+ * - SPOOL/fleet/ID (the job's lease generation) is written before the job enters the spool and
+ *   removed only after the job's local copy is retired: a restarted feeder knows every local copy
+ *   that is a fleet job, and with which generation it was claimed.
+ * - A local copy is retired only after its write-back committed or the fence refused it.
+ * - The segment is read only through shm/'s named functions (slab and partition counts). */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/spool.h"
+#include "common/stage.h"
+#include "shm/cleanup.h"
+#include "fleet/fleet.h"
+#include "shm/slab.h"
+#include "zk/zkey.h"
+
+#define MAX_HELD 1024
+
+static const char *ABOUT =
+    "Feeds this box from the fleet's PostgreSQL queue ([source postgres] in the ini): claims jobs\n"
+    "for the configured circuits, proves them through the local spool and writes the results back.";
+
+typedef struct held {
+    char id[FLEET_ID_MAX];
+    int64_t gen;
+    bool lost; /* the renewal found another generation: the result will be refused */
+} held_t;
+
+static cfg_t cfg;
+static shm_t seg;
+static char box[CFG_NAME_MAX + 72];
+static held_t held[MAX_HELD];
+static uint32_t n_held;
+static uint64_t caps[CFG_MAX_CIRCUITS]; /* the largest witness of each circuit, 0 = not served */
+static const char *served[CFG_MAX_CIRCUITS];
+static uint32_t n_served;
+static char served_list[CFG_MAX_CIRCUITS * (CFG_NAME_MAX + 1)];
+static uint64_t n_claimed, n_written, n_fenced;
+
+static void record_path(char *p, size_t n, const char *id) { snprintf(p, n, "%s/fleet/%s", cfg.spool, id); }
+
+static int record_write(const char *id, int64_t gen) {
+    char p[1400], text[32];
+    record_path(p, sizeof p, id);
+    int n = snprintf(text, sizeof text, "%lld\n", (long long)gen);
+    return spool_write_atomic(p, text, (size_t)n);
+}
+
+static held_t *find_held(const char *id) {
+    for (uint32_t i = 0; i < n_held; i++)
+        if (!strcmp(held[i].id, id)) return &held[i];
+    return NULL;
+}
+
+static void drop_held(held_t *h) {
+    char p[1400];
+    record_path(p, sizeof p, h->id);
+    (void)unlink(p);
+    *h = held[--n_held];
+}
+
+/* The records of a previous run: every local fleet job and its generation. */
+static void load_records(void) {
+    char dir[1400];
+    snprintf(dir, sizeof dir, "%s/fleet", cfg.spool);
+    char **names;
+    size_t n;
+    if (spool_list(dir, &names, &n) < 0) return;
+    for (size_t i = 0; i < n && n_held < MAX_HELD; i++) {
+        char p[1400], buf[32] = {0};
+        record_path(p, sizeof p, names[i]);
+        _cleanup_close_ int fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 || read(fd, buf, sizeof buf - 1) <= 0 || !spool_valid_id(names[i])) {
+            (void)unlink(p);
+            continue;
+        }
+        held_t *h = &held[n_held++];
+        snprintf(h->id, sizeof h->id, "%s", names[i]);
+        h->gen = strtoll(buf, NULL, 10);
+        h->lost = false;
+    }
+    spool_free_list(names, n);
+    if (n_held) log_info("%u fleet jobs from the previous run are in the spool", n_held);
+}
+
+/* Partitions this box can start soon: free slabs plus one slab ring of look-ahead, less what waits
+ * locally already (pending partitions in the segment, jobs not yet taken in from incoming/). */
+static int64_t room(void) {
+    uint32_t counts[SLAB_NSTATES];
+    shm_slab_counts(&seg, counts);
+    int64_t r = (int64_t)counts[SLAB_FREE] + seg.hdr->n_slabs;
+    for (uint32_t i = 0; i < seg.hdr->n_jobs; i++) {
+        if (!shm_job_live(shm_job_state(&seg.jobs[i]))) continue;
+        uint32_t pc[PART_NSTATES];
+        shm_part_counts(&seg, i, pc);
+        r -= pc[PART_PENDING];
+    }
+    uint32_t unfinished = 0;
+    for (uint32_t i = 0; i < n_held; i++) {
+        const char *pl = spool_job_place(cfg.spool, held[i].id);
+        if (pl && !strcmp(pl, "incoming")) r--;
+        if (pl && (!strcmp(pl, "incoming") || !strcmp(pl, "active"))) unfinished++;
+    }
+    /* the job table must keep room for local submissions and restarts */
+    if (unfinished >= seg.hdr->n_jobs / 2) return 0;
+    if (r > (int64_t)(seg.hdr->n_jobs / 2 - unfinished)) r = seg.hdr->n_jobs / 2 - unfinished;
+    return r;
+}
+
+/* Write-back of every finished local fleet job, then its retirement. -1: the connection failed. */
+static int write_backs(PGconn *pg) {
+    for (uint32_t i = 0; i < n_held;) {
+        held_t *h = &held[i];
+        const char *pl = spool_job_place(cfg.spool, h->id);
+        /* not finished, or finished but its end not recorded in the segment yet (the finalizer may
+         * still repeat it on the directory) */
+        int slot = pl ? shm_job_find(&seg, h->id) : -1;
+        if (pl && (!strcmp(pl, "incoming") || !strcmp(pl, "active") ||
+                   (slot >= 0 && shm_job_live(shm_job_state(&seg.jobs[slot]))))) {
+            i++;
+            continue;
+        }
+        char dir[1400], err[FLEET_ERR_MAX];
+        if (pl) {
+            snprintf(dir, sizeof dir, "%s/%s/%s", cfg.spool, pl, h->id);
+            int w = fleet_write_back(pg, box, h->id, h->gen, dir, err, sizeof err);
+            if (w == -EIO) return log_err("%s", err), -1;
+            if (w < 0) { /* the local result cannot be read: the job fails with why */
+                log_err("job %s: %s", h->id, err);
+                w = fleet_fail(pg, box, h->id, h->gen, err, err, sizeof err);
+                if (w < 0) return log_err("%s", err), -1;
+            }
+            if (w == 1) {
+                n_written++;
+                log_info("job %s (generation %lld): %s, written back", h->id, (long long)h->gen, pl);
+            } else {
+                n_fenced++;
+                log_warn("job %s: the lease of generation %lld was lost; its result is not written (fenced)", h->id,
+                         (long long)h->gen);
+            }
+            spool_remove_dir(dir);
+        }
+        drop_held(h); /* no local copy (a crash before it entered the spool): the lease lapses */
+    }
+    return 0;
+}
+
+static int renew_all(PGconn *pg) {
+    for (uint32_t i = 0; i < n_held; i++) {
+        held_t *h = &held[i];
+        if (h->lost) continue;
+        char err[FLEET_ERR_MAX];
+        int r = fleet_renew(pg, box, h->id, h->gen, cfg.lease_s, err, sizeof err);
+        if (r < 0) return log_err("%s", err), -1;
+        if (r == 0) {
+            h->lost = true;
+            log_warn("job %s: lease of generation %lld lost; cancelling the local copy", h->id, (long long)h->gen);
+            int slot = shm_job_find(&seg, h->id);
+            if (slot >= 0 && shm_job_live(shm_job_state(&seg.jobs[slot]))) (void)shm_job_cancel(&seg, (uint32_t)slot);
+        }
+    }
+    return 0;
+}
+
+/* Takes one claimed job into the spool. -1: the connection failed. */
+static int take_in(PGconn *pg, const fleet_claim_t *c) {
+    char err[FLEET_ERR_MAX];
+    held_t *h = find_held(c->id);
+    if (h || spool_job_place(cfg.spool, c->id)) { /* our own local copy, claimed again after a lapse */
+        if (!h && n_held < MAX_HELD) h = &held[n_held++];
+        if (!h) return 0;
+        snprintf(h->id, sizeof h->id, "%s", c->id);
+        h->gen = c->gen;
+        h->lost = false;
+        (void)record_write(c->id, c->gen);
+        log_info("job %s: claimed again (generation %lld); the local copy goes on", c->id, (long long)c->gen);
+        return 0;
+    }
+    int ci = cfg_circuit_index(&cfg, c->circuit);
+    const char *why = NULL;
+    if (!spool_valid_id(c->id))
+        why = "the job id is not a spool id ([A-Za-z0-9._-], at most 31 characters)";
+    else if (ci < 0 || !caps[ci])
+        why = "the circuit is not served by this box";
+    else if (n_held >= MAX_HELD)
+        return 0;
+    if (why) {
+        snprintf(err, sizeof err, "job %s: %s", c->id, why);
+        log_err("%s", err);
+        return fleet_fail(pg, box, c->id, c->gen, err, err, sizeof err) < 0 ? -1 : 0;
+    }
+    PGresult *in = fleet_inputs(pg, c->id, c->n_parts, err, sizeof err);
+    if (!in) {
+        if (PQstatus(pg) != CONNECTION_OK) return log_err("%s", err), -1;
+        log_err("%s", err);
+        return fleet_fail(pg, box, c->id, c->gen, err, err, sizeof err) < 0 ? -1 : 0;
+    }
+    spool_input_t inputs[SHM_MAX_PARTS];
+    for (uint32_t k = 0; k < c->n_parts; k++)
+        inputs[k] = (spool_input_t){.data = PQgetvalue(in, (int)k, 0), .len = (size_t)PQgetlength(in, (int)k, 0)};
+    spool_job_t j = {.prio = c->prio, .n_parts = c->n_parts, .submit_ns = c->submit_ns};
+    snprintf(j.id, sizeof j.id, "%s", c->id);
+    snprintf(j.circuit, sizeof j.circuit, "%s", c->circuit);
+    int r = record_write(c->id, c->gen);
+    char why2[1200];
+    if (r == 0)
+        r = spool_submit(cfg.spool, &j, inputs, caps[ci], cfg.min_free, why2, sizeof why2);
+    else
+        snprintf(why2, sizeof why2, "%s/fleet/%s: cannot write: %s", cfg.spool, c->id, strerror(-r));
+    PQclear(in);
+    if (r < 0 && r != -EFBIG) {
+        /* the box, not the job (no space, min_free, an I/O error): the lease lapses and another box
+         * (or this one later) takes it */
+        log_err("job %s: not taken in: %s", c->id, why2);
+        char p[1400];
+        record_path(p, sizeof p, c->id);
+        (void)unlink(p);
+        return 0;
+    }
+    if (r < 0) {
+        snprintf(err, sizeof err, "job %s: %s", c->id, why2);
+        log_err("%s", err);
+        char p[1400];
+        record_path(p, sizeof p, c->id);
+        (void)unlink(p);
+        return fleet_fail(pg, box, c->id, c->gen, why2, err, sizeof err) < 0 ? -1 : 0;
+    }
+    h = &held[n_held++];
+    snprintf(h->id, sizeof h->id, "%s", c->id);
+    h->gen = c->gen;
+    h->lost = false;
+    n_claimed++;
+    log_info("job %s (%s, %u partitions, generation %lld) claimed into the spool", c->id, c->circuit, c->n_parts,
+             (long long)c->gen);
+    return 0;
+}
+
+static int claim(PGconn *pg) {
+    int64_t want = room();
+    if (want > cfg.batch) want = cfg.batch;
+    if (want <= 0) return 0;
+    fleet_claim_t c[1024];
+    char err[FLEET_ERR_MAX];
+    int n = fleet_claim(pg, box, served, n_served, (uint32_t)want, cfg.lease_s, c, err, sizeof err);
+    if (n < 0) return log_err("%s", err), -1;
+    for (int i = 0; i < n; i++)
+        if (take_in(pg, &c[i]) < 0) return -1;
+    if (n) shm_bump(&seg.hdr->job_seq); /* wake the synthds */
+    return n;
+}
+
+static void status_line(char *buf, size_t len) {
+    snprintf(buf, len, "box %s: %u jobs held, %llu claimed, %llu written back, %llu fenced", box, n_held,
+             (unsigned long long)n_claimed, (unsigned long long)n_written, (unsigned long long)n_fenced);
+}
+
+static PGconn *connect_db(void) {
+    char err[FLEET_ERR_MAX];
+    PGconn *pg = fleet_connect(cfg.source_dsn, err, sizeof err);
+    if (pg && fleet_check_schema(pg, err, sizeof err) < 0) {
+        PQfinish(pg);
+        pg = NULL;
+    }
+    if (pg) {
+        PGresult *r = PQexec(pg, "LISTEN zkpipe_jobs");
+        if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+            snprintf(err, sizeof err, "LISTEN zkpipe_jobs: %s", PQerrorMessage(pg));
+            err[strcspn(err, "\n")] = 0;
+            PQfinish(pg);
+            pg = NULL;
+        }
+        PQclear(r);
+    }
+    static char last[FLEET_ERR_MAX];
+    if (!pg && strcmp(last, err)) log_err("%s; retrying with back-off", err); /* once per distinct error */
+    if (!pg) snprintf(last, sizeof last, "%s", err);
+    if (pg) last[0] = 0;
+    return pg;
+}
+
+/* Waits for a notification, the socket's end, or ms; false when the connection broke. */
+static bool wait_db(PGconn *pg, int ms) {
+    struct pollfd p = {.fd = pg ? PQsocket(pg) : -1, .events = POLLIN};
+    int r = poll(&p, p.fd >= 0 ? 1 : 0, ms);
+    if (r <= 0 || !pg) return true;
+    if (!PQconsumeInput(pg)) return false;
+    PGnotify *n;
+    while ((n = PQnotifies(pg))) PQfreemem(n);
+    return true;
+}
+
+int main(int argc, char **argv) {
+    daemon_args_t args;
+    int rc;
+    if (!stage_init(argc, argv, "zkpipe-feeder", ABOUT, false, true, &args, &cfg, &rc)) return rc;
+    if (!cfg.source_dsn[0]) {
+        log_err("%s: [source postgres] dsn is not set: this box has no fleet queue to feed from", cfg.path);
+        return 1;
+    }
+    if (cfg.box[0]) {
+        snprintf(box, sizeof box, "%s", cfg.box);
+    } else {
+        char host[64] = "localhost";
+        (void)gethostname(host, sizeof host - 1);
+        snprintf(box, sizeof box, "%s-%s", host, cfg.name);
+    }
+    char dir[1400], err[1200];
+    snprintf(dir, sizeof dir, "%s/fleet", cfg.spool);
+    if (mkdir(dir, 0770) < 0 && errno != EEXIST) {
+        log_err("%s: cannot create: %m", dir);
+        return 1;
+    }
+    shm_geometry_t g = {.slabs = cfg.slabs, .jobs = cfg.jobs, .events = cfg.events, .slab_size = cfg.slab_size};
+    if (shm_open_segment(&seg, cfg.segment, &g, true, err, sizeof err) < 0) {
+        log_err("Failed to attach the segment: %s", err);
+        return 1;
+    }
+    size_t o = 0;
+    for (uint32_t i = 0; i < cfg.n_circuits; i++) {
+        zk_zkey_t z;
+        zk_err_t e = {{0}};
+        if (zk_zkey_open(&z, cfg.circuits[i].zkey, &e) < 0) {
+            log_err("circuit %s: %s; not serving it", cfg.circuits[i].name, e.msg);
+            continue;
+        }
+        caps[i] = shm_slab_layout(z.n_vars, z.domain_size).wtns_cap;
+        zk_zkey_close(&z);
+        served[n_served++] = cfg.circuits[i].name;
+        o += (size_t)snprintf(served_list + o, sizeof served_list - o, "%s%s", o ? "," : "", cfg.circuits[i].name);
+    }
+    load_records();
+    daemon_notify_ready("feeding");
+    log_info("box %s feeds %s from the fleet queue (lease %us, batch %u)", box, served_list, cfg.lease_s, cfg.batch);
+    PGconn *pg = NULL;
+    int backoff = 100;
+    uint64_t last_renew = 0;
+    uint64_t renew_every = (uint64_t)cfg.lease_s * 1000000000ull / 3;
+    char last_status[256] = "";
+    while (!daemon_stop) {
+        daemon_notify_watchdog();
+        uint64_t now = daemon_now_ns();
+        char st[256];
+        status_line(st, sizeof st);
+        if (strcmp(st, last_status))
+            daemon_notify_status("%s", st), snprintf(last_status, sizeof last_status, "%s", st);
+        if (!pg) {
+            pg = connect_db();
+            if (!pg) {
+                (void)poll(NULL, 0, backoff);
+                backoff = backoff * 2 > 5000 ? 5000 : backoff * 2;
+                continue;
+            }
+            log_info("connected to the fleet queue");
+            backoff = 100;
+            last_renew = 0;
+        }
+        bool ok = write_backs(pg) == 0;
+        if (ok && (now - last_renew >= renew_every || !last_renew)) {
+            ok = renew_all(pg) == 0;
+            if (ok && fleet_heartbeat(pg, box, served_list, cfg.slabs, err, sizeof err) < 0) {
+                log_err("%s", err);
+                ok = false;
+            }
+            last_renew = now;
+        }
+        int claimed = 0;
+        if (ok) {
+            claimed = claim(pg);
+            ok = claimed >= 0;
+        }
+        if (ok && !claimed) ok = wait_db(pg, n_held ? 100 : (int)cfg.poll_ms);
+        if (!ok || PQstatus(pg) != CONNECTION_OK) {
+            log_warn("lost the connection to the fleet queue; reconnecting");
+            PQfinish(pg);
+            pg = NULL;
+        }
+    }
+    daemon_notify_stopping();
+    PQfinish(pg);
+    shm_close(&seg);
+    return 0;
+}

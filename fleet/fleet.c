@@ -1,0 +1,534 @@
+/* The fleet queue: schema, claims, leases, the fenced write-back (fleet/fleet.h, docs/fleet.md). */
+#include "fleet/fleet.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config/shared.h"
+#include "shm/cleanup.h"
+
+/* Migration k (1-based) takes the schema from version k-1 to k. Plain SQL: tables, one index and
+ * one SQL-language function; no extensions, no triggers, no PL/pgSQL. */
+static const char *const migrations[FLEET_SCHEMA_VERSION] = {
+    /* 1: jobs, partitions, boxes, zkpipe_submit() */
+    "CREATE TABLE zkpipe_jobs ("
+    " id text PRIMARY KEY,"
+    " circuit text NOT NULL,"
+    " priority integer NOT NULL DEFAULT 2 CHECK (priority BETWEEN 0 AND 3),"
+    " submitted timestamptz NOT NULL DEFAULT now(),"
+    " n_parts integer NOT NULL CHECK (n_parts BETWEEN 1 AND 256),"
+    " state text NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'leased', 'done', 'failed', 'cancelled')),"
+    " attempts integer NOT NULL DEFAULT 0,"
+    " error text,"
+    " lease_owner text,"
+    " lease_expiry timestamptz,"
+    " lease_gen bigint NOT NULL DEFAULT 0,"
+    " finished timestamptz,"
+    " total_ms double precision);"
+    "CREATE INDEX zkpipe_jobs_claim ON zkpipe_jobs (state, priority, submitted);"
+    "CREATE TABLE zkpipe_partitions ("
+    " job text NOT NULL REFERENCES zkpipe_jobs (id) ON DELETE CASCADE,"
+    " idx integer NOT NULL CHECK (idx >= 0),"
+    " input bytea NOT NULL,"
+    " proof text,"
+    " public text,"
+    " queue_ms double precision, synth_ms double precision, ready_wait_ms double precision,"
+    " gpu_ms double precision, finalize_ms double precision,"
+    " box text,"
+    " PRIMARY KEY (job, idx));"
+    "CREATE TABLE zkpipe_boxes ("
+    " name text PRIMARY KEY,"
+    " circuits text NOT NULL DEFAULT '',"
+    " capacity integer NOT NULL DEFAULT 0,"
+    " heartbeat timestamptz NOT NULL DEFAULT now());"
+    /* Submission from any language: SELECT zkpipe_submit('circuit', 'NORMAL', ARRAY[w0, w1]::bytea[]) */
+    "CREATE FUNCTION zkpipe_submit(p_circuit text, p_priority text, p_inputs bytea[]) RETURNS text"
+    " LANGUAGE sql AS $zk$"
+    " WITH j AS (INSERT INTO zkpipe_jobs (id, circuit, priority, n_parts) VALUES ("
+    "   to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYYMMDD\"T\"HH24MISS.US') || '-' ||"
+    "   substr(md5(random()::text || clock_timestamp()::text), 1, 6),"
+    "   p_circuit,"
+    "   CASE upper(coalesce(p_priority, 'NORMAL')) WHEN 'CRITICAL' THEN 0 WHEN 'HIGH' THEN 1 WHEN 'NORMAL' THEN 2"
+    "   WHEN 'LOW' THEN 3 ELSE ('zkpipe_submit: priority must be CRITICAL, HIGH, NORMAL or LOW, not '"
+    "   || p_priority)::integer END,"
+    "   coalesce(cardinality(p_inputs), 0)) RETURNING id),"
+    " p AS (INSERT INTO zkpipe_partitions (job, idx, input)"
+    "   SELECT j.id, (i.ord - 1)::integer, i.inp FROM j, unnest(p_inputs) WITH ORDINALITY AS i (inp, ord)"
+    "   RETURNING 1)"
+    " SELECT j.id FROM j, (SELECT pg_notify('zkpipe_jobs', p_circuit)) AS n"
+    " $zk$;",
+};
+
+static int pg_fail(PGconn *pg, const char *what, PGresult *r, char *err, size_t errlen) {
+    const char *m = r ? PQresultErrorMessage(r) : PQerrorMessage(pg);
+    if (!m || !*m) m = PQerrorMessage(pg);
+    char line[FLEET_ERR_MAX];
+    snprintf(line, sizeof line, "%s", m && *m ? m : "no answer");
+    line[strcspn(line, "\n")] = 0;
+    snprintf(err, errlen, "database %s: %s: %s", PQdb(pg) ? PQdb(pg) : "?", what, line);
+    if (r) PQclear(r);
+    return -EIO;
+}
+
+/* One statement that returns no rows (or whose rows are not needed). */
+static int exec_cmd(PGconn *pg, const char *what, const char *sql, char *err, size_t errlen) {
+    PGresult *r = PQexec(pg, sql);
+    ExecStatusType st = PQresultStatus(r);
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) return pg_fail(pg, what, r, err, errlen);
+    PQclear(r);
+    return 0;
+}
+
+static PGresult *exec_params(PGconn *pg, const char *sql, int n, const char *const *v, const int *lens, const int *fmts,
+                             int result_fmt) {
+    return PQexecParams(pg, sql, n, NULL, v, lens, fmts, result_fmt);
+}
+
+PGconn *fleet_connect(const char *dsn, char *err, size_t errlen) {
+    /* A dead server or a cut network must end a call (the feeder reconnects) instead of hanging it:
+     * TCP keepalives and a user timeout of 30 s. The dsn's own settings win: it expands after ours. */
+    const char *keys[] = {"connect_timeout",
+                          "keepalives_idle",
+                          "keepalives_interval",
+                          "keepalives_count",
+                          "tcp_user_timeout",
+                          "application_name",
+                          "dbname",
+                          NULL};
+    const char *vals[] = {"5", "10", "5", "3", "30000", "zkpipe", dsn, NULL};
+    PGconn *pg = PQconnectdbParams(keys, vals, 1);
+    if (!pg || PQstatus(pg) != CONNECTION_OK) {
+        char line[FLEET_ERR_MAX];
+        snprintf(line, sizeof line, "%s", pg ? PQerrorMessage(pg) : "out of memory");
+        line[strcspn(line, "\n")] = 0;
+        /* names the server, never the dsn itself: it may hold a password */
+        snprintf(err, errlen, "cannot connect to the database %s on %s port %s: %s", pg && PQdb(pg) ? PQdb(pg) : "?",
+                 pg && PQhost(pg) ? PQhost(pg) : "?", pg && PQport(pg) ? PQport(pg) : "?", line);
+        PQfinish(pg);
+        return NULL;
+    }
+    PQclear(PQexec(pg, "SET client_min_messages = warning"));
+    return pg;
+}
+
+/* The version row, or 0 when the schema table is missing; -1 with err on errors. */
+static int schema_version(PGconn *pg, bool lock, char *err, size_t errlen) {
+    PGresult *r = PQexec(pg, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'zkpipe_schema'"
+                             " AND table_schema = current_schema()");
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "reading the schema version", r, err, errlen), -1;
+    bool exists = atoi(PQgetvalue(r, 0, 0)) > 0;
+    PQclear(r);
+    if (!exists) return 0;
+    r = PQexec(pg, lock ? "SELECT version FROM zkpipe_schema WHERE id = 1 FOR UPDATE"
+                        : "SELECT version FROM zkpipe_schema WHERE id = 1");
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "reading the schema version", r, err, errlen), -1;
+    int v = PQntuples(r) ? atoi(PQgetvalue(r, 0, 0)) : 0;
+    PQclear(r);
+    return v;
+}
+
+static int newer_error(PGconn *pg, int v, char *err, size_t errlen) {
+    snprintf(err, errlen,
+             "database %s: schema version %d is newer than this zkpipe knows (%d): refusing to use it; upgrade zkpipe",
+             PQdb(pg), v, FLEET_SCHEMA_VERSION);
+    return -EPROTO;
+}
+
+int fleet_db_init(PGconn *pg, int *ret_from, char *err, size_t errlen) {
+    if (exec_cmd(pg, "begin", "BEGIN", err, errlen) < 0) return -EIO;
+    int r = exec_cmd(pg, "creating zkpipe_schema",
+                     "CREATE TABLE IF NOT EXISTS zkpipe_schema (id integer PRIMARY KEY CHECK (id = 1),"
+                     " version integer NOT NULL);"
+                     "INSERT INTO zkpipe_schema (id, version) VALUES (1, 0) ON CONFLICT (id) DO NOTHING",
+                     err, errlen);
+    int v = r < 0 ? -1 : schema_version(pg, true, err, errlen); /* the row lock serialises two inits */
+    if (v < 0) r = -EIO;
+    if (r == 0 && ret_from) *ret_from = v;
+    if (r == 0 && v > FLEET_SCHEMA_VERSION) r = newer_error(pg, v, err, errlen);
+    for (int k = v; r == 0 && k < FLEET_SCHEMA_VERSION; k++) {
+        char what[64];
+        snprintf(what, sizeof what, "migration %d", k + 1);
+        r = exec_cmd(pg, what, migrations[k], err, errlen);
+    }
+    if (r == 0 && v < FLEET_SCHEMA_VERSION) {
+        char sql[96];
+        snprintf(sql, sizeof sql, "UPDATE zkpipe_schema SET version = %d WHERE id = 1", FLEET_SCHEMA_VERSION);
+        r = exec_cmd(pg, "recording the schema version", sql, err, errlen);
+    }
+    if (r < 0) {
+        PQclear(PQexec(pg, "ROLLBACK"));
+        return r;
+    }
+    return exec_cmd(pg, "commit", "COMMIT", err, errlen);
+}
+
+int fleet_check_schema(PGconn *pg, char *err, size_t errlen) {
+    int v = schema_version(pg, false, err, errlen);
+    if (v < 0) return -EIO;
+    if (v > FLEET_SCHEMA_VERSION) return newer_error(pg, v, err, errlen);
+    if (v < FLEET_SCHEMA_VERSION) {
+        snprintf(err, errlen, "database %s: schema version %d, this zkpipe needs %d: run zkpipe db init --dsn DSN",
+                 PQdb(pg), v, FLEET_SCHEMA_VERSION);
+        return -ENOENT;
+    }
+    return 0;
+}
+
+int fleet_submit(PGconn *pg, const char *circuit, int prio, const void *const *inputs, const size_t *lens, uint32_t n,
+                 char id[FLEET_ID_MAX], char *err, size_t errlen) {
+    size_t cap = 64 + (size_t)n * 16;
+    char *sql = malloc(cap);
+    const char **v = calloc(n + 2, sizeof *v);
+    int *l = calloc(n + 2, sizeof *l), *f = calloc(n + 2, sizeof *f);
+    int rc = -ENOMEM;
+    if (!sql || !v || !l || !f) goto out;
+    size_t o = (size_t)snprintf(sql, cap, "SELECT zkpipe_submit($1, $2, ARRAY[");
+    for (uint32_t k = 0; k < n; k++) o += (size_t)snprintf(sql + o, cap - o, "%s$%u::bytea", k ? ", " : "", k + 3);
+    snprintf(sql + o, cap - o, "])");
+    v[0] = circuit;
+    v[1] = cfg_priority_name(prio);
+    for (uint32_t k = 0; k < n; k++) {
+        v[k + 2] = lens[k] ? inputs[k] : "";
+        l[k + 2] = (int)lens[k];
+        f[k + 2] = 1; /* binary: the bytes as they are */
+    }
+    PGresult *r = exec_params(pg, sql, (int)n + 2, v, l, f, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
+        rc = pg_fail(pg, "zkpipe_submit", r, err, errlen);
+        goto out;
+    }
+    snprintf(id, FLEET_ID_MAX, "%s", PQgetvalue(r, 0, 0));
+    PQclear(r);
+    rc = 0;
+out:
+    if (rc == -ENOMEM) snprintf(err, errlen, "out of memory");
+    free(sql);
+    free(v);
+    free(l);
+    free(f);
+    return rc;
+}
+
+int fleet_claim(PGconn *pg, const char *box, const char *const *circuits, uint32_t n_circuits, uint32_t max,
+                uint32_t lease_s, fleet_claim_t *out, char *err, size_t errlen) {
+    if (!max || !n_circuits) return 0;
+    char arr[4096], maxs[16], leases[16];
+    size_t o = (size_t)snprintf(arr, sizeof arr, "{");
+    for (uint32_t i = 0; i < n_circuits && o < sizeof arr; i++) /* names are [A-Za-z0-9_.-]: no quoting */
+        o += (size_t)snprintf(arr + o, sizeof arr - o, "%s%s", i ? "," : "", circuits[i]);
+    if (o < sizeof arr) snprintf(arr + o, sizeof arr - o, "}");
+    snprintf(maxs, sizeof maxs, "%u", max);
+    snprintf(leases, sizeof leases, "%u", lease_s);
+    const char *v[] = {box, arr, maxs, leases};
+    PGresult *r = exec_params(pg,
+                              "UPDATE zkpipe_jobs AS j SET state = 'leased', lease_owner = $1,"
+                              " lease_expiry = now() + $4::integer * interval '1 second',"
+                              " lease_gen = j.lease_gen + 1, attempts = j.attempts + 1"
+                              " FROM (SELECT id FROM zkpipe_jobs WHERE circuit = ANY ($2::text[])"
+                              "  AND (state = 'queued' OR (state = 'leased' AND lease_expiry < now()))"
+                              "  ORDER BY priority, submitted, id LIMIT $3::integer FOR UPDATE SKIP LOCKED) AS c"
+                              " WHERE j.id = c.id"
+                              " RETURNING j.id, j.circuit, j.priority, j.lease_gen, j.n_parts,"
+                              " (extract(epoch FROM j.submitted) * 1000000)::bigint",
+                              4, v, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "claiming jobs", r, err, errlen);
+    int n = PQntuples(r);
+    for (int i = 0; i < n; i++) {
+        fleet_claim_t *c = &out[i];
+        snprintf(c->id, sizeof c->id, "%s", PQgetvalue(r, i, 0));
+        snprintf(c->circuit, sizeof c->circuit, "%s", PQgetvalue(r, i, 1));
+        c->prio = atoi(PQgetvalue(r, i, 2));
+        c->gen = strtoll(PQgetvalue(r, i, 3), NULL, 10);
+        c->n_parts = (uint32_t)atoi(PQgetvalue(r, i, 4));
+        c->submit_ns = strtoull(PQgetvalue(r, i, 5), NULL, 10) * 1000u;
+    }
+    PQclear(r);
+    /* RETURNING has no order: priority, then submission, then id, as claimed */
+    for (int i = 1; i < n; i++)
+        for (int k = i; k > 0; k--) {
+            fleet_claim_t *a = &out[k - 1], *b = &out[k];
+            if (a->prio < b->prio || (a->prio == b->prio && a->submit_ns < b->submit_ns) ||
+                (a->prio == b->prio && a->submit_ns == b->submit_ns && strcmp(a->id, b->id) <= 0))
+                break;
+            fleet_claim_t t = *a;
+            *a = *b;
+            *b = t;
+        }
+    return n;
+}
+
+PGresult *fleet_inputs(PGconn *pg, const char *id, uint32_t n_parts, char *err, size_t errlen) {
+    const char *v[] = {id};
+    PGresult *r = exec_params(pg, "SELECT input, idx::text FROM zkpipe_partitions WHERE job = $1 ORDER BY idx", 1, v,
+                              NULL, NULL, 1);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "reading inputs", r, err, errlen), NULL;
+    uint32_t n = (uint32_t)PQntuples(r);
+    bool ok = n == n_parts;
+    for (uint32_t k = 0; ok && k < n; k++) {
+        char idx[16];
+        int len = PQgetlength(r, (int)k, 1);
+        snprintf(idx, sizeof idx, "%.*s", len < 15 ? len : 15, PQgetvalue(r, (int)k, 1));
+        ok = (uint32_t)atoi(idx) == k;
+    }
+    if (!ok) {
+        snprintf(err, errlen, "job %s: n_parts = %u but its partitions are not exactly 0..%u (%u rows)", id, n_parts,
+                 n_parts - 1, n);
+        PQclear(r);
+        return NULL;
+    }
+    return r;
+}
+
+int fleet_renew(PGconn *pg, const char *box, const char *id, int64_t gen, uint32_t lease_s, char *err, size_t errlen) {
+    char gens[24], leases[16];
+    snprintf(gens, sizeof gens, "%lld", (long long)gen);
+    snprintf(leases, sizeof leases, "%u", lease_s);
+    const char *v[] = {box, id, gens, leases};
+    PGresult *r = exec_params(pg,
+                              "UPDATE zkpipe_jobs SET lease_expiry = now() + $4::integer * interval '1 second'"
+                              " WHERE id = $2 AND lease_owner = $1 AND lease_gen = $3::bigint AND state = 'leased'",
+                              4, v, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) return pg_fail(pg, "renewing a lease", r, err, errlen);
+    int n = atoi(PQcmdTuples(r));
+    PQclear(r);
+    return n == 1;
+}
+
+/* Ends the job inside an open transaction, fenced; 1 when this generation still held it. */
+static int end_fenced(PGconn *pg, const char *box, const char *id, int64_t gen, const char *state, const char *error,
+                      double total_ms, char *err, size_t errlen) {
+    char gens[24], totals[32];
+    snprintf(gens, sizeof gens, "%lld", (long long)gen);
+    snprintf(totals, sizeof totals, "%.3f", total_ms);
+    const char *v[] = {box, id, gens, state, error ? error : "", totals};
+    PGresult *r = exec_params(pg,
+                              "UPDATE zkpipe_jobs SET state = $4, error = nullif($5, ''), lease_expiry = NULL,"
+                              " finished = now(), total_ms = $6::double precision"
+                              " WHERE id = $2 AND lease_owner = $1 AND lease_gen = $3::bigint AND state = 'leased'",
+                              6, v, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) return pg_fail(pg, "ending a job", r, err, errlen);
+    int n = atoi(PQcmdTuples(r));
+    PQclear(r);
+    return n == 1;
+}
+
+static int commit_notify(PGconn *pg, const char *id, char *err, size_t errlen) {
+    const char *v[] = {id};
+    PGresult *r = exec_params(pg, "SELECT pg_notify('zkpipe_done', $1)", 1, v, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "notify", r, err, errlen);
+    PQclear(r);
+    return exec_cmd(pg, "commit", "COMMIT", err, errlen);
+}
+
+int fleet_fail(PGconn *pg, const char *box, const char *id, int64_t gen, const char *reason, char *err, size_t errlen) {
+    if (exec_cmd(pg, "begin", "BEGIN", err, errlen) < 0) return -EIO;
+    int w = end_fenced(pg, box, id, gen, "failed", reason, 0, err, errlen);
+    if (w == 1 && commit_notify(pg, id, err, errlen) < 0) return -EIO;
+    if (w != 1) PQclear(PQexec(pg, "ROLLBACK"));
+    return w;
+}
+
+/* A small text file of the job directory, whole (proofs and publics are a few KiB). */
+static char *read_text(int dfd, const char *name, char *err, size_t errlen) {
+    _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (16 << 20)) {
+        snprintf(err, errlen, "%s: cannot read: %s", name, fd < 0 ? strerror(errno) : "not a regular file of < 16 MiB");
+        return NULL;
+    }
+    char *buf = malloc((size_t)st.st_size + 1);
+    ssize_t got = buf ? read(fd, buf, (size_t)st.st_size) : -1;
+    if (got != st.st_size) {
+        snprintf(err, errlen, "%s: short read", name);
+        free(buf);
+        return NULL;
+    }
+    buf[got] = 0;
+    return buf;
+}
+
+static double jnum(json_object *o, const char *k) {
+    json_object *v;
+    return json_object_object_get_ex(o, k, &v) ? json_object_get_double(v) : 0;
+}
+
+static const char *jstr(json_object *o, const char *k) {
+    json_object *v;
+    return json_object_object_get_ex(o, k, &v) && json_object_get_string(v) ? json_object_get_string(v) : "";
+}
+
+int fleet_write_back(PGconn *pg, const char *box, const char *id, int64_t gen, const char *dir, char *err,
+                     size_t errlen) {
+    _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    char why[FLEET_ERR_MAX];
+    char *text = dfd >= 0 ? read_text(dfd, "result.json", why, sizeof why) : NULL;
+    if (!text) {
+        snprintf(err, errlen, "%s: %s", dir, dfd < 0 ? strerror(errno) : why);
+        return -EINVAL;
+    }
+    json_object *res = json_tokener_parse(text);
+    free(text);
+    json_object *parts = NULL;
+    if (!res || !json_object_object_get_ex(res, "partitions", &parts) || !json_object_is_type(parts, json_type_array)) {
+        snprintf(err, errlen, "%s/result.json: not a result (no partitions array)", dir);
+        json_object_put(res);
+        return -EINVAL;
+    }
+    const char *status = jstr(res, "status");
+    const char *state = !strcmp(status, "done") ? "done" : !strcmp(status, "cancelled") ? "cancelled" : "failed";
+    char error[FLEET_ERR_MAX];
+    snprintf(error, sizeof error, "%s", jstr(res, "error"));
+    if (strcmp(state, "done") && !error[0]) snprintf(error, sizeof error, "the job %s on box %s", status, box);
+    int rc = exec_cmd(pg, "begin", "BEGIN", err, errlen) < 0 ? -EIO : 0;
+    if (rc == 0) rc = end_fenced(pg, box, id, gen, state, error, jnum(res, "total_ms"), err, errlen);
+    size_t n = json_object_array_length(parts);
+    for (size_t k = 0; rc == 1 && k < n; k++) {
+        json_object *p = json_object_array_get_idx(parts, k);
+        char name[64], *proof = NULL, *pub = NULL;
+        if (!strcmp(jstr(p, "status"), "done")) {
+            snprintf(name, sizeof name, "proof-%zu.json", k);
+            proof = read_text(dfd, name, why, sizeof why);
+            snprintf(name, sizeof name, "public-%zu.json", k);
+            pub = proof ? read_text(dfd, name, why, sizeof why) : NULL;
+            if (!pub) {
+                snprintf(err, errlen, "%s: %s", dir, why);
+                free(proof);
+                rc = -EINVAL;
+                break;
+            }
+        }
+        char ks[24], ms[5][32];
+        static const char *keys[5] = {"queue_ms", "synth_ms", "ready_wait_ms", "gpu_ms", "finalize_ms"};
+        snprintf(ks, sizeof ks, "%zu", k);
+        for (int i = 0; i < 5; i++) snprintf(ms[i], sizeof ms[i], "%.3f", jnum(p, keys[i]));
+        const char *v[] = {id, ks, proof, pub, ms[0], ms[1], ms[2], ms[3], ms[4], box};
+        PGresult *r = exec_params(pg,
+                                  "UPDATE zkpipe_partitions SET proof = $3, public = $4, queue_ms = $5::float8,"
+                                  " synth_ms = $6::float8, ready_wait_ms = $7::float8, gpu_ms = $8::float8,"
+                                  " finalize_ms = $9::float8, box = $10 WHERE job = $1 AND idx = $2::integer",
+                                  10, v, NULL, NULL, 0);
+        free(proof);
+        free(pub);
+        if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+            rc = pg_fail(pg, "writing a partition's result", r, err, errlen);
+            break;
+        }
+        PQclear(r);
+    }
+    json_object_put(res);
+    if (rc == 1 && commit_notify(pg, id, err, errlen) < 0) rc = -EIO;
+    if (rc != 1) PQclear(PQexec(pg, "ROLLBACK"));
+    return rc;
+}
+
+int fleet_heartbeat(PGconn *pg, const char *box, const char *circuits, uint32_t capacity, char *err, size_t errlen) {
+    char caps[16];
+    snprintf(caps, sizeof caps, "%u", capacity);
+    const char *v[] = {box, circuits, caps};
+    PGresult *r = exec_params(pg,
+                              "INSERT INTO zkpipe_boxes (name, circuits, capacity, heartbeat)"
+                              " VALUES ($1, $2, $3::integer, now()) ON CONFLICT (name) DO UPDATE"
+                              " SET circuits = excluded.circuits, capacity = excluded.capacity, heartbeat = now()",
+                              3, v, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) return pg_fail(pg, "heartbeat", r, err, errlen);
+    PQclear(r);
+    return 0;
+}
+
+int fleet_job_state(PGconn *pg, const char *id, char *state, size_t slen, char *error, size_t elen, uint32_t *n_parts,
+                    char *err, size_t errlen) {
+    const char *v[] = {id};
+    PGresult *r = exec_params(pg, "SELECT state, coalesce(error, ''), n_parts FROM zkpipe_jobs WHERE id = $1", 1, v,
+                              NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "reading a job", r, err, errlen);
+    if (PQntuples(r) != 1) {
+        PQclear(r);
+        snprintf(err, errlen, "no job %s in database %s", id, PQdb(pg));
+        return -ENOENT;
+    }
+    snprintf(state, slen, "%s", PQgetvalue(r, 0, 0));
+    snprintf(error, elen, "%s", PQgetvalue(r, 0, 1));
+    *n_parts = (uint32_t)atoi(PQgetvalue(r, 0, 2));
+    PQclear(r);
+    return 0;
+}
+
+bool fleet_state_final(const char *state) {
+    return !strcmp(state, "done") || !strcmp(state, "failed") || !strcmp(state, "cancelled");
+}
+
+int fleet_read_file(const char *path, uint64_t cap, void **ret, size_t *ret_len, char *err, size_t errlen) {
+    _cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        int e = errno;
+        return snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e)), -e;
+    }
+    if (!S_ISREG(st.st_mode))
+        return snprintf(err, errlen, "%s: not a regular file (it cannot be an input)", path), -EINVAL;
+    if ((uint64_t)st.st_size > cap)
+        return snprintf(err, errlen, "%s: %lld bytes, more than the %llu an input can be", path, (long long)st.st_size,
+                        (unsigned long long)cap),
+               -EFBIG;
+    char *buf = malloc((size_t)st.st_size + 1);
+    size_t got = 0;
+    while (buf && got < (size_t)st.st_size) {
+        ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    if (!buf || got != (size_t)st.st_size) {
+        free(buf);
+        return snprintf(err, errlen, "%s: cannot read it whole", path), -EIO;
+    }
+    *ret = buf;
+    *ret_len = got;
+    return 0;
+}
+
+PGresult *fleet_results(PGconn *pg, const char *id, char *err, size_t errlen) {
+    const char *v[] = {id};
+    PGresult *r = exec_params(pg, "SELECT idx, proof, public, box FROM zkpipe_partitions WHERE job = $1 ORDER BY idx",
+                              1, v, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "reading results", r, err, errlen), NULL;
+    return r;
+}
+
+static void print_rows(FILE *f, PGresult *r, const char *head) {
+    fprintf(f, "%s\n", head);
+    for (int i = 0; i < PQntuples(r); i++) {
+        fprintf(f, " ");
+        for (int k = 0; k < PQnfields(r); k++) fprintf(f, " %s %s", PQfname(r, k), PQgetvalue(r, i, k));
+        fprintf(f, "\n");
+    }
+}
+
+int fleet_print_status(PGconn *pg, FILE *f, char *err, size_t errlen) {
+    static const struct {
+        const char *head, *sql;
+    } q[] = {
+        {"boxes:", "SELECT name AS box, circuits, capacity,"
+                   " round(extract(epoch FROM now() - heartbeat)::numeric, 1) AS heartbeat_age_s,"
+                   " (SELECT count(*) FROM zkpipe_jobs j WHERE j.state = 'leased' AND j.lease_owner = b.name) AS leased"
+                   " FROM zkpipe_boxes b ORDER BY name"},
+        {"jobs:", "SELECT state, count(*) AS jobs, coalesce(sum(n_parts), 0) AS partitions FROM zkpipe_jobs"
+                  " GROUP BY state ORDER BY state"},
+        {"leases:", "SELECT id AS job, circuit, lease_owner AS owner, lease_gen AS gen, attempts,"
+                    " round(extract(epoch FROM lease_expiry - now())::numeric, 1) AS expires_in_s"
+                    " FROM zkpipe_jobs WHERE state = 'leased' ORDER BY priority, submitted LIMIT 50"},
+    };
+    for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
+        PGresult *r = PQexec(pg, q[i].sql);
+        if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "status", r, err, errlen);
+        print_rows(f, r, q[i].head);
+        PQclear(r);
+    }
+    return 0;
+}

@@ -1,0 +1,77 @@
+/* The fleet queue (docs/fleet.md): one PostgreSQL database that many boxes claim jobs from. Shared
+ * by zkpipe-feeder (feeder/) and the zkpipe CLI (cli/db.c). Plain SQL, no extensions, so that it
+ * also runs on PostgreSQL-compatible distributed databases.
+ *
+ * Invariants:
+ * - A job is claimed only while it is queued or its lease has lapsed; each claim increments
+ *   lease_gen in the same statement (FOR UPDATE SKIP LOCKED: two boxes never claim one job at once).
+ * - A result is written only in the transaction that also ends the job, and only while the job is
+ *   still leased at the writer's generation (the fence): a box that lost its lease, or whose job
+ *   another box claimed since, writes nothing; a job has at most one set of results.
+ * - Every function returns a negative value with one line in err on a database error; the caller
+ *   drops the connection and reconnects (every step here can be repeated). */
+#pragma once
+#include <libpq-fe.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The schema this binary knows; a database at a newer version is refused. */
+#define FLEET_SCHEMA_VERSION 1
+#define FLEET_ID_MAX 48
+#define FLEET_ERR_MAX 1200
+
+/* Connects (dsn: a libpq connection string or URI). NULL with err on failure. */
+PGconn *fleet_connect(const char *dsn, char *err, size_t errlen);
+/* Creates or migrates the schema to FLEET_SCHEMA_VERSION in one transaction, idempotent.
+ * *ret_from: the version found (0: none). -EPROTO when the database is newer. */
+int fleet_db_init(PGconn *pg, int *ret_from, char *err, size_t errlen);
+/* The database's schema version is this binary's (-EPROTO when newer, -ENOENT when older or none). */
+int fleet_check_schema(PGconn *pg, char *err, size_t errlen);
+
+/* Queues a job of n partitions (inputs as bytes) through the SQL function zkpipe_submit; the new
+ * job's id into id. */
+int fleet_submit(PGconn *pg, const char *circuit, int prio, const void *const *inputs, const size_t *lens, uint32_t n,
+                 char id[FLEET_ID_MAX], char *err, size_t errlen);
+
+typedef struct fleet_claim {
+    char id[FLEET_ID_MAX];
+    char circuit[64];
+    int prio;
+    int64_t gen;
+    uint32_t n_parts;
+    uint64_t submit_ns; /* CLOCK_REALTIME */
+} fleet_claim_t;
+/* Claims at most max queued (or lapsed) jobs of the given circuits for box, in priority then
+ * submission order, leased for lease_s seconds; one statement. Returns how many (into out, in that
+ * order). */
+int fleet_claim(PGconn *pg, const char *box, const char *const *circuits, uint32_t n_circuits, uint32_t max,
+                uint32_t lease_s, fleet_claim_t *out, char *err, size_t errlen);
+/* The inputs of a job, in partition order, as one result (binary): row k column 0 is input k. NULL
+ * with err when the rows are not exactly partitions 0..n_parts-1. PQclear it. */
+PGresult *fleet_inputs(PGconn *pg, const char *id, uint32_t n_parts, char *err, size_t errlen);
+/* Extends the lease. 1 renewed, 0 lost (another generation, or the job ended). */
+int fleet_renew(PGconn *pg, const char *box, const char *id, int64_t gen, uint32_t lease_s, char *err, size_t errlen);
+/* The fenced write-back of a finished local job directory (result.json, proof-<k>.json,
+ * public-<k>.json): results, timings and the final state in one transaction. 1 written, 0 refused
+ * by the fence (nothing written). */
+int fleet_write_back(PGconn *pg, const char *box, const char *id, int64_t gen, const char *dir, char *err,
+                     size_t errlen);
+/* Ends a claimed job as failed with reason (fenced as above), for a job that cannot enter the
+ * spool. 1 written, 0 fenced. */
+int fleet_fail(PGconn *pg, const char *box, const char *id, int64_t gen, const char *reason, char *err, size_t errlen);
+/* The box's row: circuits it serves, capacity (slabs), heartbeat = now. */
+int fleet_heartbeat(PGconn *pg, const char *box, const char *circuits, uint32_t capacity, char *err, size_t errlen);
+
+/* The job's state ("queued", "leased", "done", "failed", "cancelled"), error and partition count.
+ * -ENOENT when there is no such job. */
+int fleet_job_state(PGconn *pg, const char *id, char *state, size_t slen, char *error, size_t elen, uint32_t *n_parts,
+                    char *err, size_t errlen);
+bool fleet_state_final(const char *state);
+/* A job's partitions: idx, proof, public, box (text), in index order. NULL with err. PQclear it. */
+PGresult *fleet_results(PGconn *pg, const char *id, char *err, size_t errlen);
+/* zkpipe status --dsn: boxes (heartbeat age, leases held), jobs by state, the leases. */
+int fleet_print_status(PGconn *pg, FILE *f, char *err, size_t errlen);
+/* Reads a whole regular file (inputs of zkpipe submit --dsn); one line in err naming it. */
+int fleet_read_file(const char *path, uint64_t cap, void **ret, size_t *ret_len, char *err, size_t errlen);
