@@ -13,3 +13,7 @@ int zkpipe_cmd_wait(int argc, char **argv);
 int zkpipe_cmd_status(int argc, char **argv);
 int zkpipe_cmd_cancel(int argc, char **argv);
 int zkpipe_cmd_trace(int argc, char **argv);
+/* witness generation from inputs (cli/witness.c, cli/fullprove.c; witgen/) */
+int zkpipe_cmd_witness(int argc, char **argv);
+int zkpipe_cmd_fullprove(int argc, char **argv);
+int zkpipe_cmd_witgen(int argc, char **argv);

@@ -17,12 +17,18 @@ static const struct command commands[] = {
 #endif
     {"keygen", zkpipe_cmd_keygen, "keygen --insecure-dev <circuit.r1cs> <out.zkey> [<vk.json>]: test-only key"},
     /* further subcommands are added here, one line each */
+#ifdef ZKPIPE_WITGEN
+    {"witness", zkpipe_cmd_witness, "witness <circuit.wasm> <input.json> <out.wtns>: = snarkjs wtns calculate"},
+#endif
 #ifdef ZKPIPE_PIPELINE
     {"submit", zkpipe_cmd_submit, "submit --circuit NAME [--priority P] W1.wtns ...: queue a job, print its id"},
     {"wait", zkpipe_cmd_wait, "wait JOB: block until the job ends; exit 0 done, 1 failed, 2 bad usage"},
     {"status", zkpipe_cmd_status, "status [JOB]: slabs, stages, counters and jobs of the pipeline"},
     {"cancel", zkpipe_cmd_cancel, "cancel JOB: drop the job's partitions at their next step"},
     {"trace", zkpipe_cmd_trace, "trace --out FILE: the event ring as a Chrome/Perfetto trace"},
+#ifdef ZKPIPE_WITGEN
+    {"witgen", zkpipe_cmd_witgen, "witgen build [CIRCUIT...]: compile the circuits' wasm generators into the cache"},
+#endif
     {"setup", zkpipe_cmd_setup, "setup: create the shared segment and spool from the ini, or check its geometry"},
 #endif
 };
