@@ -17,3 +17,22 @@ int zkpipe_cmd_trace(int argc, char **argv);
 int zkpipe_cmd_witness(int argc, char **argv);
 int zkpipe_cmd_fullprove(int argc, char **argv);
 int zkpipe_cmd_witgen(int argc, char **argv);
+
+/* shared by zkpipe prove and zkpipe fullprove (cli/prove.c) */
+#include <stdbool.h>
+#include <time.h>
+#include "zk/wtns.h"
+#include "zk/zkey.h"
+typedef struct cli_prove_opts {
+    int threads; /* > 0 */
+    const char *r1cs_path; /* NULL: no constraint check */
+    bool timings, verify;
+} cli_prove_opts_t;
+int cli_prove_witness(const zk_zkey_t *z, const char *zkey_path, const zk_wtns_t *w, const char *wtns_path,
+                      const cli_prove_opts_t *o, const char *proof_path, const char *public_path,
+                      const struct timespec *t0, double t_load, zk_err_t *err);
+/* zkpipe witness's pieces (cli/witness.c): the cache directory (opt, else $ZKPIPE_CACHE, ...) and one
+ * witness image (64-byte aligned, free()) checked against the zkey when z is not NULL */
+const char *cli_witgen_cache(const char *opt);
+int cli_witness_compute(const char *wasm, const char *input, const char *cache, uint8_t **ret_img, size_t *ret_len,
+                        const zk_zkey_t *z, const char *zkey_path, zk_err_t *err);

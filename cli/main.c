@@ -19,6 +19,7 @@ static const struct command commands[] = {
     /* further subcommands are added here, one line each */
 #ifdef ZKPIPE_WITGEN
     {"witness", zkpipe_cmd_witness, "witness <circuit.wasm> <input.json> <out.wtns>: = snarkjs wtns calculate"},
+    {"fullprove", zkpipe_cmd_fullprove, "fullprove <input.json> <circuit.wasm> <circuit.zkey> <proof.json> <public.json>"},
 #endif
 #ifdef ZKPIPE_PIPELINE
     {"submit", zkpipe_cmd_submit, "submit --circuit NAME [--priority P] W1.wtns ...: queue a job, print its id"},
@@ -36,7 +37,7 @@ static const struct command commands[] = {
 static void usage(FILE *f) {
     fprintf(f, "Usage: zkpipe <command> [options] [args]\n\nCommands:\n");
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nRun 'zkpipe <command> --help' for a command's options.\n");
 }
 

@@ -6,11 +6,14 @@
  * One difference, on purpose: a JSON number that is not an integer a double holds exactly
  * (|v| > 2^53) is refused instead of silently rounded as JavaScript would. */
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "witgen.h"
 
@@ -194,8 +197,19 @@ void witgen_input_free(witgen_input_t *in) {
 int witgen_input_load(witgen_input_t *in, const char *input_path, const uint32_t *prime, uint32_t n32, zk_err_t *err) {
     memset(in, 0, sizeof *in);
     if (n32 == 0 || n32 > MAXW) return zk_fail(err, EINVAL, "%s: unsupported field size of %u words", input_path, n32);
-    FILE *f = fopen(input_path, "re");
-    if (!f) return zk_fail(err, errno, "%s: cannot open: %s", input_path, strerror(errno));
+    /* O_NONBLOCK: a FIFO where the file belongs is refused, not waited on */
+    int fd = open(input_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return zk_fail(err, errno, "%s: cannot open: %s", input_path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return zk_fail(err, EINVAL, "%s: not a regular file", input_path);
+    }
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        close(fd);
+        return zk_fail(err, errno, "%s: cannot open: %s", input_path, strerror(errno));
+    }
     struct json_tokener *tok = json_tokener_new();
     json_object *root = NULL;
     enum json_tokener_error je = json_tokener_continue;
@@ -209,7 +223,7 @@ int witgen_input_load(witgen_input_t *in, const char *input_path, const uint32_t
     fclose(f);
     int r = 0;
     if (rd_err)
-        r = zk_fail(err, EIO, "%s: read error (not a regular file?)", input_path);
+        r = zk_fail(err, EIO, "%s: read error", input_path);
     else if (je != json_tokener_success || !root)
         r = zk_fail(err, EINVAL, "%s: not valid JSON: %s", input_path,
                     je == json_tokener_continue ? "unexpected end of file" : json_tokener_error_desc(je));

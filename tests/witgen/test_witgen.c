@@ -222,10 +222,12 @@ TEST(input_number_forms) {
         CHECK_STR_CONTAINS(e.msg, bad[i][1]);
         CHECK_STR_CONTAINS(e.msg, "forms.json");
     }
-    /* a FIFO where the input belongs: an error, not a hang */
+    /* a FIFO where the input or the wasm belongs: an error, not a hang */
     char fifo[300];
     snprintf(fifo, sizeof fifo, "%s/fifo.json", cache);
     CHECK(mkfifo(fifo, 0600) == 0);
+    CHECK(witgen_input_load(&in, fifo, p, 1, &e) < 0);
+    CHECK_STR_CONTAINS(e.msg, "fifo.json: not a regular file");
     witgen_opts_t o = {.cache_dir = cache};
     witgen_t *g;
     CHECK(witgen_open(&g, fifo, &o, NULL, &e) < 0);
