@@ -94,17 +94,34 @@ static int parse_config_only(int argc, char **argv, const char *usage, const cha
     return -1;
 }
 
+/* zkpipe submit --input: the operands are circuit inputs (input-<k>.json in the job), which needs a
+ * circuit with a witness generator (docs/witgen.md). Gives the partition file name pattern. */
+static const char *submit_partition_format(bool inputs, const cfg_circuit_t *ci, const char *config) {
+    if (!inputs) return "%s/witness-%u.wtns";
+    if (!ci->wasm[0] && !ci->witness_cmd[0]) {
+        fprintf(stderr, "zkpipe: --input: circuit %s has no witness generator (wasm or witness_cmd) in %s\n", ci->name,
+                config);
+        return NULL;
+    }
+    return "%s/input-%u.json";
+}
+
 int zkpipe_cmd_submit(int argc, char **argv) {
     static const struct option opts[] = {{"config", required_argument, NULL, 'c'},
                                          {"circuit", required_argument, NULL, 'C'},
                                          {"priority", required_argument, NULL, 'p'},
+                                         {"input", no_argument, NULL, 'I'},
                                          {"help", no_argument, NULL, 'h'},
                                          {0}};
     const char *config = CFG_DEFAULT_PATH, *circuit = NULL, *prio_s = NULL;
+    bool inputs = false;
     int o;
     optind = 1;
     while ((o = getopt_long(argc, argv, "c:C:p:h", opts, NULL)) != -1) {
         switch (o) {
+        case 'I':
+            inputs = true;
+            break;
         case 'c':
             config = optarg;
             break;
@@ -116,7 +133,9 @@ int zkpipe_cmd_submit(int argc, char **argv) {
             break;
         case 'h':
             printf("Usage: zkpipe submit [--config FILE] --circuit NAME [--priority CRITICAL|HIGH|NORMAL|LOW] W1.wtns "
-                   "[W2.wtns ...]\n");
+                   "[W2.wtns ...]\n"
+                   "       zkpipe submit [--config FILE] --circuit NAME [--priority P] --input IN1.json [IN2.json ...]\n"
+                   "--input: the files are circuit inputs; synthd computes each witness with the circuit's generator\n");
             return 0;
         default:
             return 2;
@@ -138,6 +157,8 @@ int zkpipe_cmd_submit(int argc, char **argv) {
         fprintf(stderr, "zkpipe: circuit %s is not configured in %s\n", circuit, config);
         return 2;
     }
+    const char *part_fmt = submit_partition_format(inputs, ci, config);
+    if (!part_fmt) return 2;
     int prio = ci->priority;
     if (prio_s && (prio = cfg_parse_priority(prio_s)) < 0) {
         fprintf(stderr, "zkpipe: --priority %s: expected CRITICAL, HIGH, NORMAL or LOW\n", prio_s);
@@ -148,7 +169,7 @@ int zkpipe_cmd_submit(int argc, char **argv) {
         fprintf(stderr, "zkpipe: %s\n", err);
         return 1;
     }
-    spool_job_t j = {.prio = prio, .n_parts = n, .submit_ns = shm_realtime_ns()};
+    spool_job_t j = {.prio = prio, .n_parts = n, .submit_ns = shm_realtime_ns(), .inputs = inputs};
     spool_new_id(j.id);
     snprintf(j.circuit, sizeof j.circuit, "%s", circuit);
     char tmp[1400], dst[1400];
@@ -165,7 +186,7 @@ int zkpipe_cmd_submit(int argc, char **argv) {
     for (uint32_t k = 0; k < n; k++) {
         const char *w = argv[optind + (int)k];
         char to[1500];
-        snprintf(to, sizeof to, "%s/witness-%u.wtns", tmp, k);
+        snprintf(to, sizeof to, part_fmt, tmp, k);
         int r = link(w, to) == 0 ? 0 : copy_file(w, to); /* a hard link when on the same file system */
         if (r < 0) {
             fprintf(stderr, "zkpipe: cannot copy %s into the spool: %s\n", w, strerror(-r));

@@ -1,5 +1,5 @@
 /* The spool directory (docs/pipeline.md): tmp/ -> incoming/ -> active/ -> done/ | failed/.
- * A job directory holds job.ini, witness-<k>.wtns, and as partitions finish proof-<k>.json and
+ * A job directory holds job.ini, witness-<k>.wtns (or input-<k>.json: docs/witgen.md), and as partitions finish proof-<k>.json and
  * public-<k>.json; result.json is written when the job ends. Renames are the commit points. */
 #pragma once
 #include <stdbool.h>
@@ -14,6 +14,7 @@ typedef struct spool_job {
     int prio; /* 0 CRITICAL .. 3 LOW */
     uint32_t n_parts;
     uint64_t submit_ns; /* CLOCK_REALTIME */
+    bool inputs;        /* partitions are input-<k>.json circuit inputs, not witness-<k>.wtns (job.ini inputs = yes) */
 } spool_job_t;
 
 /* Creates the spool and its subfolders (mode 0770 + setgid is left to tmpfiles.d). */

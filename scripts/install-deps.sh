@@ -3,7 +3,7 @@
 # test oracle) into ./node_modules from package-lock.json. Safe to run again.
 set -eu
 cd "$(dirname "$0")/.."
-pkgs="meson ninja-build pkg-config gcc g++ python3 liburing-dev libsystemd-dev libinih-dev libjson-c-dev nettle-dev wabt systemd-container"
+pkgs="meson ninja-build pkg-config gcc g++ python3 liburing-dev libsystemd-dev libinih-dev libjson-c-dev nettle-dev wabt libgmp-dev nasm nlohmann-json3-dev systemd-container"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

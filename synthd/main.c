@@ -20,6 +20,9 @@
 #include "zk/r1cs.h"
 #include "zk/wtns.h"
 #include "zk/zkey.h"
+#ifdef ZKPIPE_WITGEN
+#include "witgen/witgen.h"
+#endif
 
 #define WTNS_PAD 52 /* a circom .wtns has its values at byte 76: 52 + 76 = 128 keeps them aligned */
 
@@ -30,6 +33,9 @@ struct circuit {
     zk_zkey_t z;
     bool has_r1cs;
     zk_r1cs_t r;
+#ifdef ZKPIPE_WITGEN
+    witgen_t *gen; /* the circuit's wasm generator, loaded once (docs/witgen.md) */
+#endif
 };
 
 static cfg_t cfg;
@@ -37,6 +43,41 @@ static shm_t S;
 static uring_reader_t *UR;
 static struct circuit circuits[CFG_MAX_CIRCUITS];
 static uint64_t synth_busy_ns, synth_count;
+
+#ifdef ZKPIPE_WITGEN
+/* The circuit's witness generator (wasm or witness_cmd) as witgen sees it. */
+static witgen_source_t witgen_src(const cfg_circuit_t *ci) {
+    return (witgen_source_t){ci->wasm, ci->witness_cmd, ci->witness_timeout, ci->witness_memory, cfg.cache};
+}
+
+static uint32_t witgen_slab = SHM_NONE, witgen_part;
+static void witgen_tick(void *ctx) {
+    (void)ctx;
+    shm_heartbeat(&S, witgen_slab);
+    daemon_notify_watchdog();
+}
+
+static void witgen_log_line(void *ctx, const char *line) {
+    (void)ctx;
+    log_msg(LOG_DEBUG, NULL, NULL, "circuit log: %s", line);
+    daemon_test_point("synth.witgen_log", (int)witgen_part); /* inside the generator's run */
+}
+
+static const witgen_opts_t witgen_opts = {.tick = witgen_tick, .log_line = witgen_log_line};
+
+/* Loads a wasm generator once per circuit (building it into the cache on first use, and saying so);
+ * a wasm whose prime is not the zkey's curve is refused here. */
+static int witgen_load(const char *name, const cfg_circuit_t *ci, const zk_zkey_t *z, witgen_t **g, zk_err_t *e) {
+    witgen_source_t src = witgen_src(ci);
+    bool built = false;
+    uint64_t t0 = daemon_now_ns();
+    int r = witgen_source_open(g, &src, &witgen_opts, z, ci->zkey, &built, e);
+    if (r == 0 && built)
+        log_info("Built the witness generator of circuit %s from %s into %s in %.1f s", name, ci->wasm, cfg.cache,
+                 (daemon_now_ns() - t0) / 1e9);
+    return r;
+}
+#endif
 
 static struct circuit *circuit_get(const char *name, const char **ret_err) {
     int i = cfg_circuit_index(&cfg, name);
@@ -54,6 +95,13 @@ static struct circuit *circuit_get(const char *name, const char **ret_err) {
             c->has_r1cs = c->err == 0;
             if (c->err) zk_zkey_close(&c->z);
         }
+#ifdef ZKPIPE_WITGEN
+        if (c->err == 0 && (c->err = witgen_load(name, &cfg.circuits[i], &c->z, &c->gen, &e)) < 0) {
+            if (c->has_r1cs) zk_r1cs_close(&c->r);
+            c->has_r1cs = false;
+            zk_zkey_close(&c->z);
+        }
+#endif
         if (c->err) {
             snprintf(c->errmsg, sizeof c->errmsg, "%s", e.msg);
             log_err("Failed to open circuit %s: %s", name, e.msg);
@@ -194,18 +242,47 @@ static void give_up(uint32_t slab, uint32_t job, uint32_t part, const char *reas
     shm_part_give_up(&S, slab, SLAB_FILLING, job, part, reason);
 }
 
-static void trim_heap(uint32_t job, uint32_t part, uint32_t slab) {
-    if (cfg.trim == CFG_TRIM_NEVER) return;
+/* Returns how long malloc_trim took (0: the policy did not trim). */
+static uint64_t trim_heap(uint32_t job, uint32_t part, uint32_t slab) {
+    if (cfg.trim == CFG_TRIM_NEVER) return 0;
     if (cfg.trim == CFG_TRIM_ABOVE) {
         struct mallinfo2 mi = mallinfo2();
-        if (mi.fordblks < cfg.trim_above) return;
+        if (mi.fordblks < cfg.trim_above) return 0;
     }
     uint64_t t0 = daemon_now_ns();
     malloc_trim(0);
     uint64_t dt = daemon_now_ns() - t0;
     shm_count(&S, CNT_TRIMS, 1);
     shm_event(&S, EV_SYNTH_TRIM, job, part, slab, t0, dt, 0);
+    return dt;
 }
+
+#ifdef ZKPIPE_WITGEN
+static bool job_has_inputs(const char *id) {
+    char dir[1300], err[300];
+    snprintf(dir, sizeof dir, "%s/active/%s", cfg.spool, id);
+    spool_job_t sj;
+    return spool_read_job(dir, &sj, err, sizeof err) == 0 && sj.inputs;
+}
+
+/* Computes partition part's witness into the slab with the circuit's generator; on failure the
+ * partition is given up with the reason. name becomes what later messages call the image. */
+static int fill_from_inputs(struct circuit *c, const char *circuit, uint32_t slab, uint32_t job, uint32_t part,
+                            const char *id, uint8_t *out, size_t cap, size_t *len, char *name, size_t name_cap) {
+    const cfg_circuit_t *ci = cfg_circuit(&cfg, circuit);
+    witgen_source_t src = witgen_src(ci);
+    char dir[1300];
+    snprintf(dir, sizeof dir, "%s/active/%s", cfg.spool, id);
+    snprintf(name, name_cap, c->gen ? "the witness of input-%u.json" : "witness_cmd's output for input-%u.json", part);
+    zk_err_t e = {{0}};
+    witgen_slab = slab;
+    witgen_part = part;
+    int r = witgen_partition(c->gen, &src, &witgen_opts, dir, part, out, cap, len, &e);
+    witgen_slab = SHM_NONE;
+    if (r < 0) give_up(slab, job, part, e.msg);
+    return r;
+}
+#endif
 
 static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     shm_job_t *J = &S.jobs[job];
@@ -236,11 +313,21 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     uint64_t a_off = need - 3 * abc_each;
     uint64_t w_off = CFG_SLAB_HEADER + WTNS_PAD, w_cap = a_off - w_off;
 
-    /* 1. read the witness file straight into the slab */
+    /* 1. read the witness file straight into the slab, or compute it there from the inputs */
     snprintf(name, sizeof name, "witness-%u.wtns", part);
     snprintf(wpath, sizeof wpath, "%s/active/%s/%s", cfg.spool, id, name);
     size_t len = 0;
-    int r = uring_read_file(UR, wpath, base + w_off, w_cap, &len);
+    int r;
+#ifdef ZKPIPE_WITGEN
+    if (job_has_inputs(id)) {
+        r = fill_from_inputs(c, J->circuit, slab, job, part, id, base + w_off, w_cap, &len, name, sizeof name);
+        if (r < 0) {
+            trim_heap(job, part, slab);
+            return;
+        }
+    } else
+#endif
+        r = uring_read_file(UR, wpath, base + w_off, w_cap, &len);
     uint64_t t_read = daemon_now_ns();
     shm_event(&S, EV_SYNTH_READ, job, part, slab, t_start, t_read - t_start, len);
     if (r == -EFBIG) {
@@ -341,13 +428,15 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     atomic_fetch_add(&S.procs[S.self].busy_ns, now - t_start);
     synth_busy_ns += now - t_start;
     synth_count++;
-    char f1[64], f2[64], f3[64];
+    uint64_t trim_ns = trim_heap(job, part, slab);
+    char f1[64], f2[64], f3[64], f4[64];
     snprintf(f1, sizeof f1, "ZKPIPE_READ_NS=%llu", (unsigned long long)(t_read - t_start));
     snprintf(f2, sizeof f2, "ZKPIPE_CHECK_NS=%llu", (unsigned long long)(t_check - t_read));
     snprintf(f3, sizeof f3, "ZKPIPE_EVAL_NS=%llu", (unsigned long long)(t_eval - t_check));
-    const char *fields[] = {f1, f2, f3, NULL};
-    log_msg(LOG_DEBUG, &lc, fields, "Synthesized partition %u of job %s in %.1f ms", part, id, (now - t_start) / 1e6);
-    trim_heap(job, part, slab);
+    snprintf(f4, sizeof f4, "ZKPIPE_TRIM_NS=%llu", (unsigned long long)trim_ns);
+    const char *fields[] = {f1, f2, f3, f4, NULL};
+    log_msg(LOG_DEBUG, &lc, fields, "Synthesized partition %u of job %s in %.1f ms (trim %.2f ms)", part, id,
+            (now - t_start) / 1e6, trim_ns / 1e6);
     shm_heartbeat(&S, SHM_NONE);
 }
 

@@ -96,3 +96,26 @@ typedef struct witgen_cmd {
 /* Runs the generator; 0 when it exited 0 and out_path exists. Errors say how it ended (exit
  * status, signal, timeout) and the last line it wrote on stderr. */
 int witgen_run_cmd(const witgen_cmd_t *c, const char *input_path, const char *out_path, zk_err_t *err);
+
+/* ---- partition.c: a pipeline stage's use of a circuit's generator (synthd) ---- */
+
+typedef struct witgen_source {
+    const char *wasm;         /* "" = none */
+    const char *cmd;          /* witness_cmd, "" = none */
+    unsigned timeout_s;       /* witness_cmd's timeout */
+    uint64_t memory_limit;    /* witness_cmd's RLIMIT_AS, the wasm's memory cap; 0 = none */
+    const char *cache_dir;
+} witgen_source_t;
+
+static inline bool witgen_source_any(const witgen_source_t *s) { return (s->wasm && s->wasm[0]) || (s->cmd && s->cmd[0]); }
+
+/* Loads the circuit's wasm generator (building it when the cache lacks it: *ret_built) and checks its
+ * prime and witness size against the zkey. *ret is NULL for a witness_cmd circuit. */
+int witgen_source_open(witgen_t **ret, const witgen_source_t *s, const witgen_opts_t *o, const zk_zkey_t *z,
+                       const char *zkey_name, bool *ret_built, zk_err_t *err);
+/* Writes partition part's .wtns image (from JOB_DIR/input-<part>.json) into out: with the loaded
+ * wasm g, or by running witness_cmd (its output JOB_DIR/.witness-<part>.wtns is read and removed).
+ * The caller parses and checks the image as it does a submitted witness. Messages name the input
+ * file as "input-<part>.json". */
+int witgen_partition(witgen_t *g, const witgen_source_t *s, const witgen_opts_t *o, const char *job_dir, uint32_t part,
+                     uint8_t *out, size_t cap, size_t *ret_len, zk_err_t *err);
