@@ -237,6 +237,28 @@ static int check_exports(const char *wasm_path, const char *header, zk_err_t *er
 
 int witgen_build(const char *wasm_path, const witgen_opts_t *o, char *so_path, size_t so_cap, bool *ret_built,
                  zk_err_t *err) {
+    int fd;
+    int r = witgen_build_fd(wasm_path, o, so_path, so_cap, ret_built, &fd, err);
+    if (r == 0) close(fd);
+    return r;
+}
+
+/* Opens so_path and checks it through the descriptor; on success *ret_fd is that descriptor. */
+static int open_checked(const char *so_path, const uint8_t wsha[32], int *ret_fd, zk_err_t *err) {
+    int fd = open(so_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+    if (fd < 0) return zk_fail(err, errno, "%s: %s", so_path, strerror(errno));
+    int r = witgen_cache_check_fd(fd, so_path, wsha, err);
+    if (r < 0) {
+        close(fd);
+        return r;
+    }
+    *ret_fd = fd;
+    return 0;
+}
+
+int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path, size_t so_cap, bool *ret_built,
+                    int *ret_fd, zk_err_t *err) {
+    *ret_fd = -1;
     if (ret_built) *ret_built = false;
     uint8_t *wasm;
     size_t wasm_len;
@@ -253,7 +275,7 @@ int witgen_build(const char *wasm_path, const witgen_opts_t *o, char *so_path, s
     const char *cache = o->cache_dir && o->cache_dir[0] ? o->cache_dir : ".";
     snprintf(so_path, so_cap, "%s/%s-v%d.so", cache, hx, WITGEN_ABI);
     zk_err_t e2;
-    if (witgen_cache_check(so_path, wsha, &e2) == 0) {
+    if (open_checked(so_path, wsha, ret_fd, &e2) == 0) {
         free(wasm);
         return 0;
     }
@@ -335,7 +357,7 @@ int witgen_build(const char *wasm_path, const witgen_opts_t *o, char *so_path, s
         close(dfd);
     }
     if (ret_built) *ret_built = true;
-    r = 0;
+    r = open_checked(so_path, wsha, ret_fd, err);
 out:
     rm_rf_flat(dir);
     return r;

@@ -249,20 +249,13 @@ static int ensure_instance(struct witgen *g, zk_err_t *err) {
 int witgen_open(witgen_t **ret, const char *wasm_path, const witgen_opts_t *o, bool *ret_built, zk_err_t *err) {
     *ret = NULL;
     char so[1200];
-    int r = witgen_build(wasm_path, o, so, sizeof so, ret_built, err);
+    int fd;
+    /* the object is checked through fd; it is loaded by its path (dlopen tells objects apart by
+     * name, so /proc/self/fd/N would be one name for many files), and the path must still name the
+     * checked file before and after the load */
+    int r = witgen_build_fd(wasm_path, o, so, sizeof so, ret_built, &fd, err);
     if (r < 0) return r;
-    uint8_t wsha[32];
-    if ((r = witgen_sha256_file(wasm_path, wsha, err)) < 0) return r;
-    /* check the file through a descriptor, load it by its path (dlopen tells objects apart by name,
-     * so /proc/self/fd/N would be one name for many files), and make sure the path still names the
-     * file that was checked, before and after the load */
-    int fd = open(so, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) return zk_fail(err, errno, "%s: %s", so, strerror(errno));
     struct stat st_fd, st_a, st_b;
-    if ((r = witgen_cache_check_fd(fd, so, wsha, err)) < 0) {
-        close(fd);
-        return r;
-    }
     bool same = fstat(fd, &st_fd) == 0 && stat(so, &st_a) == 0 && st_a.st_dev == st_fd.st_dev &&
                 st_a.st_ino == st_fd.st_ino;
     close(fd);

@@ -34,6 +34,9 @@ typedef struct witgen_opts {
  * built now. The build is written under a temporary name and renamed into place. */
 int witgen_build(const char *wasm_path, const witgen_opts_t *o, char *so_path, size_t so_cap, bool *ret_built,
                  zk_err_t *err);
+/* The same, and *ret_fd is a descriptor of the object, checked through it (the caller closes it). */
+int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path, size_t so_cap, bool *ret_built,
+                    int *ret_fd, zk_err_t *err);
 /* Checks a cached object: the trailer names wasm_sha (32 bytes) and the bytes before it hash to
  * what the trailer says. 0, or -EINVAL/-ENOENT with the reason. */
 int witgen_cache_check(const char *so_path, const uint8_t wasm_sha[32], zk_err_t *err);
