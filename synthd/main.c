@@ -55,6 +55,7 @@ static void witgen_tick(void *ctx) {
     (void)ctx;
     shm_heartbeat(&S, witgen_slab);
     daemon_notify_watchdog();
+    daemon_test_point("synth.witgen_tick", (int)witgen_part); /* while a build or a witness_cmd runs */
 }
 
 static void witgen_log_line(void *ctx, const char *line) {

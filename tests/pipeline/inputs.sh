@@ -5,6 +5,8 @@
 #      public.json as the fixtures' (snarkjs's); a .wtns job still flows beside them.
 #  (b) a synthd killed -9 inside the wasm generator's run (at the circuit's log() line): the
 #      partition is synthesized again and the job completes.
+#  (b2) a synthd killed -9 while its witness_cmd child runs: the child dies with it (PDEATHSIG), the
+#      partition is synthesized again and the job completes.
 #  (c) witness_cmd with circom's own C++ generator (circom2 --c, built here): proofs accepted.
 #  (d) every failure, each with its reason in zkpipe status, result.json and zkpipe wait, while a good
 #      job completes and both synthds keep serving: an assert (the circuit's message, the input file),
@@ -27,7 +29,8 @@ NATIVE=$T/cpp/mulchain_cpp/mulchain
 printf '#!/bin/sh\nkill -SEGV $$\n' >"$T/crash.sh"
 printf '#!/bin/sh\nexec sleep 30\n' >"$T/slow.sh"
 printf '#!/bin/sh\nprintf "wtns-not-really" >"$2"\n' >"$T/garbage.sh"
-chmod +x "$T/crash.sh" "$T/slow.sh" "$T/garbage.sh"
+printf '#!/bin/sh\necho $$ >>%s\nsleep 2\nexec %s "$@"\n' "$T/slowgen.pids" "$NATIVE" >"$T/slowgen.sh"
+chmod +x "$T/crash.sh" "$T/slow.sh" "$T/garbage.sh" "$T/slowgen.sh"
 M=$DATA/bn128/mulchain
 cat >"$CONF" <<INI
 [pipeline]
@@ -60,6 +63,9 @@ r1cs = $M/mulchain.r1cs
 witness_cmd = $NATIVE
 witness_timeout = 60
 witness_memory = 1G
+[circuit slownative]
+zkey = $M/mulchain.zkey
+witness_cmd = $T/slowgen.sh
 [circuit crash]
 zkey = $M/mulchain.zkey
 witness_cmd = $T/crash.sh
@@ -125,6 +131,22 @@ for k in 0 1 2; do
     "$SNARKJS" groth16 verify "$T/guard_vk.json" "$SPOOL/done/$J/public-$k.json" "$SPOOL/done/$J/proof-$k.json" |
         grep -q 'OK!' || fail "guard proof $k rejected by snarkjs"
 done
+stop_all
+
+log "(b2) synthd killed -9 while its witness_cmd child runs"
+start gpud
+start finalizerd
+start synthd1 ZKPIPE_TEST_PAUSE=synth.witgen_tick:1
+J=$(submit_inputs slownative $M/input-1.json $M/input-2.json $M/input-1.json)
+wait_for 60 "synthd1 to stop while partition 1's generator runs" is_stopped synthd1
+child=$(tail -n 1 "$T/slowgen.pids")
+kill -0 "$child" 2>/dev/null || fail "the generator is not running while synthd1 is stopped"
+kill9 synthd1
+wait_for 10 "the generator to die with synthd1" bash -c "! kill -0 $child 2>/dev/null"
+start synthd2
+wait_job "$J" 120 || fail "job failed: $(cat $T/wait-$J.err)"
+verify_job "$J" mulchain 3 snarkjs
+[ "$(json_get "$(result_json "$J")" 'r["partitions"][1]["synth_count"]')" = 2 ] || fail "partition 1 was not synthesized again"
 stop_all
 
 log "(c) witness_cmd: circom's C++ generator, (d) every failure beside good jobs"
