@@ -66,6 +66,8 @@ witness_memory = 1G
 [circuit slownative]
 zkey = $M/mulchain.zkey
 witness_cmd = $T/slowgen.sh
+[circuit plain]
+zkey = $M/mulchain.zkey
 [circuit crash]
 zkey = $M/mulchain.zkey
 witness_cmd = $T/crash.sh
@@ -91,6 +93,10 @@ same_public() { # JOB K FIXTURE_PUBLIC
     cmp -s <(tr -d ' \n' <"$SPOOL/done/$1/public-$2.json") <(tr -d ' \n' <"$3") || fail "job $1: public-$2.json differs from $3"
 }
 
+rc=0
+"$ZKPIPE" submit --config "$CONF" --circuit plain --input $M/input-1.json >/dev/null 2>"$T/plain.err" || rc=$?
+[ $rc = 2 ] && grep -q "circuit plain has no witness generator (wasm or witness_cmd)" "$T/plain.err" ||
+    fail "submit --input for a circuit without a generator: exit $rc, $(cat "$T/plain.err")"
 log "(a) input jobs on both curves"
 start synthd1
 start synthd2
