@@ -235,6 +235,33 @@ static int check_exports(const char *wasm_path, const char *header, zk_err_t *er
     return r;
 }
 
+/* circom's field multiplication, as wasm2c names it: renamed to ..._wasm so that the glue's native
+ * version (module.h) takes its place. A wasm without it (stripped names, another compiler) keeps
+ * its own code. */
+#define F1M_MUL "static void w2c_Fr_F1m_mul(Z_circuit_instance_t* instance, u32 w2c_x, u32 w2c_y, u32 w2c_r) {"
+static int use_native_mul(const char *c_path, bool *ret, zk_err_t *err) {
+    uint8_t *b;
+    size_t n;
+    int r = load_file(c_path, &b, &n, err);
+    if (r < 0) return r;
+    char *txt = realloc(b, n + 1);
+    txt[n] = 0;
+    char *at = strstr(txt, F1M_MUL);
+    *ret = at != NULL;
+    if (at) {
+        static const char renamed[] = "static void w2c_Fr_F1m_mul_wasm(";
+        size_t head = (size_t)(at - txt), old_len = strlen("static void w2c_Fr_F1m_mul(");
+        int fd = open(c_path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+        if (fd < 0 || write(fd, txt, head) != (ssize_t)head ||
+            write(fd, renamed, sizeof renamed - 1) != (ssize_t)(sizeof renamed - 1) ||
+            write(fd, at + old_len, n - head - old_len) != (ssize_t)(n - head - old_len))
+            r = zk_fail(err, EIO, "%s: cannot rewrite: %s", c_path, strerror(errno));
+        if (fd >= 0) close(fd);
+    }
+    free(txt);
+    return r;
+}
+
 int witgen_build(const char *wasm_path, const witgen_opts_t *o, char *so_path, size_t so_cap, bool *ret_built,
                  zk_err_t *err) {
     int fd;
@@ -310,6 +337,8 @@ int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path
         goto out;
     }
     if ((r = check_exports(wasm_path, p_h, err)) < 0) goto out;
+    bool native_mul = false;
+    if ((r = use_native_mul(p_c, &native_mul, err)) < 0) goto out;
     if ((r = write_file(p_glue, WITGEN_GLUE_SOURCE, strlen(WITGEN_GLUE_SOURCE))) < 0) {
         r = zk_fail(err, -r, "%s: cannot write: %s", p_glue, strerror(-r));
         goto out;
@@ -318,7 +347,7 @@ int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path
     if (!cc || !cc[0]) cc = "cc";
     /* no -march: the object must run on any x86-64 the executable runs on */
     char *ccv[] = {(char *)cc, "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-w", "-I", dir, "-o", p_so, p_glue,
-                   NULL};
+                   native_mul ? "-DWITGEN_NATIVE_MUL" : NULL, NULL};
     if ((r = run_tool(ccv, p_log, o, err)) < 0) {
         zk_err_t e3 = *err;
         r = zk_fail(err, EIO, "%s: compiling the generator failed: %s", wasm_path, e3.msg);

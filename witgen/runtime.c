@@ -240,6 +240,7 @@ static int ensure_instance(struct witgen *g, zk_err_t *err) {
     g->n32 = n32;
     g->m->get_raw_prime(g->inst);
     for (uint32_t i = 0; i < n32; i++) g->prime[i] = g->m->read_shared_rw_memory(g->inst, i);
+    g->m->set_prime(g->prime, n32);
     g->n_witness = g->m->get_witness_size(g->inst);
     g->n_inputs = g->m->get_input_size(g->inst);
     g_running = NULL;
