@@ -246,3 +246,42 @@ __attribute__((constructor)) static void setup(void) {
     if (!mkdtemp(cache)) abort();
     atexit(cleanup);
 }
+
+TEST(child_generator) {
+    char script[300], out[300];
+    snprintf(script, sizeof script, "%s/gen.sh", cache);
+    snprintf(out, sizeof out, "%s/child.wtns", cache);
+    /* ARGS... input.json out.wtns, and what the child does with them */
+    write_str(script, "#!/bin/sh\n"
+                      "case $1 in\n"
+                      "ok) printf wtns >\"$3\" ;;\n"
+                      "fail) echo 'bad input: no' >&2; exit 3 ;;\n"
+                      "hog) exec python3 -c 'x = bytearray(1 << 30); print(len(x))' ;;\n"
+                      "sleep) exec sleep 30 ;;\n"
+                      "none) exit 0 ;;\n"
+                      "esac\n");
+    CHECK(chmod(script, 0755) == 0);
+    char prog[400];
+    zk_err_t e = {{0}};
+    witgen_cmd_t c = {prog, 1, 256ull << 20, NULL, NULL};
+    snprintf(prog, sizeof prog, "%s ok", script);
+    CHECK_MSG(witgen_run_cmd(&c, "in.json", out, &e) == 0, "%s", e.msg);
+    CHECK_EQ_INT(file_size(out), 4);
+    snprintf(prog, sizeof prog, "%s fail", script);
+    CHECK(witgen_run_cmd(&c, "in.json", out, &e) < 0);
+    CHECK_STR_CONTAINS(e.msg, "gen.sh: exited with status 3: bad input: no");
+    CHECK_EQ_INT(file_size(out), -1); /* an earlier run's output is not taken for this one's */
+    snprintf(prog, sizeof prog, "%s hog", script); /* 1 GiB under a 256 MiB RLIMIT_AS */
+    CHECK(witgen_run_cmd(&c, "in.json", out, &e) < 0);
+    CHECK_STR_CONTAINS(e.msg, "MemoryError");
+    snprintf(prog, sizeof prog, "%s sleep", script);
+    CHECK(witgen_run_cmd(&c, "in.json", out, &e) < 0);
+    CHECK_STR_CONTAINS(e.msg, "ran past its timeout of 1 s");
+    snprintf(prog, sizeof prog, "%s none", script);
+    CHECK(witgen_run_cmd(&c, "in.json", out, &e) < 0);
+    CHECK_STR_CONTAINS(e.msg, "exited 0 but wrote no witness file");
+    snprintf(prog, sizeof prog, "%s/no-such-generator", cache);
+    CHECK(witgen_run_cmd(&c, "in.json", out, &e) < 0);
+    CHECK_STR_CONTAINS(e.msg, "exited with status 127: cannot run");
+    return 0;
+}
