@@ -29,7 +29,8 @@ NATIVE=$T/cpp/mulchain_cpp/mulchain
 printf '#!/bin/sh\nkill -SEGV $$\n' >"$T/crash.sh"
 printf '#!/bin/sh\nexec sleep 30\n' >"$T/slow.sh"
 printf '#!/bin/sh\nprintf "wtns-not-really" >"$2"\n' >"$T/garbage.sh"
-printf '#!/bin/sh\necho $$ >>%s\nsleep 2\nexec %s "$@"\n' "$T/slowgen.pids" "$NATIVE" >"$T/slowgen.sh"
+# slowgen.sh: the real generator, or, while $T/hold exists, a generator that takes 60 s
+printf '#!/bin/sh\necho $$ >>%s\n[ -e %s ] && exec sleep 60\nexec %s "$@"\n' "$T/slowgen.pids" "$T/hold" "$NATIVE" >"$T/slowgen.sh"
 chmod +x "$T/crash.sh" "$T/slow.sh" "$T/garbage.sh" "$T/slowgen.sh"
 M=$DATA/bn128/mulchain
 cat >"$CONF" <<INI
@@ -142,17 +143,19 @@ stop_all
 log "(b2) synthd killed -9 while its witness_cmd child runs"
 start gpud
 start finalizerd
-start synthd1 ZKPIPE_TEST_PAUSE=synth.witgen_tick:1
+touch "$T/hold"
+start synthd1 ZKPIPE_TEST_PAUSE=synth.witgen_tick:0
 J=$(submit_inputs slownative $M/input-1.json $M/input-2.json $M/input-1.json)
-wait_for 60 "synthd1 to stop while partition 1's generator runs" is_stopped synthd1
+wait_for 60 "synthd1 to stop while partition 0's generator runs" is_stopped synthd1
 child=$(tail -n 1 "$T/slowgen.pids")
 kill -0 "$child" 2>/dev/null || fail "the generator is not running while synthd1 is stopped"
 kill9 synthd1
-wait_for 10 "the generator to die with synthd1" bash -c "! kill -0 $child 2>/dev/null"
+wait_for 10 "the generator to die with synthd1 (it would run 60 s)" bash -c "! kill -0 $child 2>/dev/null"
+rm "$T/hold"
 start synthd2
 wait_job "$J" 120 || fail "job failed: $(cat $T/wait-$J.err)"
 verify_job "$J" mulchain 3 snarkjs
-[ "$(json_get "$(result_json "$J")" 'r["partitions"][1]["synth_count"]')" = 2 ] || fail "partition 1 was not synthesized again"
+[ "$(json_get "$(result_json "$J")" 'r["partitions"][0]["synth_count"]')" = 2 ] || fail "partition 0 was not synthesized again"
 stop_all
 
 log "(c) witness_cmd: circom's C++ generator, (d) every failure beside good jobs"
