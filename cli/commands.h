@@ -21,3 +21,32 @@ int zkpipe_cmd_db(int argc, char **argv);
 int zkpipe_fleet_submit(const char *dsn, const char *circuit, const char *prio_s, int n, char **files);
 int zkpipe_fleet_wait(const char *dsn, const char *out, double timeout, const char *id);
 int zkpipe_fleet_status(const char *dsn);
+/* witness generation from inputs (cli/witness.c, cli/fullprove.c; witgen/) */
+int zkpipe_cmd_witness(int argc, char **argv);
+int zkpipe_cmd_fullprove(int argc, char **argv);
+int zkpipe_cmd_witgen(int argc, char **argv);
+
+/* shared by zkpipe prove and zkpipe fullprove (cli/prove.c) */
+#include <stdbool.h>
+#include <time.h>
+#include "zk/wtns.h"
+#include "zk/zkey.h"
+typedef struct cli_prove_opts {
+    int threads; /* > 0 */
+    const char *r1cs_path; /* NULL: no constraint check */
+    bool timings, verify;
+} cli_prove_opts_t;
+/* Before proving: refuses an output that is an input or one path for both outputs, and removes older
+ * outputs (a failed prove never leaves an older proof where it was asked to write); after a failure:
+ * removes whatever of the two was written. */
+int cli_prepare_outputs(const char *proof_path, const char *public_path, const char *const *inputs, int n_inputs,
+                        zk_err_t *err);
+void cli_discard_outputs(const char *proof_path, const char *public_path);
+int cli_prove_witness(const zk_zkey_t *z, const char *zkey_path, const zk_wtns_t *w, const char *wtns_path,
+                      const cli_prove_opts_t *o, const char *proof_path, const char *public_path,
+                      const struct timespec *t0, double t_load, zk_err_t *err);
+/* zkpipe witness's pieces (cli/witness.c): the cache directory (opt, else $ZKPIPE_CACHE, ...) and one
+ * witness image (64-byte aligned, free()) checked against the zkey when z is not NULL */
+const char *cli_witgen_cache(const char *opt);
+int cli_witness_compute(const char *wasm, const char *input, const char *cache, uint8_t **ret_img, size_t *ret_len,
+                        const zk_zkey_t *z, const char *zkey_path, zk_err_t *err);

@@ -17,6 +17,10 @@ static const struct command commands[] = {
 #endif
     {"keygen", zkpipe_cmd_keygen, "keygen --insecure-dev <circuit.r1cs> <out.zkey> [<vk.json>]: test-only key"},
     /* further subcommands are added here, one line each */
+#ifdef ZKPIPE_WITGEN
+    {"witness", zkpipe_cmd_witness, "witness <circuit.wasm> <input.json> <out.wtns>: = snarkjs wtns calculate"},
+    {"fullprove", zkpipe_cmd_fullprove, "fullprove <input.json> <circuit.wasm> <circuit.zkey> <proof.json> <public.json>"},
+#endif
 #ifdef ZKPIPE_PIPELINE
     {"submit", zkpipe_cmd_submit, "submit --circuit NAME [--priority P] W1.wtns ...: queue a job, print its id"},
     {"wait", zkpipe_cmd_wait, "wait JOB: block until the job ends; exit 0 done, 1 failed, 2 bad usage"},
@@ -25,6 +29,9 @@ static const struct command commands[] = {
     {"trace", zkpipe_cmd_trace, "trace --out FILE: the event ring as a Chrome/Perfetto trace"},
     {"metrics", zkpipe_cmd_metrics, "metrics: the pipeline's numbers as Prometheus text (format 0.0.4)"},
     {"top", zkpipe_cmd_top, "top [--interval S]: a live view of slabs, stages, queues and jobs; q quits"},
+#ifdef ZKPIPE_WITGEN
+    {"witgen", zkpipe_cmd_witgen, "witgen build [CIRCUIT...]: compile the circuits' wasm generators into the cache"},
+#endif
     {"setup", zkpipe_cmd_setup, "setup: create the shared segment and spool from the ini, or check its geometry"},
 #endif
 #ifdef ZKPIPE_FLEET
@@ -35,7 +42,7 @@ static const struct command commands[] = {
 static void usage(FILE *f) {
     fprintf(f, "Usage: zkpipe <command> [options] [args]\n\nCommands:\n");
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nRun 'zkpipe <command> --help' for a command's options.\n");
 }
 

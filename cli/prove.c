@@ -4,13 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
-#include "zk/groth16.h"
 #include "zk/kernels.h"
+#include "zk/groth16.h"
 #include "zk/r1cs.h"
 #include "zk/verify.h"
 #include "zk/wtns.h"
@@ -40,6 +40,11 @@ static double ms_since(const struct timespec *t0) {
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static void *alloc_aligned(size_t n) {
+    size_t sz = (n + 63) & ~(size_t)63;
+    return aligned_alloc(64, sz ? sz : 64);
 }
 
 /* An output must not be one of the inputs: removing it (below) or writing it would destroy that input. */
@@ -83,9 +88,134 @@ static void explain_bad_proof(const zk_zkey_t *z, const char *zkey_path, const c
     }
 }
 
-static void *alloc_aligned(size_t n) {
-    size_t sz = (n + 63) & ~(size_t)63;
-    return aligned_alloc(64, sz ? sz : 64);
+int cli_prepare_outputs(const char *proof_path, const char *public_path, const char *const *inputs, int n_inputs,
+                        zk_err_t *err) {
+    if (output_is_input(proof_path, inputs, n_inputs, err) < 0 || output_is_input(public_path, inputs, n_inputs, err) < 0)
+        return -EINVAL;
+    if (!strcmp(proof_path, public_path))
+        return zk_fail(err, EINVAL, "%s: given as both the proof and the public output", proof_path);
+    if (remove_output(proof_path, err) < 0 || remove_output(public_path, err) < 0) return -EIO;
+    return 0;
+}
+
+void cli_discard_outputs(const char *proof_path, const char *public_path) {
+    (void)unlink(proof_path);
+    (void)unlink(public_path);
+}
+
+/* Everything after the key and the witness are loaded: the optional r1cs check, synthesis, the
+ * proof, the native verification and the two JSON files (zkpipe prove, zkpipe fullprove). */
+int cli_prove_witness(const zk_zkey_t *z, const char *zkey_path, const zk_wtns_t *w, const char *wtns_path,
+                      const cli_prove_opts_t *o, const char *proof_path, const char *public_path,
+                      const struct timespec *t0, double t_load, zk_err_t *err) {
+    int rc = -1, threads = o->threads;
+    const char *r1cs_path = o->r1cs_path;
+    struct timespec tstage;
+    zk_r1cs_t r1cs = {0};
+    bool have_r1cs = false;
+    void *abc = NULL, *scratch = NULL;
+    char *proof_json = NULL, *public_json = NULL;
+    double t_check = 0;
+    if (r1cs_path) {
+        clock_gettime(CLOCK_MONOTONIC, &tstage);
+        if (zk_r1cs_open(&r1cs, r1cs_path, err) < 0) goto fail;
+        have_r1cs = true;
+        if (r1cs.curve != z->curve) {
+            zk_fail(err, EINVAL, "%s: the r1cs is for %s, the zkey for %s", r1cs_path, r1cs.curve->name,
+                    z->curve->name);
+            goto fail;
+        }
+        if (r1cs.n_wires != z->n_vars) {
+            zk_fail(err, EINVAL, "%s: the r1cs has %u wires, the zkey %u: it is for another circuit", r1cs_path,
+                    r1cs.n_wires, z->n_vars);
+            goto fail;
+        }
+        int64_t bad = -1;
+        if (zk_r1cs_check(&r1cs, r1cs_path, w->values, w->n, &bad, err) < 0) goto fail;
+        t_check = ms_since(&tstage);
+    }
+
+    size_t n = z->domain_size;
+    abc = alloc_aligned(zk_abc_size(z));
+    scratch = alloc_aligned(zk_core_scratch_size(z));
+    if (!abc || !scratch) {
+        zk_fail(err, ENOMEM, "%s: out of memory for a domain of %zu", zkey_path, n);
+        goto fail;
+    }
+    uint8_t *a = abc, *b = a + 32 * n, *cc = b + 32 * n;
+
+    clock_gettime(CLOCK_MONOTONIC, &tstage);
+    if (zk_synth(z, w->values, a, b, cc, threads) < 0) {
+        zk_fail(err, EINVAL, "%s: synthesis failed", wtns_path);
+        goto fail;
+    }
+    double t_synth = ms_since(&tstage);
+
+    zk_raw_t raw;
+    zk_core_times_t ct;
+    clock_gettime(CLOCK_MONOTONIC, &tstage);
+    if (zk_prove_core(z, w->values, a, b, cc, scratch, &raw, &ct, threads) < 0) {
+        zk_fail(err, EINVAL, "%s: proving failed", zkey_path);
+        goto fail;
+    }
+    double t_core = ms_since(&tstage);
+
+    clock_gettime(CLOCK_MONOTONIC, &tstage);
+    uint8_t rr[32], ss[32];
+    int ret = zk_random_rs(z->curve, rr, ss);
+    if (ret < 0) {
+        zk_fail(err, -ret, "getrandom failed: %s", strerror(-ret));
+        goto fail;
+    }
+    zk_proof_t proof;
+    zk_finalize(z, &raw, rr, ss, &proof);
+    double t_verify = 0;
+    if (o->verify) {
+        struct timespec tv;
+        clock_gettime(CLOCK_MONOTONIC, &tv);
+        zk_vk_t vk;
+        if (zk_vk_from_zkey(&vk, z, err) < 0) {
+            zk_err_t why = *err;
+            if (zk_zkey_check_points(z, zkey_path, true, err) == 0) zk_fail(err, EINVAL, "%s: %.400s", zkey_path, why.msg);
+            goto fail;
+        }
+        /* public signals are w[1..nPub] */
+        ret = zk_verify_proof(&vk, &proof, w->values + 32, z->n_pub, err);
+        zk_vk_free(&vk);
+        if (ret == -EBADMSG || ret == -EINVAL) {
+            explain_bad_proof(z, zkey_path, wtns_path, ret, err);
+            goto fail;
+        }
+        if (ret < 0) goto fail;
+        t_verify = ms_since(&tv);
+    }
+    zk_proof_json(z->curve, &proof, &proof_json);
+    zk_public_json(w->values, z->n_pub, &public_json);
+    if (zk_write_file_atomic(proof_path, proof_json, strlen(proof_json), err) < 0) goto fail;
+    if (zk_write_file_atomic(public_path, public_json, strlen(public_json), err) < 0) goto fail;
+    double t_final = ms_since(&tstage);
+
+    if (o->timings) {
+        fprintf(stderr, "curve %s, domain 2^%u, nVars %u, threads %d\n", z->curve->name, z->log_domain, z->n_vars,
+                threads);
+        fprintf(stderr, "load        %8.2f ms\n", t_load);
+        if (r1cs_path) fprintf(stderr, "r1cs check  %8.2f ms\n", t_check);
+        fprintf(stderr, "synthesis   %8.2f ms\n", t_synth);
+        fprintf(stderr, "core        %8.2f ms (ntt+H %.2f, msm A %.2f, B1 %.2f, B2 %.2f, C %.2f, H %.2f)\n", t_core,
+                ct.ntt_ns / 1e6, ct.msm_a_ns / 1e6, ct.msm_b1_ns / 1e6, ct.msm_b2_ns / 1e6, ct.msm_c_ns / 1e6,
+                ct.msm_h_ns / 1e6);
+        fprintf(stderr, "finalize    %8.2f ms (verify %.2f)\n", t_final, t_verify);
+        fprintf(stderr, "kernels     %s\n", zk_kernels_describe());
+        fprintf(stderr, "total       %8.2f ms\n", ms_since(t0));
+    }
+    rc = 0;
+fail:
+    free(proof_json);
+    free(public_json);
+    free(abc);
+    free(scratch);
+    if (have_r1cs) zk_r1cs_close(&r1cs);
+    return rc;
 }
 
 int zkpipe_cmd_prove(int argc, char **argv) {
@@ -133,24 +263,13 @@ int zkpipe_cmd_prove(int argc, char **argv) {
 
     int rc = 1;
     zk_err_t err = {{0}};
-    bool outputs_removed = false;
     zk_zkey_t z = {0};
     zk_wtns_t w = {0};
-    zk_r1cs_t r1cs = {0};
-    void *abc = NULL, *scratch = NULL;
-    char *proof_json = NULL, *public_json = NULL;
-    bool have_zkey = false, have_wtns = false, have_r1cs = false;
+    bool have_zkey = false, have_wtns = false, outputs_removed = false;
     struct timespec t0, tstage;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-
     const char *inputs[3] = {zkey_path, wtns_path, r1cs_path};
-    if (output_is_input(proof_path, inputs, 3, &err) < 0 || output_is_input(public_path, inputs, 3, &err) < 0)
-        goto fail;
-    if (!strcmp(proof_path, public_path)) {
-        zk_fail(&err, EINVAL, "%s: given as both the proof and the public output", proof_path);
-        goto fail;
-    }
-    if (remove_output(proof_path, &err) < 0 || remove_output(public_path, &err) < 0) goto fail;
+    if (cli_prepare_outputs(proof_path, public_path, inputs, 3, &err) < 0) goto fail;
     outputs_removed = true;
 
     tstage = t0;
@@ -161,114 +280,14 @@ int zkpipe_cmd_prove(int argc, char **argv) {
     if (zk_wtns_check_zkey(&w, wtns_path, &z, zkey_path, &err) < 0) goto fail;
     double t_load = ms_since(&tstage);
 
-    double t_check = 0;
-    if (r1cs_path) {
-        clock_gettime(CLOCK_MONOTONIC, &tstage);
-        if (zk_r1cs_open(&r1cs, r1cs_path, &err) < 0) goto fail;
-        have_r1cs = true;
-        if (r1cs.curve != z.curve) {
-            zk_fail(&err, EINVAL, "%s: the r1cs is for %s, the zkey for %s", r1cs_path, r1cs.curve->name,
-                    z.curve->name);
-            goto fail;
-        }
-        if (r1cs.n_wires != z.n_vars) {
-            zk_fail(&err, EINVAL, "%s: the r1cs has %u wires, the zkey %u: it is for another circuit", r1cs_path,
-                    r1cs.n_wires, z.n_vars);
-            goto fail;
-        }
-        int64_t bad = -1;
-        if (zk_r1cs_check(&r1cs, r1cs_path, w.values, w.n, &bad, &err) < 0) goto fail;
-        t_check = ms_since(&tstage);
-    }
-
-    size_t n = z.domain_size;
-    abc = alloc_aligned(zk_abc_size(&z));
-    scratch = alloc_aligned(zk_core_scratch_size(&z));
-    if (!abc || !scratch) {
-        zk_fail(&err, ENOMEM, "%s: out of memory for a domain of %zu", zkey_path, n);
-        goto fail;
-    }
-    uint8_t *a = abc, *b = a + 32 * n, *cc = b + 32 * n;
-
-    clock_gettime(CLOCK_MONOTONIC, &tstage);
-    if (zk_synth(&z, w.values, a, b, cc, threads) < 0) {
-        zk_fail(&err, EINVAL, "%s: synthesis failed", wtns_path);
-        goto fail;
-    }
-    double t_synth = ms_since(&tstage);
-
-    zk_raw_t raw;
-    zk_core_times_t ct;
-    clock_gettime(CLOCK_MONOTONIC, &tstage);
-    if (zk_prove_core(&z, w.values, a, b, cc, scratch, &raw, &ct, threads) < 0) {
-        zk_fail(&err, EINVAL, "%s: proving failed", zkey_path);
-        goto fail;
-    }
-    double t_core = ms_since(&tstage);
-
-    clock_gettime(CLOCK_MONOTONIC, &tstage);
-    uint8_t rr[32], ss[32];
-    int ret = zk_random_rs(z.curve, rr, ss);
-    if (ret < 0) {
-        zk_fail(&err, -ret, "getrandom failed: %s", strerror(-ret));
-        goto fail;
-    }
-    zk_proof_t proof;
-    zk_finalize(&z, &raw, rr, ss, &proof);
-    double t_verify = 0;
-    if (verify) {
-        struct timespec tv;
-        clock_gettime(CLOCK_MONOTONIC, &tv);
-        zk_vk_t vk;
-        if (zk_vk_from_zkey(&vk, &z, &err) < 0) {
-            zk_err_t why = err;
-            if (zk_zkey_check_points(&z, zkey_path, true, &err) == 0)
-                zk_fail(&err, EINVAL, "%s: %.400s", zkey_path, why.msg);
-            goto fail;
-        }
-        /* public signals are w[1..nPub] */
-        ret = zk_verify_proof(&vk, &proof, w.values + 32, z.n_pub, &err);
-        zk_vk_free(&vk);
-        if (ret == -EBADMSG || ret == -EINVAL) {
-            explain_bad_proof(&z, zkey_path, wtns_path, ret, &err);
-            goto fail;
-        }
-        if (ret < 0) goto fail;
-        t_verify = ms_since(&tv);
-    }
-    zk_proof_json(z.curve, &proof, &proof_json);
-    zk_public_json(w.values, z.n_pub, &public_json);
-    if (zk_write_file_atomic(proof_path, proof_json, strlen(proof_json), &err) < 0) goto fail;
-    if (zk_write_file_atomic(public_path, public_json, strlen(public_json), &err) < 0) goto fail;
-    double t_final = ms_since(&tstage);
-
-    if (timings) {
-        fprintf(stderr, "curve %s, domain 2^%u, nVars %u, threads %d\n", z.curve->name, z.log_domain, z.n_vars,
-                threads);
-        fprintf(stderr, "kernels     %s\n", zk_kernels_describe());
-        fprintf(stderr, "load        %8.2f ms\n", t_load);
-        if (r1cs_path) fprintf(stderr, "r1cs check  %8.2f ms\n", t_check);
-        fprintf(stderr, "synthesis   %8.2f ms\n", t_synth);
-        fprintf(stderr, "core        %8.2f ms (ntt+H %.2f, msm A %.2f, B1 %.2f, B2 %.2f, C %.2f, H %.2f)\n", t_core,
-                ct.ntt_ns / 1e6, ct.msm_a_ns / 1e6, ct.msm_b1_ns / 1e6, ct.msm_b2_ns / 1e6, ct.msm_c_ns / 1e6,
-                ct.msm_h_ns / 1e6);
-        fprintf(stderr, "finalize    %8.2f ms (verify %.2f)\n", t_final, t_verify);
-        fprintf(stderr, "total       %8.2f ms\n", ms_since(&t0));
-    }
+    cli_prove_opts_t po = {.threads = threads, .r1cs_path = r1cs_path, .timings = timings, .verify = verify};
+    if (cli_prove_witness(&z, zkey_path, &w, wtns_path, &po, proof_path, public_path, &t0, t_load, &err) < 0) goto fail;
     rc = 0;
     goto out;
 fail:
     fprintf(stderr, "zkpipe prove: %s\n", err.msg[0] ? err.msg : "failed");
-    if (outputs_removed) { /* the proof may be written and the public file not */
-        (void)unlink(proof_path);
-        (void)unlink(public_path);
-    }
+    if (outputs_removed) cli_discard_outputs(proof_path, public_path); /* the proof may be written, the public not */
 out:
-    free(proof_json);
-    free(public_json);
-    free(abc);
-    free(scratch);
-    if (have_r1cs) zk_r1cs_close(&r1cs);
     if (have_wtns) zk_wtns_free(&w);
     if (have_zkey) zk_zkey_close(&z);
     return rc;

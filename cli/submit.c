@@ -18,22 +18,33 @@
 
 #define SUBMIT_USAGE                                                                                                   \
     "zkpipe submit [--config FILE | --dsn DSN] --circuit NAME [--priority CRITICAL|HIGH|NORMAL|LOW] W1.wtns "        \
-    "[W2.wtns ...]"
+    "[W2.wtns ...]\n"                                                                                                \
+    "       zkpipe submit [--config FILE] --circuit NAME [--priority P] --input IN1.json [IN2.json ...]"
 
 static const char *SUBMIT_HELP =
     "Queues one job of one partition per witness and prints the job id on the last line. Each witness\n"
     "is copied into the spool (a reflink where the file system has them): changing or removing it\n"
     "afterwards does not change the job. A witness must be a regular file no larger than a witness of\n"
     "the circuit can be. New jobs are refused while the spool has less free space than [pipeline]\n"
-    "min_free. With --dsn, the job goes into the fleet's queue in that database instead (docs/fleet.md).";
+    "min_free. With --dsn, the job goes into the fleet's queue in that database instead (docs/fleet.md).\n"
+    "--input: the files are circuit inputs (circom's input.json); synthd computes each witness with the\n"
+    "circuit's generator ([circuit NAME] wasm or witness_cmd, docs/witgen.md).";
+
+/* The most an input.json may be: inputs are numbers as text, a few per signal at most. */
+#define SUBMIT_INPUT_MAX (64u << 20)
 
 int zkpipe_cmd_submit(int argc, char **argv) {
-    const char *config, *circuit = NULL, *prio_s = NULL, *dsn = NULL;
-    const cli_option_t opts[] = {
-        {"circuit", 'C', "NAME", &circuit}, {"priority", 'p', "P", &prio_s}, {"dsn", 'D', "DSN", &dsn}, {0}};
+    const char *config, *circuit = NULL, *prio_s = NULL, *dsn = NULL, *input_flag = NULL;
+    const cli_option_t opts[] = {{"circuit", 'C', "NAME", &circuit},
+                                 {"priority", 'p', "P", &prio_s},
+                                 {"dsn", 'D', "DSN", &dsn},
+                                 {"input", 'I', NULL, &input_flag},
+                                 {0}};
     int parsed = cli_options(argc, argv, SUBMIT_USAGE, SUBMIT_HELP, opts, &config);
     if (parsed >= 0) return parsed;
     if (!circuit || optind >= argc) return cli_usage_error(SUBMIT_USAGE);
+    if (dsn && input_flag)
+        return fprintf(stderr, "zkpipe: --input with --dsn: the fleet queue takes .wtns partitions only\n"), 2;
 #ifdef ZKPIPE_FLEET
     if (dsn) return zkpipe_fleet_submit(dsn, circuit, prio_s, argc - optind, argv + optind);
 #endif
@@ -50,6 +61,12 @@ int zkpipe_cmd_submit(int argc, char **argv) {
         fprintf(stderr, "zkpipe: circuit %s is not configured in %s\n", circuit, config);
         return 2;
     }
+    bool inputs = input_flag != NULL;
+    if (inputs && !ci->wasm[0] && !ci->witness_cmd[0]) {
+        fprintf(stderr, "zkpipe: --input: circuit %s has no witness generator (wasm or witness_cmd) in %s\n", circuit,
+                config);
+        return 2;
+    }
     int prio = ci->priority;
     if (prio_s && (prio = cfg_parse_priority(prio_s)) < 0) {
         fprintf(stderr, "zkpipe: --priority %s: expected CRITICAL, HIGH, NORMAL or LOW\n", prio_s);
@@ -62,14 +79,14 @@ int zkpipe_cmd_submit(int argc, char **argv) {
         fprintf(stderr, "zkpipe: circuit %s: %s\n", circuit, e.msg);
         return 1;
     }
-    uint64_t cap = shm_slab_layout(z.n_vars, z.domain_size).wtns_cap;
+    uint64_t cap = inputs ? SUBMIT_INPUT_MAX : shm_slab_layout(z.n_vars, z.domain_size).wtns_cap;
     zk_zkey_close(&z);
     char err[1200];
     if (spool_init(c.spool, err, sizeof err) < 0) {
         fprintf(stderr, "zkpipe: %s\n", err);
         return 1;
     }
-    spool_job_t j = {.prio = prio, .n_parts = n, .submit_ns = shm_realtime_ns()};
+    spool_job_t j = {.prio = prio, .n_parts = n, .submit_ns = shm_realtime_ns(), .inputs = inputs};
     spool_new_id(j.id);
     snprintf(j.circuit, sizeof j.circuit, "%s", circuit);
     spool_input_t in[SHM_MAX_PARTS];

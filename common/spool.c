@@ -73,6 +73,7 @@ int spool_write_job(const char *dir, const spool_job_t *j) {
     int n =
         snprintf(buf, sizeof buf, "[job]\nid = %s\ncircuit = %s\npriority = %s\npartitions = %u\nsubmitted_ns = %llu\n",
                  j->id, j->circuit, cfg_priority_name(j->prio), j->n_parts, (unsigned long long)j->submit_ns);
+    if (j->inputs) n += snprintf(buf + n, sizeof buf - (size_t)n, "inputs = yes\n");
     return spool_write_atomic(path, buf, (size_t)n);
 }
 
@@ -122,6 +123,9 @@ static int job_handler(void *user, const char *section, const char *k, const cha
         st->j->submit_ns = strtoull(v, &end, 10);
         if (*end || !*v) return BAD("submitted_ns = %s: expected a number", v);
         st->seen |= 16;
+    } else if (!strcmp(k, "inputs")) {
+        if (strcmp(v, "yes") && strcmp(v, "no")) return BAD("inputs = %s: expected yes or no", v);
+        st->j->inputs = !strcmp(v, "yes");
     } else {
         return BAD("unknown key '%s'", k);
     }
@@ -165,10 +169,11 @@ int spool_read_job(const char *dir, spool_job_t *j, char *err, size_t errlen) {
         snprintf(err, errlen, "job.ini: missing %s", !(st.seen & 1) ? "id" : !(st.seen & 2) ? "circuit" : "partitions");
         return -EINVAL;
     }
+    const char *part_fmt = j->inputs ? "input-%u.json" : "witness-%u.wtns";
     for (uint32_t k = 0; k < j->n_parts; k++) {
         char name[64];
         struct stat fst;
-        snprintf(name, sizeof name, "witness-%u.wtns", k);
+        snprintf(name, sizeof name, part_fmt, k);
         if (fstatat(dfd, name, &fst, AT_SYMLINK_NOFOLLOW) < 0) {
             snprintf(err, errlen, "job.ini: partitions = %u but %s is missing", j->n_parts, name);
             return -EINVAL;
@@ -506,7 +511,7 @@ int spool_submit(const char *spool, const spool_job_t *j, const spool_input_t *i
     (void)fchmod(dfd, 02770);
     for (uint32_t k = 0; k < j->n_parts; k++) {
         char name[64];
-        snprintf(name, sizeof name, "witness-%u.wtns", k);
+        snprintf(name, sizeof name, j->inputs ? "input-%u.json" : "witness-%u.wtns", k);
         int r;
         if (in[k].path) {
             r = spool_copy_in(in[k].path, dfd, name, cap, err, errlen);

@@ -1,5 +1,6 @@
 /* The spool directory (docs/pipeline.md): tmp/ -> incoming/ -> active/ -> done/ | failed/.
- * A job directory holds job.ini, witness-<k>.wtns, and as partitions finish proof-<k>.json and
+ * A job directory holds job.ini, witness-<k>.wtns (or input-<k>.json: docs/witgen.md), and as
+ * partitions finish proof-<k>.json and
  * public-<k>.json; result.json is written when the job ends. Renames are the commit points.
  *
  * Invariants:
@@ -27,6 +28,7 @@ typedef struct spool_job {
     int prio; /* cfg_priority_t */
     uint32_t n_parts;
     uint64_t submit_ns; /* CLOCK_REALTIME */
+    bool inputs;        /* partitions are input-<k>.json circuit inputs, not witness-<k>.wtns (job.ini inputs = yes) */
 } spool_job_t;
 
 /* Creates the spool and its subfolders (mode 0770 + setgid is left to tmpfiles.d). */
@@ -106,7 +108,7 @@ typedef struct spool_input {
 } spool_input_t;
 /* The one submission path (zkpipe submit, zkpipe-feeder): refuses the job while the spool has less
  * than min_free + the inputs free; builds SPOOL/tmp/ID holding its lock, puts input k there as
- * witness-<k>.wtns (each at most cap bytes), writes job.ini (j->id must be set), renames the folder
+ * witness-<k>.wtns, or input-<k>.json when j->inputs (each at most cap bytes), writes job.ini (j->id must be set), renames the folder
  * into incoming/ (the commit point) and fsyncs it. 0, or a negative errno with one line in err; a
  * refused or failed submission leaves nothing behind. */
 int spool_submit(const char *spool, const spool_job_t *j, const spool_input_t *in, uint64_t cap, uint64_t min_free,

@@ -26,7 +26,7 @@ struct parse_state {
     FILE *f;
     const char *text;
     /* which keys were seen, for defaults that depend on others */
-    bool seen_spool, seen_segment;
+    bool seen_spool, seen_segment, seen_cache;
     int cur_circuit; /* index into c->circuits, -1 outside a circuit section */
 };
 
@@ -141,6 +141,10 @@ static int on_pipeline(struct parse_state *st, const char *k, const char *v) {
         if (v[0] != '/') return perr(st, "spool = %s: must be an absolute path", v), 0;
         st->seen_spool = true;
         return copy_str(st, c->spool, sizeof c->spool, k, v);
+    } else if (!strcmp(k, "cache")) {
+        if (v[0] != '/') return perr(st, "cache = %s: must be an absolute path", v), 0;
+        st->seen_cache = true;
+        return copy_str(st, c->cache, sizeof c->cache, k, v);
     } else if (!strcmp(k, "segment")) {
         if (v[0] != '/') return perr(st, "segment = %s: must be an absolute path (e.g. /dev/shm/zkpipe-main)", v), 0;
         st->seen_segment = true;
@@ -286,6 +290,19 @@ static int on_circuit(struct parse_state *st, const char *k, const char *v) {
         if (parse_bool(v, &ci->preload)) return perr(st, "preload = %s: expected yes or no", v), 0;
         return 1;
     }
+    if (!strcmp(k, "wasm")) return copy_str(st, ci->wasm, sizeof ci->wasm, k, v);
+    if (!strcmp(k, "witness_cmd")) return copy_str(st, ci->witness_cmd, sizeof ci->witness_cmd, k, v);
+    if (!strcmp(k, "witness_timeout")) {
+        if (parse_u32(v, 0, 86400, &ci->witness_timeout))
+            return perr(st, "witness_timeout = %s: expected seconds from 0 (none) to 86400", v), 0;
+        return 1;
+    }
+    if (!strcmp(k, "witness_memory")) {
+        if (!strcasecmp(v, "none")) return ci->witness_memory = 0, 1;
+        if (cfg_parse_size(v, &ci->witness_memory) || ci->witness_memory < (1u << 20))
+            return perr(st, "witness_memory = %s: expected none or a size of at least 1M, such as 512M or 4G", v), 0;
+        return 1;
+    }
     if (!strcmp(k, "priority")) {
         int p = cfg_parse_priority(v);
         if (p < 0) return perr(st, "priority = %s: expected CRITICAL, HIGH, NORMAL or LOW", v), 0;
@@ -321,6 +338,7 @@ static int begin_section(struct parse_state *st, const char *section) {
         strcpy(ci->name, name);
         ci->preload = true;
         ci->priority = CFG_PRIO_NORMAL;
+        ci->witness_timeout = 600;
         ci->line = st->line;
         st->cur_circuit = st->c->n_circuits++;
         return 1;
@@ -449,6 +467,7 @@ static int finish(struct parse_state *st) {
     cfg_t *c = st->c;
     if (!st->seen_spool) snprintf(c->spool, sizeof c->spool, "/var/spool/zkpipe/%s", c->name);
     if (!st->seen_segment) snprintf(c->segment, sizeof c->segment, "/dev/shm/zkpipe-%s", c->name);
+    if (!st->seen_cache) snprintf(c->cache, sizeof c->cache, "/var/cache/zkpipe/%s", c->name);
     if (c->reserve_critical >= c->slabs) {
         ferr(st->err, st->errlen, "%s: reserve_critical = %u leaves no slab for other work (slabs = %u)", st->name,
              c->reserve_critical, c->slabs);
@@ -467,8 +486,13 @@ static int finish(struct parse_state *st) {
             ferr(st->err, st->errlen, "%s:%d: [circuit %s] has no zkey", st->name, ci->line, ci->name);
             return -EINVAL;
         }
-        char *paths[2] = {ci->zkey, ci->r1cs};
-        for (int k = 0; k < 2; k++) {
+        if (ci->wasm[0] && ci->witness_cmd[0]) {
+            ferr(st->err, st->errlen, "%s:%d: [circuit %s] has both wasm and witness_cmd: choose one generator",
+                 st->name, ci->line, ci->name);
+            return -EINVAL;
+        }
+        char *paths[3] = {ci->zkey, ci->r1cs, ci->wasm};
+        for (int k = 0; k < 3; k++) {
             if (!paths[k][0] || paths[k][0] == '/') continue;
             char tmp[CFG_PATH_MAX];
             if ((size_t)snprintf(tmp, sizeof tmp, "%s/%s", dir, paths[k]) >= sizeof tmp) {
@@ -476,6 +500,16 @@ static int finish(struct parse_state *st) {
                 return -ENAMETOOLONG;
             }
             strcpy(paths[k], tmp);
+        }
+        /* a witness_cmd program named by a relative path with a '/' is relative to the ini too */
+        size_t prog_len = strcspn(ci->witness_cmd, " \t");
+        if (ci->witness_cmd[0] && ci->witness_cmd[0] != '/' && memchr(ci->witness_cmd, '/', prog_len)) {
+            char tmp[CFG_PATH_MAX];
+            if ((size_t)snprintf(tmp, sizeof tmp, "%s/%s", dir, ci->witness_cmd) >= sizeof tmp) {
+                ferr(st->err, st->errlen, "%s:%d: [circuit %s]: witness_cmd too long", st->name, ci->line, ci->name);
+                return -ENAMETOOLONG;
+            }
+            strcpy(ci->witness_cmd, tmp);
         }
     }
     return 0;

@@ -23,6 +23,11 @@ typedef struct cfg_circuit {
     bool preload;            /* gpud loads the key at start (default yes) */
     cfg_priority_t priority; /* default priority of jobs for this circuit (NORMAL) */
     int line;                /* line of the [circuit NAME] header, for later errors */
+    /* witness generation from inputs (docs/witgen.md); at most one of wasm and witness_cmd */
+    char wasm[CFG_PATH_MAX];        /* circom's witness-generator wasm ("" = none) */
+    char witness_cmd[CFG_PATH_MAX]; /* native generator run as PROGRAM input.json out.wtns ("" = none) */
+    uint32_t witness_timeout;       /* seconds a witness_cmd may run (default 600, 0 = no limit) */
+    uint64_t witness_memory;        /* bytes: RLIMIT_AS of witness_cmd, cap of the wasm's memory (0 = none) */
 } cfg_circuit_t;
 
 typedef struct cfg {
@@ -39,6 +44,7 @@ typedef struct cfg {
     uint32_t jobs;              /* job table size (default 64) */
     uint32_t events;            /* event ring records (default 65536) */
     uint64_t min_free;          /* submit refuses new jobs while the spool has less free (default 64 MiB) */
+    char cache[CFG_PATH_MAX];   /* compiled witness generators (default /var/cache/zkpipe/<name>) */
     /* [synth] */
     uint32_t synth_instances; /* default 2 */
     uint32_t synth_threads;   /* 0 = all CPUs (default 1) */

@@ -17,3 +17,11 @@ fixture_circuits_ini() { # DATA NAME...: their [circuit NAME] sections of the in
         printf '[circuit %s]\nzkey = %s.zkey\nr1cs = %s.r1cs\n' "$name" "$path" "$path"
     done
 }
+fixture_circuits_ini_wasm() { # DATA NAME...: the same sections with the circuit's wasm generator (input.json jobs)
+    local data=$1 name path
+    shift
+    for name in "$@"; do
+        path=$data/$(fixture_path "$name") || return 1
+        printf '[circuit %s]\nzkey = %s.zkey\nr1cs = %s.r1cs\nwasm = %s.wasm\n' "$name" "$path" "$path" "$path"
+    done
+}

@@ -10,6 +10,8 @@ pkgs="meson ninja-build pkg-config gcc g++ python3 liburing-dev libsystemd-dev l
 pkgs="$pkgs libmicrohttpd-dev prometheus chromium curl tmux"
 # the fleet queue (fleet/, feeder/, tests/fleet: a private PostgreSQL server)
 pkgs="$pkgs libpq-dev postgresql"
+# witness generation (witgen/: nettle, wabt) and circom's C++ generator in a test (gmp, nasm, nlohmann-json)
+pkgs="$pkgs nettle-dev wabt libgmp-dev nasm nlohmann-json3-dev"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # zkpipe demo: runs the whole pipeline as plain processes on a temporary segment and spool, proves the
-# bundled fixture witnesses (bn128 and bls12381), shows progress, verifies every proof, prints a
-# summary and stops everything cleanly.
+# bundled fixtures (bn128 and bls12381): input.json files for mulchain on both curves (synthd computes
+# the witnesses with the circuits' compiled wasm) and ready witnesses for the others; shows progress,
+# verifies every proof, prints a summary and stops everything cleanly.
 #   scripts/run-demo.sh [--build DIR] [--synthd N] [--backend cpu|auto|cuda] [--snarkjs] [--keep]
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,16 +45,20 @@ cat >"$CONF" <<INI
 [pipeline]
 name = $NAME
 spool = $SPOOL
+cache = $T/cache
 slabs = 6
 reserve_critical = 1
 [synth]
 instances = $NSYNTH
 [gpu]
 backend = $BACKEND
-$(fixture_circuits_ini "$DATA" mulchain poseidon medium mulchain381)
+$(fixture_circuits_ini "$DATA" poseidon medium)
+$(fixture_circuits_ini_wasm "$DATA" mulchain mulchain381)
 INI
 echo "== pipeline $NAME: segment /dev/shm/zkpipe-$NAME, spool $SPOOL"
 "$ZKPIPE" setup --config "$CONF"
+echo "== compiling the wasm witness generators (wasm2c + cc, cached by content hash)"
+"$ZKPIPE" witgen build --config "$CONF" | sed 's/^/   /'
 for i in $(seq 1 "$NSYNTH"); do
     "$BUILD/synthd/zkpipe-synthd" --config "$CONF" --instance "$i" 2>"$T/synthd$i.log" &
     PIDS+=($!)
@@ -67,22 +72,24 @@ echo "== started $NSYNTH synthd, 1 gpud ($(grep -o "with backend [a-z]*" "$T/gpu
 
 declare -A CIRC=() VK=() NPART=()
 JOBS=()
-sub() { # circuit vk witnesses...
-    local c=$1 vk=$2
+sub() { # circuit vk [--input] files...
+    local c=$1 vk=$2 what="witness(es)"
     shift 2
+    [ "$1" = --input ] && what="input.json file(s)"
     local j
     j=$("$ZKPIPE" submit --config "$CONF" --circuit "$c" "$@" | tail -n 1)
+    [ "$1" = --input ] && shift
     CIRC[$j]=$c
     VK[$j]=$vk
     NPART[$j]=$#
     JOBS+=("$j")
-    printf '   %s  %-12s %d witness(es)\n' "$j" "$c" $#
+    printf '   %s  %-12s %d %s\n' "$j" "$c" $# "$what"
 }
 t0=$(date +%s.%N)
-echo "== submitting the bundled witnesses"
+echo "== submitting the bundled inputs and witnesses"
 sub poseidon "$DATA/bn128/poseidon/vk.json" "$DATA"/bn128/poseidon/witness-{1,2,3,4}.wtns
-sub mulchain "$DATA/bn128/mulchain/vk.json" "$DATA"/bn128/mulchain/witness-{1,2}.wtns
-sub mulchain381 "$DATA/bls12381/mulchain/vk.json" "$DATA"/bls12381/mulchain/witness-{1,2}.wtns
+sub mulchain "$DATA/bn128/mulchain/vk.json" --input "$DATA"/bn128/mulchain/input-{1,2}.json
+sub mulchain381 "$DATA/bls12381/mulchain/vk.json" --input "$DATA"/bls12381/mulchain/input-{1,2}.json
 sub medium "$DATA/bn128/medium/vk.json" "$DATA/bn128/medium/witness.wtns"
 total=0
 for j in "${JOBS[@]}"; do total=$((total + NPART[$j])); done

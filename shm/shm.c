@@ -903,6 +903,7 @@ static const struct {
     [HIST_SYNTH_EVAL] = {ROLE_SYNTHD, "eval"},
     [HIST_SYNTH_TRIM] = {ROLE_SYNTHD, "trim"},
     [HIST_SYNTH_WAIT_SLAB] = {ROLE_SYNTHD, "wait_slab"},
+    [HIST_SYNTH_WITNESS] = {ROLE_SYNTHD, "witness"},
     [HIST_GPU_WAIT] = {ROLE_GPUD, "wait_ready"},
     [HIST_GPU_IDLE_READY] = {ROLE_GPUD, "idle_ready"},
     [HIST_GPU_HANDOFF] = {ROLE_GPUD, "handoff"},
@@ -998,6 +999,7 @@ const char *shm_event_name(uint32_t type) {
                                     [EV_FIN_VERIFY] = "finalize.verify",
                                     [EV_FIN_WRITE] = "finalize.write",
                                     [EV_JOB_DONE] = "job.done",
-                                    [EV_RECLAIM] = "reclaim"};
+                                    [EV_RECLAIM] = "reclaim",
+                                    [EV_SYNTH_WITNESS] = "synth.witness"};
     return type < EV_MAX && n[type] ? n[type] : "?";
 }

@@ -87,6 +87,7 @@ enum {
     EV_FIN_WRITE,
     EV_JOB_DONE,
     EV_RECLAIM,
+    EV_SYNTH_WITNESS, /* the witness computed from input.json */
     EV_MAX
 };
 
@@ -119,6 +120,7 @@ enum {
     HIST_SYNTH_EVAL,
     HIST_SYNTH_TRIM,
     HIST_SYNTH_WAIT_SLAB, /* synthd waited for a FREE slab (backpressure) */
+    HIST_SYNTH_WITNESS,   /* witness generation from input.json (wasm or witness_cmd) */
     HIST_GPU_WAIT,        /* the GPU stage's idle gap while no READY slab was there */
     HIST_GPU_IDLE_READY,  /* the GPU stage's idle gap while a READY slab waited */
     HIST_GPU_HANDOFF,     /* READY -> picked up */
@@ -233,8 +235,8 @@ typedef struct shm_event {
  * updated here and in docs/shm.md. */
 _Static_assert(SHM_LAYOUT_VERSION == 4, "update the layout asserts below for the new version");
 _Static_assert(sizeof(shm_hist_t) == 320 && offsetof(shm_hist_t, count) == 264, "shm_hist_t layout");
-_Static_assert(HIST_MAX == 24, "shm_header_t.hist: update the sizes below");
-_Static_assert(sizeof(shm_header_t) == 8256 && offsetof(shm_header_t, reg_lock) == 328 &&
+_Static_assert(HIST_MAX == 25, "shm_header_t.hist: update the sizes below");
+_Static_assert(sizeof(shm_header_t) == 8576 && offsetof(shm_header_t, reg_lock) == 328 &&
                    offsetof(shm_header_t, ev_head) == 384 && offsetof(shm_header_t, counters) == 448 &&
                    offsetof(shm_header_t, hist) == 576,
                "shm_header_t layout");

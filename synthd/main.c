@@ -25,6 +25,9 @@
 #include "zk/verify.h"
 #include "zk/wtns.h"
 #include "zk/zkey.h"
+#ifdef ZKPIPE_WITGEN
+#include "witgen/witgen.h"
+#endif
 
 /* A folder in spool/tmp whose submitter is gone (not holding its lock) is removed once it is this
  * old (seconds): time for a live submitter to create the folder and take the lock. */
@@ -259,11 +262,12 @@ static void give_up(uint32_t slab, uint32_t job, uint32_t part, const char *reas
     (void)shm_part_give_up(&S, slab, SLAB_FILLING, job, part, reason);
 }
 
-static void trim_heap(uint32_t job, uint32_t part, uint32_t slab) {
-    if (cfg.trim == CFG_TRIM_NEVER) return;
+/* Returns how long malloc_trim took (0: the policy did not trim). */
+static uint64_t trim_heap(uint32_t job, uint32_t part, uint32_t slab) {
+    if (cfg.trim == CFG_TRIM_NEVER) return 0;
     if (cfg.trim == CFG_TRIM_ABOVE) {
         struct mallinfo2 mi = mallinfo2();
-        if (mi.fordblks < cfg.trim_above) return;
+        if (mi.fordblks < cfg.trim_above) return 0;
     }
     uint64_t t0 = daemon_now_ns();
     malloc_trim(0);
@@ -271,6 +275,81 @@ static void trim_heap(uint32_t job, uint32_t part, uint32_t slab) {
     shm_count(&S, CNT_TRIMS, 1);
     shm_event(&S, EV_SYNTH_TRIM, job, part, slab, t0, dt, 0);
     shm_hist_add(&S, HIST_SYNTH_TRIM, dt);
+    return dt;
+}
+
+#ifdef ZKPIPE_WITGEN
+/* Witness generation from circuit inputs (docs/witgen.md): one generator instance per circuit,
+ * loaded when first needed and again when the circuit's key changed (its prime and size are checked
+ * against the key). */
+static witgen_t *gens[CFG_MAX_CIRCUITS];
+static uint64_t gens_key_gen[CFG_MAX_CIRCUITS];
+static bool gens_loaded[CFG_MAX_CIRCUITS];
+static uint32_t witgen_slab = SHM_NONE, witgen_part;
+
+static witgen_source_t witgen_src(const cfg_circuit_t *ci) {
+    return (witgen_source_t){ci->wasm, ci->witness_cmd, ci->witness_timeout, ci->witness_memory, cfg.cache};
+}
+
+/* While a build or a witness_cmd runs: the heartbeat and the watchdog go on. */
+static void witgen_tick(void *ctx) {
+    (void)ctx;
+    stage_tick(&L, witgen_slab);
+    daemon_test_point("synth.witgen_tick", (int)witgen_part);
+}
+
+static void witgen_log_line(void *ctx, const char *line) {
+    (void)ctx;
+    log_msg(LOG_DEBUG, NULL, NULL, "circuit log: %s", line);
+    daemon_test_point("synth.witgen_log", (int)witgen_part); /* inside the generator's run */
+}
+
+static const witgen_opts_t witgen_opts = {.tick = witgen_tick, .log_line = witgen_log_line};
+
+static int witgen_get(stage_circuit_t *c, witgen_t **ret, zk_err_t *e) {
+    int i = cfg_circuit_index(&cfg, c->cfg->name);
+    if (i < 0) return zk_fail(e, ENOENT, "circuit %s is not configured", c->cfg->name);
+    if (!gens_loaded[i] || gens_key_gen[i] != c->generation) {
+        if (gens[i]) witgen_close(gens[i]);
+        gens[i] = NULL;
+        gens_loaded[i] = false;
+        witgen_source_t src = witgen_src(c->cfg);
+        bool built = false;
+        uint64_t t0 = daemon_now_ns();
+        int r = witgen_source_open(&gens[i], &src, &witgen_opts, &c->z, c->cfg->zkey, &built, e);
+        if (r < 0) return r;
+        if (built)
+            log_info("Built the witness generator of circuit %s from %s into %s in %.1f s", c->cfg->name,
+                     c->cfg->wasm, cfg.cache, (daemon_now_ns() - t0) / 1e9);
+        gens_loaded[i] = true;
+        gens_key_gen[i] = c->generation;
+    }
+    *ret = gens[i];
+    return 0;
+}
+
+/* Computes partition part's witness image into out with the circuit's generator (from
+ * DIR/input-<part>.json). name becomes what later messages call the image. */
+static int witness_from_inputs(stage_circuit_t *c, const char *dir, uint32_t slab, uint32_t part, uint8_t *out,
+                               size_t cap, size_t *len, char *name, size_t name_cap, zk_err_t *e) {
+    witgen_t *g = NULL;
+    int r = witgen_get(c, &g, e);
+    if (r < 0) return r;
+    witgen_source_t src = witgen_src(c->cfg);
+    snprintf(name, name_cap, g ? "the witness of input-%u.json" : "witness_cmd's output for input-%u.json", part);
+    witgen_slab = slab;
+    witgen_part = part;
+    r = witgen_partition(g, &src, &witgen_opts, dir, part, out, cap, len, e);
+    witgen_slab = SHM_NONE;
+    return r;
+}
+#endif
+
+/* Whether the job's partitions are circuit inputs (job.ini inputs = yes). */
+static bool job_has_inputs(const char *dir) {
+    char err[300];
+    spool_job_t sj;
+    return spool_read_job(dir, &sj, err, sizeof err) == 0 && sj.inputs;
 }
 
 static void fill(uint32_t slab, uint32_t job, uint32_t part) {
@@ -295,13 +374,30 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
         return;
     }
 
-    /* 1. read the witness file straight into the slab: opened relative to the job directory, never
-     * through a symlink, never blocking on a FIFO */
+    /* 1. read the witness file straight into the slab (opened relative to the job directory, never
+     * through a symlink, never blocking on a FIFO), or compute it there from the circuit's inputs */
     snprintf(name, sizeof name, "witness-%u.wtns", part);
     snprintf(dir, sizeof dir, "%s/active/%s", cfg.spool, id);
     size_t len = 0;
     int r;
-    {
+    bool generated = job_has_inputs(dir);
+    if (generated) {
+#ifdef ZKPIPE_WITGEN
+        zk_err_t we = {{0}};
+        r = witness_from_inputs(c, dir, slab, part, base + lay.wtns_off, lay.wtns_cap, &len, name, sizeof name, &we);
+        uint64_t t_gen = daemon_now_ns();
+        shm_event(&S, EV_SYNTH_WITNESS, job, part, slab, t_start, t_gen - t_start, len);
+        shm_hist_add(&S, HIST_SYNTH_WITNESS, t_gen - t_start);
+        if (r < 0) {
+            give_up(slab, job, part, we.msg);
+            (void)trim_heap(job, part, slab);
+            return;
+        }
+#else
+        give_up(slab, job, part, "the job brings circuit inputs, and this synthd was built without witness generation");
+        return;
+#endif
+    } else {
         _cleanup_close_ int dfd = spool_open_dir(dir);
         if (dfd < 0) {
             snprintf(why, sizeof why, "cannot open the job directory %s: %s", dir, strerror(-dfd));
@@ -316,8 +412,10 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
         r = uring_read_fd(UR, fd, base + lay.wtns_off, lay.wtns_cap, &len);
     }
     uint64_t t_read = daemon_now_ns();
-    shm_event(&S, EV_SYNTH_READ, job, part, slab, t_start, t_read - t_start, len);
-    shm_hist_add(&S, HIST_SYNTH_READ, t_read - t_start);
+    if (!generated) {
+        shm_event(&S, EV_SYNTH_READ, job, part, slab, t_start, t_read - t_start, len);
+        shm_hist_add(&S, HIST_SYNTH_READ, t_read - t_start);
+    }
     if (r == -EFBIG) {
         snprintf(
             why, sizeof why,
@@ -415,13 +513,15 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     atomic_fetch_add_explicit(&S.procs[S.self].busy_ns, now - t_start, memory_order_relaxed);
     synth_busy_ns += now - t_start;
     synth_count++;
-    char f1[64], f2[64], f3[64];
+    uint64_t trim_ns = trim_heap(job, part, slab);
+    char f1[64], f2[64], f3[64], f4[64];
     snprintf(f1, sizeof f1, "ZKPIPE_READ_NS=%llu", (unsigned long long)(t_read - t_start));
     snprintf(f2, sizeof f2, "ZKPIPE_CHECK_NS=%llu", (unsigned long long)(t_check - t_read));
     snprintf(f3, sizeof f3, "ZKPIPE_EVAL_NS=%llu", (unsigned long long)(t_eval - t_check));
-    const char *fields[] = {f1, f2, f3, NULL};
-    log_msg(LOG_DEBUG, &lc, fields, "Synthesized partition %u of job %s in %.1f ms", part, id, (now - t_start) / 1e6);
-    trim_heap(job, part, slab);
+    snprintf(f4, sizeof f4, "ZKPIPE_TRIM_NS=%llu", (unsigned long long)trim_ns);
+    const char *fields[] = {f1, f2, f3, f4, NULL};
+    log_msg(LOG_DEBUG, &lc, fields, "Synthesized partition %u of job %s in %.1f ms (trim %.2f ms)", part, id,
+            (now - t_start) / 1e6, trim_ns / 1e6);
     stage_tick(&L, SHM_NONE);
 }
 

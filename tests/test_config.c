@@ -154,3 +154,32 @@ TEST(example_ini_parses) {
     CHECK(c.n_circuits >= 1);
     return 0;
 }
+
+TEST(witness_generators) {
+    static cfg_t c;
+    char err[600];
+    const char *ini = "[pipeline]\ncache = /var/cache/zk\n"
+                      "[circuit a]\nzkey = a.zkey\nwasm = a_js/a.wasm\nwitness_memory = 512M\n"
+                      "[circuit b]\nzkey = /b.zkey\nwitness_cmd = bin/gen --fast\nwitness_timeout = 30\n"
+                      "[circuit c]\nzkey = /c.zkey\nwitness_cmd = witnesscalc\n";
+    CHECK_MSG(cfg_load_string(&c, "/etc/zk/w.ini", ini, err, sizeof err) == 0, "%s", err);
+    CHECK(!strcmp(c.cache, "/var/cache/zk"));
+    CHECK(!strcmp(c.circuits[0].wasm, "/etc/zk/a_js/a.wasm"));
+    CHECK_EQ_INT(c.circuits[0].witness_memory, 512ull << 20);
+    CHECK_EQ_INT(c.circuits[0].witness_timeout, 600);
+    CHECK(!strcmp(c.circuits[1].witness_cmd, "/etc/zk/bin/gen --fast")); /* relative to the ini */
+    CHECK_EQ_INT(c.circuits[1].witness_timeout, 30);
+    CHECK(!strcmp(c.circuits[2].witness_cmd, "witnesscalc")); /* looked up in PATH */
+    CHECK(cfg_load_string(&c, "d.ini", "", err, sizeof err) == 0);
+    CHECK(!strcmp(c.cache, "/var/cache/zkpipe/main"));
+    CHECK(cfg_load_string(&c, "x.ini", "[circuit a]\nzkey = /a\nwasm = /a.wasm\nwitness_cmd = g\n", err, sizeof err) ==
+          -EINVAL);
+    CHECK_STR_CONTAINS(err, "x.ini:1: [circuit a] has both wasm and witness_cmd");
+    CHECK(cfg_load_string(&c, "y.ini", "[circuit a]\nzkey = /a\nwitness_timeout = soon\n", err, sizeof err) == -EINVAL);
+    CHECK_STR_CONTAINS(err, "y.ini:3: witness_timeout = soon");
+    CHECK(cfg_load_string(&c, "z.ini", "[circuit a]\nzkey = /a\nwitness_memory = 10\n", err, sizeof err) == -EINVAL);
+    CHECK_STR_CONTAINS(err, "z.ini:3: witness_memory = 10");
+    CHECK(cfg_load_string(&c, "v.ini", "[pipeline]\ncache = rel\n", err, sizeof err) == -EINVAL);
+    CHECK_STR_CONTAINS(err, "cache = rel: must be an absolute path");
+    return 0;
+}

@@ -13,6 +13,9 @@ for d in bn128/mulchain bn128/poseidon bn128/medium bls12381/mulchain; do
         case "$f" in *.sym|*_js) continue ;; esac
         cp "$f" "$here/$d/"
     done
+    # circom's witness generator (zkpipe witness, tests/witgen); the JavaScript around it is not needed
+    n=$(basename "$d")
+    cp "$src/$d/${n}_js/$n.wasm" "$here/$d/$n.wasm"
 done
 mkdir -p "$here/vectors" "$here/bad"
 cp "$src"/vectors/* "$here/vectors/"

@@ -192,7 +192,7 @@ verify_job() {
         fi
     done
     local extra
-    extra=$(ls -A "$dir" | grep -v -E '^(proof|public)-[0-9]+\.json$|^result\.json$|^job\.ini$|^witness-[0-9]+\.wtns$' || true)
+    extra=$(ls -A "$dir" | grep -v -E '^(proof|public)-[0-9]+\.json$|^result\.json$|^job\.ini$|^witness-[0-9]+\.wtns$|^input-[0-9]+\.json$' || true)
     [ -z "$extra" ] || fail "job $job: unexpected files in $dir: $extra"
     [ "$(ls "$dir" | grep -c '^proof-')" = "$n" ] || fail "job $job: expected exactly $n proofs"
 }

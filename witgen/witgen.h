@@ -1,0 +1,124 @@
+/* Witness generation from circuit inputs (docs/witgen.md).
+ *
+ * A circom witness-generator wasm is translated once to C with wabt's wasm2c, compiled with the
+ * system C compiler into a shared object kept in a cache directory under the wasm's content hash,
+ * and loaded with dlopen. The loader speaks circom's wasm runtime protocol (init, FNV-1a-64 signal
+ * hashes, setInputSignal, getWitness, exception codes and getMessageChar text) and writes the same
+ * .wtns bytes as `snarkjs wtns calculate`. A native generator can instead run as a child process
+ * (witgen_run_cmd). Library code never prints: errors are one line in zk_err_t naming the file. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zk/curve_info.h"
+#include "zk/zkey.h"
+
+/* Called every ~100 ms while a build or a child generator runs (heartbeats); may be NULL. */
+typedef void (*witgen_tick_fn)(void *ctx);
+
+typedef struct witgen_opts {
+    const char *cache_dir;    /* where compiled generators are kept (created if missing) */
+    uint64_t memory_limit;    /* cap on the wasm's linear memory in bytes; 0 = the wasm's own maximum */
+    witgen_tick_fn tick;      /* may be NULL */
+    void *tick_ctx;
+    /* the circuit's log() output, one line at a time; NULL = dropped */
+    void (*log_line)(void *ctx, const char *line);
+    void *log_ctx;
+} witgen_opts_t;
+
+/* ---- build.c: wasm -> C -> shared object, cached ---- */
+
+/* Makes sure the cache holds a valid compiled generator for wasm_path and gives its path. A cached
+ * file that is truncated, foreign or for another wasm is rebuilt. *ret_built says whether it was
+ * built now. The build is written under a temporary name and renamed into place. */
+int witgen_build(const char *wasm_path, const witgen_opts_t *o, char *so_path, size_t so_cap, bool *ret_built,
+                 zk_err_t *err);
+/* The same, and *ret_fd is a descriptor of the object, checked through it (the caller closes it). */
+int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path, size_t so_cap, bool *ret_built,
+                    int *ret_fd, zk_err_t *err);
+/* Checks a cached object: the trailer names wasm_sha (32 bytes) and the bytes before it hash to
+ * what the trailer says. 0, or -EINVAL/-ENOENT with the reason. */
+int witgen_cache_check(const char *so_path, const uint8_t wasm_sha[32], zk_err_t *err);
+/* The same on an open descriptor (read from offset 0 with pread-like reads; name for messages). */
+int witgen_cache_check_fd(int fd, const char *so_path, const uint8_t wasm_sha[32], zk_err_t *err);
+/* SHA-256 of a file's bytes (nettle). */
+int witgen_sha256_file(const char *path, uint8_t out[32], zk_err_t *err);
+
+/* ---- runtime.c: the loaded generator ---- */
+
+typedef struct witgen witgen_t;
+
+/* Builds (if needed), loads and instantiates the generator for wasm_path. *ret_built may be NULL. */
+int witgen_open(witgen_t **ret, const char *wasm_path, const witgen_opts_t *o, bool *ret_built, zk_err_t *err);
+void witgen_close(witgen_t *g);
+/* The curve whose scalar field is the wasm's prime. */
+const zk_curve_t *witgen_curve(const witgen_t *g);
+/* Values in the witness (nVars). */
+uint32_t witgen_n_witness(const witgen_t *g);
+/* Bytes of the .wtns image witgen_calc writes. */
+size_t witgen_wtns_size(const witgen_t *g);
+/* The wasm's prime is the zkey's curve and its witness has the zkey's nVars, or an error naming
+ * both files. */
+int witgen_check_zkey(const witgen_t *g, const zk_zkey_t *z, const char *zkey_name, zk_err_t *err);
+/* Computes the witness for the circom input JSON at input_path and writes the .wtns image into out
+ * (cap bytes, at least witgen_wtns_size). A rejected input, a bad input file or a trap (out of
+ * bounds, stack exhausted, out of memory) is an error; the generator stays usable afterwards. */
+int witgen_calc(witgen_t *g, const char *input_path, uint8_t *out, size_t cap, size_t *ret_len, zk_err_t *err);
+
+/* ---- input.c: circom input JSON ---- */
+
+typedef struct witgen_signal {
+    char *name;      /* "a", or "bus.field" for nested objects */
+    uint64_t hash;   /* FNV-1a-64 of name */
+    uint32_t n;      /* values, flattened row-major */
+    uint32_t *vals;  /* n x n32 words, LE, each reduced mod the prime */
+} witgen_signal_t;
+
+typedef struct witgen_input {
+    uint32_t n_signals;
+    witgen_signal_t *signals;
+} witgen_input_t;
+
+uint64_t witgen_fnv1a64(const char *s);
+/* Parses input_path (numbers, decimal strings, 0x hex strings, negative values mod prime, nested
+ * arrays row-major, nested objects as "a.b"). prime: n32 LE words. */
+int witgen_input_load(witgen_input_t *in, const char *input_path, const uint32_t *prime, uint32_t n32, zk_err_t *err);
+void witgen_input_free(witgen_input_t *in);
+
+/* ---- child.c: a native generator run as a child process ---- */
+
+typedef struct witgen_cmd {
+    const char *program;   /* "PROGRAM [ARGS...]" split at spaces; run as PROGRAM ARGS... input.json out.wtns */
+    unsigned timeout_s;    /* 0 = none */
+    uint64_t memory_limit; /* RLIMIT_AS in bytes, 0 = none */
+    witgen_tick_fn tick;
+    void *tick_ctx;
+} witgen_cmd_t;
+
+/* Runs the generator; 0 when it exited 0 and out_path exists. Errors say how it ended (exit
+ * status, signal, timeout) and the last line it wrote on stderr. */
+int witgen_run_cmd(const witgen_cmd_t *c, const char *input_path, const char *out_path, zk_err_t *err);
+
+/* ---- partition.c: a pipeline stage's use of a circuit's generator (synthd) ---- */
+
+typedef struct witgen_source {
+    const char *wasm;         /* "" = none */
+    const char *cmd;          /* witness_cmd, "" = none */
+    unsigned timeout_s;       /* witness_cmd's timeout */
+    uint64_t memory_limit;    /* witness_cmd's RLIMIT_AS, the wasm's memory cap; 0 = none */
+    const char *cache_dir;
+} witgen_source_t;
+
+static inline bool witgen_source_any(const witgen_source_t *s) { return (s->wasm && s->wasm[0]) || (s->cmd && s->cmd[0]); }
+
+/* Loads the circuit's wasm generator (building it when the cache lacks it: *ret_built) and checks its
+ * prime and witness size against the zkey. *ret is NULL for a witness_cmd circuit. */
+int witgen_source_open(witgen_t **ret, const witgen_source_t *s, const witgen_opts_t *o, const zk_zkey_t *z,
+                       const char *zkey_name, bool *ret_built, zk_err_t *err);
+/* Writes partition part's .wtns image (from JOB_DIR/input-<part>.json) into out: with the loaded
+ * wasm g, or by running witness_cmd (its output JOB_DIR/.witness-<part>.wtns is read and removed).
+ * The caller parses and checks the image as it does a submitted witness. Messages name the input
+ * file as "input-<part>.json". */
+int witgen_partition(witgen_t *g, const witgen_source_t *s, const witgen_opts_t *o, const char *job_dir, uint32_t part,
+                     uint8_t *out, size_t cap, size_t *ret_len, zk_err_t *err);
