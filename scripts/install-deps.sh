@@ -22,6 +22,8 @@ if [ -n "$missing" ]; then
     apt-get update -qq
     apt-get install -y -qq $missing >/dev/null
 fi
-if [ ! -x node_modules/.bin/snarkjs ]; then
+# npm ci again whenever package-lock.json is newer than what node_modules was installed from
+if [ ! -x node_modules/.bin/snarkjs ] || [ ! -x node_modules/.bin/circom2 ] || [ ! -d node_modules/circomlib ] ||
+    [ package-lock.json -nt node_modules/.package-lock.json ]; then
     npm ci --no-audit --no-fund --loglevel=error
 fi

@@ -315,7 +315,7 @@ log "  counters: synthesized $(cnt synthesized) (= batch), reclaimed $(cnt recla
 if [ -n "$EXP_WANT" ]; then
   active zkpipe-exporter || die "zkpipe-exporter.service is not active"
   m=$(C curl -sf http://127.0.0.1:9821/metrics) || die "the exporter does not serve /metrics"
-  echo "$m" | grep -qx "zkpipe_partitions_finalized_total $(cnt finalized)" \
+  grep -qx "zkpipe_partitions_finalized_total $(cnt finalized)" <<<"$m" \
     || die "the exporter's finalized count differs from status ($(cnt finalized)): $(echo "$m" | grep finalized_total)"
   log "  zkpipe-exporter.service: /metrics says $(cnt finalized) partitions finalized, as status does"
 fi
