@@ -36,6 +36,9 @@ typedef struct cli_prove_opts {
     const char *r1cs_path; /* NULL: no constraint check */
     bool timings, verify;
 } cli_prove_opts_t;
+/* --threads N (1 to 1024; one line naming the command otherwise), and the default: every CPU. */
+int cli_parse_threads(const char *cmd, const char *arg, int *ret);
+int cli_default_threads(void);
 /* Before proving: refuses an output that is an input or one path for both outputs, and removes older
  * outputs (a failed prove never leaves an older proof where it was asked to write); after a failure:
  * removes whatever of the two was written. */

@@ -42,16 +42,9 @@ int zkpipe_cmd_fullprove(int argc, char **argv) {
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 't': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 1024) {
-                fprintf(stderr, "zkpipe fullprove: --threads wants a number from 1 to 1024, not '%s'\n", optarg);
-                return 2;
-            }
-            po.threads = (int)v;
+        case 't':
+            if (cli_parse_threads("fullprove", optarg, &po.threads) < 0) return 2;
             break;
-        }
         case 'c': cache = optarg; break;
         case 'T': po.timings = true; break;
         case 'h': fullprove_usage(stdout); return 0;
@@ -64,10 +57,7 @@ int zkpipe_cmd_fullprove(int argc, char **argv) {
         return 2;
     }
     const char *input = argv[optind], *wasm = argv[optind + 1], *zkey_path = argv[optind + 2];
-    if (po.threads == 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        po.threads = n > 0 ? (int)n : 1;
-    }
+    if (po.threads == 0) po.threads = cli_default_threads();
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     zk_err_t err = {{0}};

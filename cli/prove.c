@@ -88,6 +88,22 @@ static void explain_bad_proof(const zk_zkey_t *z, const char *zkey_path, const c
     }
 }
 
+int cli_parse_threads(const char *cmd, const char *arg, int *ret) {
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (*end || v < 1 || v > 1024) {
+        fprintf(stderr, "zkpipe %s: --threads wants a number from 1 to 1024, not '%s'\n", cmd, arg);
+        return -EINVAL;
+    }
+    *ret = (int)v;
+    return 0;
+}
+
+int cli_default_threads(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
 int cli_prepare_outputs(const char *proof_path, const char *public_path, const char *const *inputs, int n_inputs,
                         zk_err_t *err) {
     if (output_is_input(proof_path, inputs, n_inputs, err) < 0 || output_is_input(public_path, inputs, n_inputs, err) < 0)
@@ -232,16 +248,9 @@ int zkpipe_cmd_prove(int argc, char **argv) {
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 't': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 1024) {
-                fprintf(stderr, "zkpipe prove: --threads wants a number from 1 to 1024, not '%s'\n", optarg);
-                return 2;
-            }
-            threads = (int)v;
+        case 't':
+            if (cli_parse_threads("prove", optarg, &threads) < 0) return 2;
             break;
-        }
         case 'r': r1cs_path = optarg; break;
         case 'T': timings = 1; break;
         case 'V': verify = 0; break;
@@ -256,10 +265,7 @@ int zkpipe_cmd_prove(int argc, char **argv) {
     }
     const char *zkey_path = argv[optind], *wtns_path = argv[optind + 1];
     const char *proof_path = argv[optind + 2], *public_path = argv[optind + 3];
-    if (threads == 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = n > 0 ? (int)n : 1;
-    }
+    if (threads == 0) threads = cli_default_threads();
 
     int rc = 1;
     zk_err_t err = {{0}};

@@ -27,16 +27,16 @@ kill -CONT "${PIDS[gpud]}"
 wait_for 20 "the flag to go" sh -c "! tmux -L $TMUX_SOCK capture-pane -p -t top | grep -q 'STOPPED HEART-BEATING'"
 wait_job "$J" 120 || fail "job $J: wait exit $?"
 tm send-keys -t top q
-wait_for 10 "top to quit on q" test -s "$T/top.rc"
+wait_for 30 "top to quit on q" test -s "$T/top.rc"
 [ "$(cat "$T/top.rc")" = rc=0 ] || fail "top exited with $(cat "$T/top.rc") on q"
 # the terminal restored: the alternate screen is left, the shell's line is back
 shows "^rc=0" || true
 tm kill-session -t top
 # a closed terminal: top (the pane's own process) ends by itself
 tm new-session -d -s top2 -x 120 -y 40 "exec $ZKPIPE top --config $CONF --interval 0.5"
-wait_for 10 "the second top to draw" sh -c "tmux -L $TMUX_SOCK capture-pane -p -t top2 | grep -q '^slabs'"
+wait_for 30 "the second top to draw" sh -c "tmux -L $TMUX_SOCK capture-pane -p -t top2 | grep -q '^slabs'"
 TOP_PID=$(tm display-message -p -t top2 '#{pane_pid}')
 tm kill-session -t top2
-wait_for 10 "top to exit after its terminal closed" sh -c "! kill -0 $TOP_PID 2>/dev/null"
+wait_for 30 "top to exit after its terminal closed" sh -c "! kill -0 $TOP_PID 2>/dev/null"
 for n in synthd1 gpud finalizerd; do stop "$n" || fail "$n did not exit cleanly"; done
 log "PASS: top showed the slabs and $J's progress, flagged a stopped gpud, quit on q, ended with its terminal"
