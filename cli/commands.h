@@ -1,5 +1,6 @@
 /* Subcommands of the zkpipe CLI. Each returns the process exit code. */
 #pragma once
+#include <stdbool.h>
 
 int zkpipe_cmd_prove(int argc, char **argv);
 int zkpipe_cmd_verify(int argc, char **argv);
@@ -18,7 +19,7 @@ int zkpipe_cmd_metrics(int argc, char **argv);
 int zkpipe_cmd_top(int argc, char **argv);
 /* the fleet queue (cli/db.c, docs/fleet.md): db init, and the --dsn branches of submit, wait, status */
 int zkpipe_cmd_db(int argc, char **argv);
-int zkpipe_fleet_submit(const char *dsn, const char *circuit, const char *prio_s, int n, char **files);
+int zkpipe_fleet_submit(const char *dsn, const char *circuit, const char *prio_s, bool json, int n, char **files);
 int zkpipe_fleet_wait(const char *dsn, const char *out, double timeout, const char *id);
 int zkpipe_fleet_status(const char *dsn);
 /* witness generation from inputs (cli/witness.c, cli/fullprove.c; witgen/) */

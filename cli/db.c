@@ -56,7 +56,7 @@ int zkpipe_cmd_db(int argc, char **argv) {
     return 0;
 }
 
-int zkpipe_fleet_submit(const char *dsn, const char *circuit, const char *prio_s, int n, char **files) {
+int zkpipe_fleet_submit(const char *dsn, const char *circuit, const char *prio_s, bool json, int n, char **files) {
     int prio = prio_s ? cfg_parse_priority(prio_s) : CFG_PRIO_NORMAL;
     if (prio < 0) {
         fprintf(stderr, "zkpipe: --priority %s: expected CRITICAL, HIGH, NORMAL or LOW\n", prio_s);
@@ -77,7 +77,7 @@ int zkpipe_fleet_submit(const char *dsn, const char *circuit, const char *prio_s
         }
     PGconn *pg = connect_checked(dsn, true);
     if (!pg) goto out;
-    if (fleet_submit(pg, circuit, prio, (const void *const *)bufs, lens, (uint32_t)n, id, err, sizeof err) < 0)
+    if (fleet_submit(pg, circuit, prio, (const void *const *)bufs, lens, (uint32_t)n, json, id, err, sizeof err) < 0)
         fprintf(stderr, "zkpipe: %s\n", err);
     else
         printf("submitted %d partition%s of circuit %s, priority %s, to the fleet queue\n%s\n", n, n == 1 ? "" : "s",

@@ -30,8 +30,6 @@ static const char *SUBMIT_HELP =
     "--input: the files are circuit inputs (circom's input.json); synthd computes each witness with the\n"
     "circuit's generator ([circuit NAME] wasm or witness_cmd, docs/witgen.md).";
 
-/* The most an input.json may be: inputs are numbers as text, a few per signal at most. */
-#define SUBMIT_INPUT_MAX (64u << 20)
 
 int zkpipe_cmd_submit(int argc, char **argv) {
     const char *config, *circuit = NULL, *prio_s = NULL, *dsn = NULL, *input_flag = NULL;
@@ -43,10 +41,8 @@ int zkpipe_cmd_submit(int argc, char **argv) {
     int parsed = cli_options(argc, argv, SUBMIT_USAGE, SUBMIT_HELP, opts, &config);
     if (parsed >= 0) return parsed;
     if (!circuit || optind >= argc) return cli_usage_error(SUBMIT_USAGE);
-    if (dsn && input_flag)
-        return fprintf(stderr, "zkpipe: --input with --dsn: the fleet queue takes .wtns partitions only\n"), 2;
 #ifdef ZKPIPE_FLEET
-    if (dsn) return zkpipe_fleet_submit(dsn, circuit, prio_s, argc - optind, argv + optind);
+    if (dsn) return zkpipe_fleet_submit(dsn, circuit, prio_s, input_flag != NULL, argc - optind, argv + optind);
 #endif
     if (dsn) return fprintf(stderr, "zkpipe: --dsn: built without libpq (the fleet queue)\n"), 2;
     uint32_t n = (uint32_t)(argc - optind);
@@ -79,7 +75,7 @@ int zkpipe_cmd_submit(int argc, char **argv) {
         fprintf(stderr, "zkpipe: circuit %s: %s\n", circuit, e.msg);
         return 1;
     }
-    uint64_t cap = inputs ? SUBMIT_INPUT_MAX : shm_slab_layout(z.n_vars, z.domain_size).wtns_cap;
+    uint64_t cap = inputs ? SPOOL_INPUT_JSON_MAX : shm_slab_layout(z.n_vars, z.domain_size).wtns_cap;
     zk_zkey_close(&z);
     char err[1200];
     if (spool_init(c.spool, err, sizeof err) < 0) {

@@ -21,6 +21,8 @@
 #include <sys/stat.h>
 
 #define SPOOL_ID_MAX 48
+/* The most an input.json partition may be (inputs are numbers as text, a few per signal). */
+#define SPOOL_INPUT_JSON_MAX (64u << 20)
 
 typedef struct spool_job {
     char id[SPOOL_ID_MAX];

@@ -194,6 +194,9 @@ static int take_in(PGconn *pg, const fleet_claim_t *c) {
         why = "the job id is not a spool id ([A-Za-z0-9._-], at most 31 characters)";
     else if (ci < 0 || !caps[ci])
         why = "the circuit is not served by this box";
+    else if (c->inputs && !cfg.circuits[ci].wasm[0] && !cfg.circuits[ci].witness_cmd[0])
+        why = "the job brings circuit inputs, and this box has no witness generator (wasm or witness_cmd) for the "
+              "circuit";
     else if (n_held >= MAX_HELD)
         return 0;
     if (why) {
@@ -210,13 +213,14 @@ static int take_in(PGconn *pg, const fleet_claim_t *c) {
     spool_input_t inputs[SHM_MAX_PARTS];
     for (uint32_t k = 0; k < c->n_parts; k++)
         inputs[k] = (spool_input_t){.data = PQgetvalue(in, (int)k, 0), .len = (size_t)PQgetlength(in, (int)k, 0)};
-    spool_job_t j = {.prio = c->prio, .n_parts = c->n_parts, .submit_ns = c->submit_ns};
+    spool_job_t j = {.prio = c->prio, .n_parts = c->n_parts, .submit_ns = c->submit_ns, .inputs = c->inputs};
     snprintf(j.id, sizeof j.id, "%s", c->id);
     snprintf(j.circuit, sizeof j.circuit, "%s", c->circuit);
     int r = record_write(c->id, c->gen);
     char why2[1200];
     if (r == 0)
-        r = spool_submit(cfg.spool, &j, inputs, caps[ci], cfg.min_free, why2, sizeof why2);
+        r = spool_submit(cfg.spool, &j, inputs, c->inputs ? SPOOL_INPUT_JSON_MAX : caps[ci], cfg.min_free, why2,
+                         sizeof why2);
     else
         snprintf(why2, sizeof why2, "%s/fleet/%s: cannot write: %s", cfg.spool, c->id, strerror(-r));
     PQclear(in);

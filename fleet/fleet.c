@@ -30,7 +30,8 @@ static const char *const migrations[FLEET_SCHEMA_VERSION] = {
     " lease_expiry timestamptz,"
     " lease_gen bigint NOT NULL DEFAULT 0,"
     " finished timestamptz,"
-    " total_ms double precision);"
+    " total_ms double precision,"
+    " inputs boolean NOT NULL DEFAULT false);" /* partitions are circuit inputs (input.json), not .wtns */
     "CREATE INDEX zkpipe_jobs_claim ON zkpipe_jobs (state, priority, submitted);"
     "CREATE TABLE zkpipe_partitions ("
     " job text NOT NULL REFERENCES zkpipe_jobs (id) ON DELETE CASCADE,"
@@ -47,17 +48,18 @@ static const char *const migrations[FLEET_SCHEMA_VERSION] = {
     " circuits text NOT NULL DEFAULT '',"
     " capacity integer NOT NULL DEFAULT 0,"
     " heartbeat timestamptz NOT NULL DEFAULT now());"
-    /* Submission from any language: SELECT zkpipe_submit('circuit', 'NORMAL', ARRAY[w0, w1]::bytea[]) */
-    "CREATE FUNCTION zkpipe_submit(p_circuit text, p_priority text, p_inputs bytea[]) RETURNS text"
-    " LANGUAGE sql AS $zk$"
-    " WITH j AS (INSERT INTO zkpipe_jobs (id, circuit, priority, n_parts) VALUES ("
+    /* Submission from any language: SELECT zkpipe_submit('circuit', 'NORMAL', ARRAY[w0, w1]::bytea[]),
+     * or with circuit inputs (input.json texts): zkpipe_submit('circuit', 'NORMAL', ARRAY[...], true) */
+    "CREATE FUNCTION zkpipe_submit(p_circuit text, p_priority text, p_inputs bytea[], p_json boolean DEFAULT false)"
+    " RETURNS text LANGUAGE sql AS $zk$"
+    " WITH j AS (INSERT INTO zkpipe_jobs (id, circuit, priority, n_parts, inputs) VALUES ("
     "   to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYYMMDD\"T\"HH24MISS.US') || '-' ||"
     "   substr(md5(random()::text || clock_timestamp()::text), 1, 6),"
     "   p_circuit,"
     "   CASE upper(coalesce(p_priority, 'NORMAL')) WHEN 'CRITICAL' THEN 0 WHEN 'HIGH' THEN 1 WHEN 'NORMAL' THEN 2"
     "   WHEN 'LOW' THEN 3 ELSE ('zkpipe_submit: priority must be CRITICAL, HIGH, NORMAL or LOW, not '"
     "   || p_priority)::integer END,"
-    "   coalesce(cardinality(p_inputs), 0)) RETURNING id),"
+    "   coalesce(cardinality(p_inputs), 0), coalesce(p_json, false)) RETURNING id),"
     " p AS (INSERT INTO zkpipe_partitions (job, idx, input)"
     "   SELECT j.id, (i.ord - 1)::integer, i.inp FROM j, unnest(p_inputs) WITH ORDINALITY AS i (inp, ord)"
     "   RETURNING 1)"
@@ -181,7 +183,7 @@ int fleet_check_schema(PGconn *pg, char *err, size_t errlen) {
 }
 
 int fleet_submit(PGconn *pg, const char *circuit, int prio, const void *const *inputs, const size_t *lens, uint32_t n,
-                 char id[FLEET_ID_MAX], char *err, size_t errlen) {
+                 bool json, char id[FLEET_ID_MAX], char *err, size_t errlen) {
     size_t cap = 64 + (size_t)n * 16;
     char *sql = malloc(cap);
     const char **v = calloc(n + 2, sizeof *v);
@@ -190,7 +192,7 @@ int fleet_submit(PGconn *pg, const char *circuit, int prio, const void *const *i
     if (!sql || !v || !l || !f) goto out;
     size_t o = (size_t)snprintf(sql, cap, "SELECT zkpipe_submit($1, $2, ARRAY[");
     for (uint32_t k = 0; k < n; k++) o += (size_t)snprintf(sql + o, cap - o, "%s$%u::bytea", k ? ", " : "", k + 3);
-    snprintf(sql + o, cap - o, "])");
+    snprintf(sql + o, cap - o, "], %s)", json ? "true" : "false");
     v[0] = circuit;
     v[1] = cfg_priority_name(prio);
     for (uint32_t k = 0; k < n; k++) {
@@ -235,7 +237,7 @@ int fleet_claim(PGconn *pg, const char *box, const char *const *circuits, uint32
                               "  ORDER BY priority, submitted, id LIMIT $3::integer FOR UPDATE SKIP LOCKED) AS c"
                               " WHERE j.id = c.id"
                               " RETURNING j.id, j.circuit, j.priority, j.lease_gen, j.n_parts,"
-                              " (extract(epoch FROM j.submitted) * 1000000)::bigint",
+                              " (extract(epoch FROM j.submitted) * 1000000)::bigint, j.inputs",
                               4, v, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "claiming jobs", r, err, errlen);
     int n = PQntuples(r);
@@ -247,6 +249,7 @@ int fleet_claim(PGconn *pg, const char *box, const char *const *circuits, uint32
         c->gen = strtoll(PQgetvalue(r, i, 3), NULL, 10);
         c->n_parts = (uint32_t)atoi(PQgetvalue(r, i, 4));
         c->submit_ns = strtoull(PQgetvalue(r, i, 5), NULL, 10) * 1000u;
+        c->inputs = !strcmp(PQgetvalue(r, i, 6), "t");
     }
     PQclear(r);
     /* RETURNING has no order: priority, then submission, then id, as claimed */

@@ -30,10 +30,10 @@ int fleet_db_init(PGconn *pg, int *ret_from, char *err, size_t errlen);
 /* The database's schema version is this binary's (-EPROTO when newer, -ENOENT when older or none). */
 int fleet_check_schema(PGconn *pg, char *err, size_t errlen);
 
-/* Queues a job of n partitions (inputs as bytes) through the SQL function zkpipe_submit; the new
- * job's id into id. */
+/* Queues a job of n partitions (inputs as bytes: .wtns files, or input.json texts when json) through
+ * the SQL function zkpipe_submit; the new job's id into id. */
 int fleet_submit(PGconn *pg, const char *circuit, int prio, const void *const *inputs, const size_t *lens, uint32_t n,
-                 char id[FLEET_ID_MAX], char *err, size_t errlen);
+                 bool json, char id[FLEET_ID_MAX], char *err, size_t errlen);
 
 typedef struct fleet_claim {
     char id[FLEET_ID_MAX];
@@ -42,6 +42,7 @@ typedef struct fleet_claim {
     int64_t gen;
     uint32_t n_parts;
     uint64_t submit_ns; /* CLOCK_REALTIME */
+    bool inputs;        /* the partitions are circuit inputs (input.json), not .wtns */
 } fleet_claim_t;
 /* Claims at most max queued (or lapsed) jobs of the given circuits for box, in priority then
  * submission order, leased for lease_s seconds; one statement. Returns how many (into out, in that
