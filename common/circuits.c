@@ -12,6 +12,7 @@
 
 #include "common/daemon.h"
 #include "common/log.h"
+#include "common/spool.h"
 #include "shm/cleanup.h"
 
 static const cfg_t *C;
@@ -135,8 +136,12 @@ stage_circuit_t *circuits_get(const char *name, bool may_reload, char *why, size
         return NULL;
     }
     stage_circuit_t *c = &circuits[i];
-    if (c->loaded && !(may_reload && files_changed(c))) return c;
     uint64_t now = daemon_now_ns();
+    if (c->loaded && (!may_reload || now - c->checked_ns < CIRCUIT_STAT_NS)) return c;
+    if (c->loaded) {
+        c->checked_ns = now;
+        if (!files_changed(c)) return c;
+    }
     if (!c->loaded && c->error[0] && now < c->retry_after_ns) {
         snprintf(why, whylen, "circuit %s: %s", name, c->error);
         return NULL;
@@ -158,12 +163,41 @@ stage_circuit_t *circuits_get(const char *name, bool may_reload, char *why, size
     bool same = reload && same_content(&c->zkey_file, &n.zkey_file) &&
                 (!c->has_r1cs || same_content(&c->r1cs_file, &n.r1cs_file));
     n.generation = same ? c->generation : c->generation + 1;
+    n.checked_ns = daemon_now_ns();
     entry_release(c);
     *c = n;
     if (reload)
         log_warn("The files of circuit %s changed on disk; reloaded (%s) in %.1f ms", name,
                  same ? "same content" : "a new key", (daemon_now_ns() - t0) / 1e6);
     return c;
+}
+
+/* Partition JSON files are a few KiB; anything far larger is not one. */
+#define PART_JSON_MAX (1u << 20)
+
+int circuit_check_proof(const stage_circuit_t *c, int dirfd, uint32_t k, const uint8_t *pub, uint32_t n_pub, char *why,
+                        size_t whylen) {
+    char pn[64], un[64];
+    snprintf(pn, sizeof pn, "proof-%u.json", k);
+    snprintf(un, sizeof un, "public-%u.json", k);
+    if (!c->has_vk) return snprintf(why, whylen, "no verifying key loaded"), -EINVAL;
+    _cleanup_free_ char *ptext = NULL;
+    _cleanup_free_ char *utext = NULL;
+    _cleanup_free_ uint8_t *got = NULL;
+    size_t plen, ulen;
+    uint32_t n = 0;
+    zk_err_t e = {{0}};
+    zk_proof_t proof;
+    int r = spool_read_at(dirfd, pn, PART_JSON_MAX, &ptext, &plen, why, whylen);
+    if (r == 0) r = spool_read_at(dirfd, un, PART_JSON_MAX, &utext, &ulen, why, whylen);
+    if (r < 0) return r;
+    r = zk_proof_parse_json(&proof, c->z.curve, pn, ptext, plen, &e);
+    if (r == 0) r = zk_public_parse_json(&got, &n, c->z.curve, un, utext, ulen, &e);
+    if (r == 0 && pub && (n != n_pub || (n && memcmp(got, pub, (size_t)n * 32))))
+        r = zk_fail(&e, EBADMSG, "%s: its public signals are not the partition's", un);
+    if (r == 0) r = zk_verify_proof(&c->vk, &proof, got, n, &e);
+    if (r < 0) snprintf(why, whylen, "%s", e.msg);
+    return r;
 }
 
 void circuits_preload(void) {

@@ -8,7 +8,9 @@
  *   content bumps the entry's generation (gpud then loads it into its backend again); the same
  *   content keeps the generation.
  * - One retry rule: a load that failed is tried again at the next use at most once a second; in
- *   between, the same reason is returned at once. */
+ *   between, the same reason is returned at once.
+ * - The files' identity is looked at (stat) at most every CIRCUIT_STAT_NS per circuit, so a stage
+ *   running partitions back to back adds no system call per partition. */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,6 +23,7 @@
 #include "zk/zkey.h"
 
 enum { CIRCUIT_VK = 1, CIRCUIT_R1CS = 2 };
+#define CIRCUIT_STAT_NS 500000000ull
 
 typedef struct circuit_file {
     void *image;
@@ -42,6 +45,7 @@ typedef struct stage_circuit {
     circuit_file_t r1cs_file;
     uint64_t generation;     /* bumped each time a new content is loaded */
     uint64_t retry_after_ns; /* after a failed load */
+    uint64_t checked_ns;     /* when the files' identity was last looked at */
     char error[700];
 } stage_circuit_t;
 
@@ -50,5 +54,11 @@ void circuits_init(const cfg_t *cfg, unsigned want);
 /* The circuit, loaded (again, when its files changed on disk and may_reload). NULL with a one-line
  * reason in why ("circuit NAME: ...") when it is not configured or cannot be loaded. */
 stage_circuit_t *circuits_get(const char *name, bool may_reload, char *why, size_t whylen);
+/* A proof already in a job directory (DIRFD/proof-<k>.json with DIRFD/public-<k>.json, read as
+ * spool_read_at does) is trusted only if it verifies against the circuit's key and its public file
+ * holds the signals it must: pub (n_pub values, 32 bytes each, standard form), or, when pub is NULL,
+ * whatever the public file says. 0, or a negative errno with the reason in why. Needs CIRCUIT_VK. */
+int circuit_check_proof(const stage_circuit_t *c, int dirfd, uint32_t k, const uint8_t *pub, uint32_t n_pub, char *why,
+                        size_t whylen);
 /* Loads every circuit marked preload; logs each failure. */
 void circuits_preload(void);

@@ -202,32 +202,6 @@ static void give_up(uint32_t slab, uint32_t job, uint32_t part, const char *reas
     (void)shm_part_give_up(&S, slab, SLAB_FINALIZING, job, part, reason);
 }
 
-/* JSON files of one partition are a few KiB; anything far larger is not ours. */
-#define PART_JSON_MAX (1u << 20)
-
-static bool committed_proof_ok(int dfd, const stage_circuit_t *c, const uint8_t *values, uint32_t n_pub,
-                               uint32_t part) {
-    char pn[64], un[64], why[600];
-    snprintf(pn, sizeof pn, "proof-%u.json", part);
-    snprintf(un, sizeof un, "public-%u.json", part);
-    struct stat st;
-    if (!c->has_vk || fstatat(dfd, pn, &st, AT_SYMLINK_NOFOLLOW) < 0) return false;
-    _cleanup_free_ char *ptext = NULL;
-    _cleanup_free_ char *utext = NULL;
-    _cleanup_free_ uint8_t *pub = NULL;
-    size_t plen, ulen;
-    uint32_t n = 0;
-    zk_err_t e = {{0}};
-    zk_proof_t proof;
-    if (spool_read_at(dfd, pn, PART_JSON_MAX, &ptext, &plen, why, sizeof why) < 0 ||
-        spool_read_at(dfd, un, PART_JSON_MAX, &utext, &ulen, why, sizeof why) < 0)
-        return false;
-    if (zk_proof_parse_json(&proof, c->z.curve, pn, ptext, plen, &e) < 0) return false;
-    if (zk_verify_proof(&c->vk, &proof, values + 32, n_pub, &e) < 0) return false;
-    if (zk_public_parse_json(&pub, &n, c->z.curve, un, utext, ulen, &e) < 0) return false;
-    return n == n_pub && (!n || !memcmp(pub, values + 32, (size_t)n * 32));
-}
-
 static void finalize(uint32_t slab) {
     uint64_t t0 = daemon_now_ns();
     shm_slab_t *d = &S.slabs[slab];
@@ -264,7 +238,8 @@ static void finalize(uint32_t slab) {
     /* A proof already on disk (a finalizer died between its rename and recording it) is kept only if
      * it verifies against this partition's public signals and its public file is theirs; otherwise
      * the raw result, still here, is finalized and written again. */
-    if (committed_proof_ok(dfd, c, values, h->n_pub, part)) {
+    if (c->has_vk && fstatat(dfd, pn, &(struct stat){0}, AT_SYMLINK_NOFOLLOW) == 0 &&
+        circuit_check_proof(c, dfd, part, values + 32, h->n_pub, why, sizeof why) == 0) {
         uint64_t now = daemon_now_ns();
         atomic_store_explicit(&P->fin_ns, now - t0, memory_order_relaxed);
         atomic_store_explicit(&P->t_done_ns, now, memory_order_relaxed);

@@ -44,49 +44,35 @@ static uint64_t synth_busy_ns, synth_count;
  * which must equal the witness's public values where the witness is a file. Anything else is
  * removed and the partition proved again. */
 static bool proof_reusable(int dfd, const spool_job_t *j, uint32_t k) {
-    char pn[64], un[64], wn[64], why[900];
+    char pn[64], un[64], wn[64], why[900] = "";
     snprintf(pn, sizeof pn, "proof-%u.json", k);
     snprintf(un, sizeof un, "public-%u.json", k);
     snprintf(wn, sizeof wn, "witness-%u.wtns", k);
     struct stat st;
     if (fstatat(dfd, pn, &st, AT_SYMLINK_NOFOLLOW) < 0) return false;
-    bool ok = false;
+    int r = -ENOENT;
     stage_circuit_t *c = circuits_get(j->circuit, true, why, sizeof why);
-    zk_err_t e = {{0}};
-    if (c && c->has_vk) {
-        _cleanup_free_ char *ptext = NULL;
-        _cleanup_free_ char *utext = NULL;
+    if (c) {
+        /* the witness is a file: the public signals must be its own (input jobs: the public file's) */
         _cleanup_free_ char *wtext = NULL;
-        _cleanup_free_ uint8_t *pub = NULL;
-        size_t plen, ulen, wlen;
-        uint32_t n_pub = 0;
-        zk_proof_t proof;
-        int r = spool_read_at(dfd, pn, 1u << 20, &ptext, &plen, e.msg, sizeof e.msg);
-        if (r == 0) r = spool_read_at(dfd, un, 1u << 20, &utext, &ulen, e.msg, sizeof e.msg);
-        if (r == 0) r = zk_proof_parse_json(&proof, c->z.curve, pn, ptext, plen, &e);
-        if (r == 0) r = zk_public_parse_json(&pub, &n_pub, c->z.curve, un, utext, ulen, &e);
-        if (r == 0) r = zk_verify_proof(&c->vk, &proof, pub, n_pub, &e);
-        /* the witness is a file: the public signals must be its own */
-        if (r == 0 && spool_read_at(dfd, wn, shm_slab_layout(c->z.n_vars, c->z.domain_size).wtns_cap, &wtext, &wlen,
-                                    why, sizeof why) == 0) {
-            zk_wtns_t w;
-            r = zk_wtns_parse(&w, wn, (const uint8_t *)wtext, wlen, &e);
-            if (r == 0) {
-                if (w.n < n_pub + 1 || memcmp(w.values + 32, pub, (size_t)n_pub * 32))
-                    r = -EBADMSG, snprintf(e.msg, sizeof e.msg, "its public signals are not the witness's");
-                zk_wtns_free(&w);
-            }
-        }
-        ok = r == 0;
-        if (!ok)
-            log_msg(LOG_WARNING, &(log_ctx_t){.job = j->id, .part = (int)k, .slab = -1}, NULL,
-                    "Job %s: %s does not verify (%s); partition %u is proved again", j->id, pn, e.msg, k);
+        size_t wlen;
+        zk_wtns_t w = {0};
+        bool have_w = !j->inputs && spool_read_at(dfd, wn, shm_slab_layout(c->z.n_vars, c->z.domain_size).wtns_cap,
+                                                  &wtext, &wlen, why, sizeof why) == 0;
+        zk_err_t e = {{0}};
+        r = have_w ? zk_wtns_parse(&w, wn, (const uint8_t *)wtext, wlen, &e) : 0;
+        if (r < 0) snprintf(why, sizeof why, "%s", e.msg);
+        if (r == 0 && have_w && w.n < c->z.n_pub + 1) r = -EBADMSG, snprintf(why, sizeof why, "%s: too short", wn);
+        if (r == 0) r = circuit_check_proof(c, dfd, k, have_w ? w.values + 32 : NULL, c->z.n_pub, why, sizeof why);
+        if (have_w) zk_wtns_free(&w);
     }
-    if (!ok) {
+    if (r < 0) {
+        log_msg(LOG_WARNING, &(log_ctx_t){.job = j->id, .part = (int)k, .slab = -1}, NULL,
+                "Job %s: %s does not verify (%s); partition %u is proved again", j->id, pn, why, k);
         (void)unlinkat(dfd, pn, 0);
         (void)unlinkat(dfd, un, 0);
     }
-    return ok;
+    return r == 0;
 }
 
 /* Registers the job in DIR (under spool/active) unless it is already; partitions with a proof that
@@ -345,11 +331,21 @@ static int witness_from_inputs(stage_circuit_t *c, const char *dir, uint32_t sla
 }
 #endif
 
-/* Whether the job's partitions are circuit inputs (job.ini inputs = yes). */
-static bool job_has_inputs(const char *dir) {
+/* Whether the job's partitions are circuit inputs (job.ini inputs = yes): read from job.ini once
+ * per job record (slot and generation), not once per partition. */
+static struct {
+    uint32_t gen;
+    bool known, inputs;
+} job_kind[65536];
+
+static bool job_has_inputs(uint32_t slot, const char *dir) {
+    uint32_t gen = atomic_load_explicit(&S.jobs[slot].gen, memory_order_acquire);
+    if (slot < 65536 && job_kind[slot].known && job_kind[slot].gen == gen) return job_kind[slot].inputs;
     char err[300];
     spool_job_t sj;
-    return spool_read_job(dir, &sj, err, sizeof err) == 0 && sj.inputs;
+    bool inputs = spool_read_job(dir, &sj, err, sizeof err) == 0 && sj.inputs;
+    if (slot < 65536) job_kind[slot].gen = gen, job_kind[slot].known = true, job_kind[slot].inputs = inputs;
+    return inputs;
 }
 
 static void fill(uint32_t slab, uint32_t job, uint32_t part) {
@@ -380,7 +376,7 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     snprintf(dir, sizeof dir, "%s/active/%s", cfg.spool, id);
     size_t len = 0;
     int r;
-    bool generated = job_has_inputs(dir);
+    bool generated = job_has_inputs(job, dir);
     if (generated) {
 #ifdef ZKPIPE_WITGEN
         zk_err_t we = {{0}};
