@@ -553,11 +553,6 @@ const char *spool_job_place(const char *spool, const char *id) {
     return NULL;
 }
 
-bool spool_exists(const char *path) {
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
 void spool_json_escape(const char *in, char *out, size_t cap) {
     size_t o = 0;
     for (; *in && o + 7 < cap; in++) {

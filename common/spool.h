@@ -73,7 +73,6 @@ int spool_clean_tmp(const char *spool, unsigned min_age_s);
 /* Takes the submitter's lock on a folder of SPOOL/tmp (kept while fd is open). */
 int spool_lock_tmp(int dirfd);
 int spool_fsync_dir(const char *dir);
-bool spool_exists(const char *path);
 /* result.json, the one schema (docs/pipeline.md "Spool"). */
 typedef struct spool_part_result {
     const char *status; /* "done", "failed", "dropped", ... */

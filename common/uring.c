@@ -33,14 +33,6 @@ void uring_reader_free(uring_reader_t *u) {
     free(u);
 }
 
-int uring_read_file(uring_reader_t *u, const char *path, void *buf, size_t cap, size_t *ret_len) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -errno;
-    int r = uring_read_fd(u, fd, buf, cap, ret_len);
-    close(fd);
-    return r;
-}
-
 int uring_read_fd(uring_reader_t *u, int fd, void *buf, size_t cap, size_t *ret_len) {
     struct stat st;
     if (fstat(fd, &st) < 0) return -errno;
