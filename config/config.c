@@ -274,6 +274,9 @@ static int on_source_postgres(struct parse_state *st, const char *k, const char 
         if (parse_u32(v, 2, 86400, &c->lease_s)) return perr(st, "lease = %s: expected seconds from 2 to 86400", v), 0;
     } else if (!strcmp(k, "batch")) {
         if (parse_u32(v, 1, 1024, &c->batch)) return perr(st, "batch = %s: expected 1 to 1024 jobs", v), 0;
+    } else if (!strcmp(k, "max_attempts")) {
+        if (parse_u32(v, 0, 1000, &c->max_attempts))
+            return perr(st, "max_attempts = %s: expected 0 (no cap) to 1000 claims", v), 0;
     } else if (!strcmp(k, "poll_ms")) {
         if (parse_u32(v, 10, 600000, &c->poll_ms)) return perr(st, "poll_ms = %s: expected 10 to 600000", v), 0;
     } else {
@@ -459,6 +462,7 @@ static void set_defaults(cfg_t *c) {
     c->exporter_port = 9821;
     c->lease_s = 30;
     c->batch = 4;
+    c->max_attempts = 3;
     c->poll_ms = 2000;
 }
 

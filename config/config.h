@@ -67,6 +67,7 @@ typedef struct cfg {
     char box[CFG_NAME_MAX];        /* this box's name in the fleet (default HOSTNAME-NAME) */
     uint32_t lease_s;              /* lease time in seconds (default 30) */
     uint32_t batch;                /* most jobs claimed in one transaction (default 4) */
+    uint32_t max_attempts;         /* claims of a job whose lease keeps lapsing before it fails (default 3, 0 = no cap) */
     uint32_t poll_ms;              /* polling fallback when no NOTIFY comes (default 2000) */
     /* [circuit NAME] */
     uint32_t n_circuits;

@@ -257,7 +257,13 @@ static int claim(PGconn *pg) {
     if (want <= 0) return 0;
     fleet_claim_t c[1024];
     char err[FLEET_ERR_MAX];
-    int n = fleet_claim(pg, box, served, n_served, (uint32_t)want, cfg.lease_s, c, err, sizeof err);
+    fleet_lapsed_t gone[16];
+    int g = fleet_give_up_lapsed(pg, served, n_served, cfg.max_attempts, gone, 16, err, sizeof err);
+    if (g < 0) return log_err("%s", err), -1;
+    for (int i = 0; i < g; i++)
+        log_warn("job %s failed: its lease lapsed %u times, the last on box %s; not claimed again (max_attempts = %u)",
+                 gone[i].id, gone[i].attempts, gone[i].last_owner, cfg.max_attempts);
+    int n = fleet_claim(pg, box, served, n_served, (uint32_t)want, cfg.lease_s, cfg.max_attempts, c, err, sizeof err);
     if (n < 0) return log_err("%s", err), -1;
     for (int i = 0; i < n; i++)
         if (take_in(pg, &c[i]) < 0) return -1;
@@ -346,7 +352,8 @@ int main(int argc, char **argv) {
     }
     load_records();
     daemon_notify_ready("feeding");
-    log_info("box %s feeds %s from the fleet queue (lease %us, batch %u)", box, served_list, cfg.lease_s, cfg.batch);
+    log_info("box %s feeds %s from the fleet queue (lease %us, batch %u, max_attempts %u)", box, served_list, cfg.lease_s,
+             cfg.batch, cfg.max_attempts);
     PGconn *pg = NULL;
     int backoff = 100;
     uint64_t last_renew = 0;

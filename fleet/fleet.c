@@ -217,28 +217,79 @@ out:
     return rc;
 }
 
+/* The circuits as a PostgreSQL array literal; names are [A-Za-z0-9_.-]: no quoting. */
+static void circuit_array(char *arr, size_t len, const char *const *circuits, uint32_t n_circuits) {
+    size_t o = (size_t)snprintf(arr, len, "{");
+    for (uint32_t i = 0; i < n_circuits && o < len; i++)
+        o += (size_t)snprintf(arr + o, len - o, "%s%s", i ? "," : "", circuits[i]);
+    if (o < len) snprintf(arr + o, len - o, "}");
+}
+
+int fleet_give_up_lapsed(PGconn *pg, const char *const *circuits, uint32_t n_circuits, uint32_t max_attempts,
+                         fleet_lapsed_t *out, uint32_t max, char *err, size_t errlen) {
+    if (!max_attempts || !n_circuits || !max) return 0;
+    char arr[4096], maxa[16], maxs[16];
+    circuit_array(arr, sizeof arr, circuits, n_circuits);
+    snprintf(maxa, sizeof maxa, "%u", max_attempts);
+    snprintf(maxs, sizeof maxs, "%u", max);
+    const char *v[] = {arr, maxa, maxs};
+    if (exec_cmd(pg, "begin", "BEGIN", err, errlen) < 0) return -EIO;
+    PGresult *r = exec_params(pg,
+                              "UPDATE zkpipe_jobs AS j SET state = 'failed', lease_expiry = NULL, finished = now(),"
+                              " error = 'its lease lapsed ' || j.attempts || ' times, the last on box ' || j.lease_owner"
+                              " || ' (each box that claimed it stopped renewing: killed, hung or cut off);'"
+                              " || ' not claimed again (max_attempts = ' || $2 || ')'"
+                              " FROM (SELECT id FROM zkpipe_jobs WHERE circuit = ANY ($1::text[]) AND state = 'leased'"
+                              "  AND lease_expiry < now() AND attempts >= $2::integer"
+                              "  ORDER BY id LIMIT $3::integer FOR UPDATE SKIP LOCKED) AS c"
+                              " WHERE j.id = c.id RETURNING j.id, j.attempts, j.lease_owner",
+                              3, v, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        int rc = pg_fail(pg, "failing lapsed jobs", r, err, errlen);
+        PQclear(PQexec(pg, "ROLLBACK"));
+        return rc;
+    }
+    int n = PQntuples(r);
+    for (int i = 0; i < n; i++) {
+        snprintf(out[i].id, sizeof out[i].id, "%s", PQgetvalue(r, i, 0));
+        out[i].attempts = (uint32_t)atoi(PQgetvalue(r, i, 1));
+        snprintf(out[i].last_owner, sizeof out[i].last_owner, "%s", PQgetvalue(r, i, 2));
+    }
+    PQclear(r);
+    for (int i = 0; i < n; i++) { /* the clients waiting on these jobs learn of their end at commit */
+        const char *nv[] = {out[i].id};
+        r = exec_params(pg, "SELECT pg_notify('zkpipe_done', $1)", 1, nv, NULL, NULL, 0);
+        if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+            int rc = pg_fail(pg, "notify", r, err, errlen);
+            PQclear(PQexec(pg, "ROLLBACK"));
+            return rc;
+        }
+        PQclear(r);
+    }
+    return exec_cmd(pg, "commit", "COMMIT", err, errlen) < 0 ? -EIO : n;
+}
+
 int fleet_claim(PGconn *pg, const char *box, const char *const *circuits, uint32_t n_circuits, uint32_t max,
-                uint32_t lease_s, fleet_claim_t *out, char *err, size_t errlen) {
+                uint32_t lease_s, uint32_t max_attempts, fleet_claim_t *out, char *err, size_t errlen) {
     if (!max || !n_circuits) return 0;
-    char arr[4096], maxs[16], leases[16];
-    size_t o = (size_t)snprintf(arr, sizeof arr, "{");
-    for (uint32_t i = 0; i < n_circuits && o < sizeof arr; i++) /* names are [A-Za-z0-9_.-]: no quoting */
-        o += (size_t)snprintf(arr + o, sizeof arr - o, "%s%s", i ? "," : "", circuits[i]);
-    if (o < sizeof arr) snprintf(arr + o, sizeof arr - o, "}");
+    char arr[4096], maxs[16], leases[16], maxa[16];
+    circuit_array(arr, sizeof arr, circuits, n_circuits);
     snprintf(maxs, sizeof maxs, "%u", max);
     snprintf(leases, sizeof leases, "%u", lease_s);
-    const char *v[] = {box, arr, maxs, leases};
+    snprintf(maxa, sizeof maxa, "%u", max_attempts);
+    const char *v[] = {box, arr, maxs, leases, maxa};
     PGresult *r = exec_params(pg,
                               "UPDATE zkpipe_jobs AS j SET state = 'leased', lease_owner = $1,"
                               " lease_expiry = now() + $4::integer * interval '1 second',"
                               " lease_gen = j.lease_gen + 1, attempts = j.attempts + 1"
                               " FROM (SELECT id FROM zkpipe_jobs WHERE circuit = ANY ($2::text[])"
-                              "  AND (state = 'queued' OR (state = 'leased' AND lease_expiry < now()))"
+                              "  AND (state = 'queued' OR (state = 'leased' AND lease_expiry < now()"
+                              "   AND ($5::integer = 0 OR attempts < $5::integer)))"
                               "  ORDER BY priority, submitted, id LIMIT $3::integer FOR UPDATE SKIP LOCKED) AS c"
                               " WHERE j.id = c.id"
                               " RETURNING j.id, j.circuit, j.priority, j.lease_gen, j.n_parts,"
                               " (extract(epoch FROM j.submitted) * 1000000)::bigint, j.inputs",
-                              4, v, NULL, NULL, 0);
+                              5, v, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "claiming jobs", r, err, errlen);
     int n = PQntuples(r);
     for (int i = 0; i < n; i++) {

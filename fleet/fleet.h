@@ -45,10 +45,24 @@ typedef struct fleet_claim {
     bool inputs;        /* the partitions are circuit inputs (input.json), not .wtns */
 } fleet_claim_t;
 /* Claims at most max queued (or lapsed) jobs of the given circuits for box, in priority then
- * submission order, leased for lease_s seconds; one statement. Returns how many (into out, in that
- * order). */
+ * submission order, leased for lease_s seconds; one statement. A lapsed job already claimed
+ * max_attempts times is not claimed again (0: no cap; see fleet_give_up_lapsed). Returns how many
+ * (into out, in that order). */
 int fleet_claim(PGconn *pg, const char *box, const char *const *circuits, uint32_t n_circuits, uint32_t max,
-                uint32_t lease_s, fleet_claim_t *out, char *err, size_t errlen);
+                uint32_t lease_s, uint32_t max_attempts, fleet_claim_t *out, char *err, size_t errlen);
+
+typedef struct fleet_lapsed {
+    char id[FLEET_ID_MAX];
+    uint32_t attempts;
+    char last_owner[64];
+} fleet_lapsed_t;
+/* Ends as failed, with the reason, at most max jobs of these circuits whose lease lapsed after
+ * max_attempts claims (every box that took it died, hung or was cut off: a job that kills its
+ * box is not handed to box after box forever), and notifies their waiters; one transaction.
+ * The lapsed owner's late write-back is then refused by the fence. Returns how many (into out);
+ * 0 when max_attempts is 0. */
+int fleet_give_up_lapsed(PGconn *pg, const char *const *circuits, uint32_t n_circuits, uint32_t max_attempts,
+                         fleet_lapsed_t *out, uint32_t max, char *err, size_t errlen);
 /* The inputs of a job, in partition order, as one result (binary): row k column 0 is input k. NULL
  * with err when the rows are not exactly partitions 0..n_parts-1. PQclear it. */
 PGresult *fleet_inputs(PGconn *pg, const char *id, uint32_t n_parts, char *err, size_t errlen);
