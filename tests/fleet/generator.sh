@@ -24,4 +24,7 @@ echo "$out" | grep -q "bad.ini:4: lease = 1: expected seconds from 2 to 86400" |
 printf '[pipeline]\nspool = /x\n[source postgres]\nbogus = 1\n' >"$T/bad.ini"
 out=$("$BUILD/cli/zkpipe" setup --config "$T/bad.ini" 2>&1) && fail "an unknown key accepted"
 echo "$out" | grep -q "bad.ini:4: unknown key 'bogus' in \[source postgres\]" || fail "unknown key: $out"
+printf '[pipeline]\nspool = /x\n[source postgres]\nmax_attempts = -1\n' >"$T/bad.ini"
+out=$("$BUILD/cli/zkpipe" setup --config "$T/bad.ini" 2>&1) && fail "max_attempts = -1 accepted"
+echo "$out" | grep -q "bad.ini:4: max_attempts = -1: expected 0 (no cap) to 1000 claims" || fail "bad max_attempts: $out"
 echo "PASS: the feeder is wanted exactly when the ini has a fleet source"
