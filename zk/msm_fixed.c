@@ -76,7 +76,7 @@ void zk_key_tables_build(zk_key_tables_t *kt, const zk_zkey_t *z, size_t budget,
         kt->bytes += b;
         left -= b;
     }
-    int off = snprintf(desc, desclen, "window tables %.1f MiB of a budget of %.1f MiB:", kt->bytes / 1048576.0,
+    int off = snprintf(desc, desclen, "window tables %.1f MiB (%.1f MiB available):", kt->bytes / 1048576.0,
                        budget / 1048576.0);
     for (int m = 0; m < ZK_MSM_COUNT && off >= 0 && (size_t)off < desclen; m++) {
         const zk_fixed_plan_t *p = &kt->t[m].plan;

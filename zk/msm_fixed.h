@@ -23,7 +23,7 @@ uint64_t zk_key_fingerprint(const zk_zkey_t *z);
 /* Builds the tables of z within budget bytes: the MSMs by decreasing plain cost (B2 counts three
  * times a G1 MSM of its size), each given the fastest plan that fits in what is left (all windows
  * stored, fewer windows stored, or none: the plain MSM). A table that cannot be allocated falls
- * back to the plain MSM. desc gets one line naming each MSM's choice and the sizes. Never fails. */
+ * back to the plain MSM. desc gets one line: the bytes used, the budget, each MSM's choice and size. Never fails. */
 void zk_key_tables_build(zk_key_tables_t *kt, const zk_zkey_t *z, size_t budget, int threads, char *desc,
                          size_t desclen);
 /* The tables were built from this key (same address and fingerprint). */
