@@ -165,6 +165,12 @@ size_t zk_fixed_bytes(const zk_fixed_plan_t *p, size_t n, size_t point_size) {
     return p->stored > 1 ? (size_t)(p->stored - 1) * n * point_size : 0;
 }
 
+/* The affine buckets of one pass stay within this: a wider window's buckets fall out of the core's
+ * cache (bench/msm_ntt-style CPU times of bn_g*_fixed_msm, 1 thread, 2^16 random scalars, all rows
+ * stored, EPYC with 1 MiB L2 per core: G1 c = 13, 14, 15: 227, 219, 194 ms (1 MiB of buckets at 15);
+ * G2 c = 13, 14, 15: 580, 562, 625 ms (2 MiB at 15); the plain MSM 253 and 665 ms). */
+#define ZK_FIXED_BUCKET_BYTES ((size_t)1 << 20)
+
 /* Wall cost in bucket additions, the model of zk_msm_window: the plain MSM runs its windows on the
  * threads (each window n additions and a reduction of 2^(c-1) buckets); a table pass splits its
  * n·rows pairs over the threads, each thread reducing its own buckets once per pass. */
@@ -177,6 +183,7 @@ zk_fixed_plan_t zk_fixed_plan(size_t n, size_t point_size, size_t max_bytes, int
     for (unsigned c = 4; c <= 15; c++) { /* digits are int16_t */
         unsigned nwin = (255 + c) / c;
         size_t nb = (size_t)1 << (c - 1), lim = nb / 8 < 64 ? 64 : nb / 8 > 1024 ? 1024 : nb / 8;
+        if (c > 4 && nb * point_size > ZK_FIXED_BUCKET_BYTES) break;
         for (unsigned stride = 1; stride < nwin; stride++) {
             zk_fixed_plan_t p = {.c = c, .nwin = nwin, .stride = stride, .stored = (nwin + stride - 1) / stride};
             if (p.stored < 2 || zk_fixed_bytes(&p, n, point_size) > max_bytes) continue;
