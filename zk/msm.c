@@ -176,7 +176,9 @@ size_t zk_fixed_bytes(const zk_fixed_plan_t *p, size_t n, size_t point_size) {
  * n·rows pairs over the threads, each thread reducing its own buckets once per pass. */
 zk_fixed_plan_t zk_fixed_plan(size_t n, size_t point_size, size_t max_bytes, int threads) {
     double w_reduce = point_size >= 128 ? 3.6 : 1.8, T = threads < 1 ? 1 : threads;
-    unsigned pc = zk_msm_window(n, point_size, 255), pw = (255 + pc) / pc;
+    unsigned pc = zk_msm_window(n, point_size, 255); /* at most as wide as the cache allows here, too */
+    while (pc > 4 && ((size_t)1 << (pc - 1)) * point_size > ZK_FIXED_BUCKET_BYTES) pc--;
+    unsigned pw = (255 + pc) / pc;
     size_t pnb = (size_t)1 << (pc - 1), plim = pnb / 8 < 64 ? 64 : pnb / 8 > 1024 ? 1024 : pnb / 8;
     double best_cost = (double)((pw + (unsigned)T - 1) / (unsigned)T) * ((double)n * (1.0 + 35.0 / (double)plim) + w_reduce * (double)pnb);
     zk_fixed_plan_t best = {.c = pc, .nwin = pw, .stride = pw, .stored = 1};
