@@ -276,12 +276,13 @@ int main(int argc, char **argv) {
     for (uint32_t i = 0; i < cfg.n_circuits; i++) {
         if (!cfg.circuits[i].preload) continue;
         zk_zkey_t *z;
-        /* Each key gets its own start-timeout budget: 60 s plus 10 s per GiB of .zkey. */
+        /* Each key gets its own start-timeout budget: 60 s plus 10 s per GiB of .zkey, plus 1 s per
+         * 16 MiB of window tables it may build (measured ~28 MiB/s per core, docs/prover.md). */
         struct stat st;
         uint64_t gib = stat(cfg.circuits[i].zkey, &st) == 0 ? (uint64_t)st.st_size >> 30 : 0;
         char what[CFG_NAME_MAX + 32];
         snprintf(what, sizeof what, "loading the key of %s", cfg.circuits[i].name);
-        daemon_notify_extend((60 + 10 * gib) * 1000000ull, what);
+        daemon_notify_extend((60 + 10 * gib + (cfg.gpu_precompute >> 24)) * 1000000ull, what);
         daemon_test_point("gpu.load_key", (int)i);
         int kr = key_get(cfg.circuits[i].name, false, &z, err, sizeof err);
         if (kr == -ENODEV) device_lost(err, NULL);
