@@ -222,6 +222,9 @@ static int on_gpu(struct parse_state *st, const char *k, const char *v) {
             return perr(st, "inflight = %s: expected 0 (the backend's choice) to 4", v), 0;
     } else if (!strcmp(k, "threads")) {
         if (parse_u32(v, 0, 4096, &c->gpu_threads)) return perr(st, "threads = %s: expected 0 (all) to 4096", v), 0;
+    } else if (!strcmp(k, "precompute")) {
+        if (cfg_parse_size(v, &c->gpu_precompute) < 0)
+            return perr(st, "precompute = %s: expected a size (0 = none, 512M, 2G)", v), 0;
     } else {
         return perr(st, "unknown key '%s' in [gpu]", k), 0;
     }
@@ -455,6 +458,7 @@ static void set_defaults(cfg_t *c) {
     c->backend = CFG_BACKEND_AUTO;
     c->gpu_inflight = 0;
     c->gpu_threads = 0;
+    c->gpu_precompute = 0;
     c->verify = true;
     c->finalizer_instances = 1;
     c->finalizer_threads = 1;

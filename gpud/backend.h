@@ -11,8 +11,10 @@
 
 typedef struct zk_backend_ops {
     const char *name; /* "cpu" | "cuda" */
-    /* Creates a context for device `device` (ignored by the CPU backend); threads = CPU threads. */
-    int (*init)(void **ret_ctx, int device, int threads, zk_err_t *err);
+    /* Creates a context for device `device` (ignored by the CPU backend); threads = CPU threads;
+     * precompute = bytes the backend may spend on precomputed multiples of the keys' points, all keys
+     * together (the CPU backend's window tables, docs/prover.md; 0 = none; ignored by CUDA). */
+    int (*init)(void **ret_ctx, int device, int threads, uint64_t precompute, zk_err_t *err);
     /* Called at start for the slab data area, in groups of whole slabs (zk_backend_register_slabs;
      * cudaHostRegister on CUDA, in chunks of at most ZK_BACKEND_REGISTER_MAX; no-op on CPU). */
     int (*register_memory)(void *ctx, void *base, size_t len, zk_err_t *err);
@@ -34,6 +36,10 @@ typedef struct zk_backend_ops {
      * unusable after a kernel fault, ECC, the device gone), not that the partition is bad. */
     int (*collect)(void *ctx, int lane, zk_raw_t *out, zk_core_times_t *times, zk_err_t *err);
     void (*destroy)(void *ctx);
+    /* Optional (NULL): one line on what the backend built for the key at its last load_key beyond
+     * making its points resident (CPU: the window tables chosen and their sizes); valid until the
+     * next call into the backend. */
+    const char *(*key_info)(void *ctx, const zk_zkey_t *z);
 } zk_backend_ops_t;
 
 #define ZK_BACKEND_MAX_LANES 4

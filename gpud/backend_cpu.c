@@ -1,16 +1,25 @@
 /* The CPU backend of gpud: the proving core of the zk library on private scratch memory. Slab
- * memory needs no registration; keys are used where zk_zkey_open mapped them. */
+ * memory needs no registration; keys are used where zk_zkey_open mapped them. With a precompute
+ * budget, load_key builds window tables of the key's points (zk/msm_fixed.h) once, and every
+ * partition of that key proves with them; a key loaded again (its file changed) drops its old
+ * tables first, and a partition whose key does not match its tables (address and fingerprint)
+ * proves without them. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "backend.h"
+#include "zk/msm_fixed.h"
 
 typedef struct cpu_ctx {
     int threads;
+    uint64_t precompute; /* bytes of window tables, all keys together */
     void *scratch;
     size_t scratch_size;
+    zk_key_tables_t *keys; /* the keys with tables */
+    int n_keys;
+    char info[1024]; /* the last load_key's tables */
     struct {
         int rc; /* 0 or the failure of the work done in submit */
         zk_err_t err;
@@ -19,11 +28,12 @@ typedef struct cpu_ctx {
     } lane[ZK_BACKEND_MAX_LANES];
 } cpu_ctx_t;
 
-static int cpu_init(void **ret_ctx, int device, int threads, zk_err_t *err) {
+static int cpu_init(void **ret_ctx, int device, int threads, uint64_t precompute, zk_err_t *err) {
     (void)device;
     cpu_ctx_t *c = calloc(1, sizeof *c);
     if (!c) return zk_fail(err, ENOMEM, "cpu backend: out of memory");
     c->threads = threads;
+    c->precompute = precompute;
     *ret_ctx = c;
     return 0;
 }
@@ -45,9 +55,42 @@ static int ensure_scratch(cpu_ctx_t *c, size_t need, zk_err_t *err) {
 }
 
 static int cpu_load_key(void *ctx, const zk_zkey_t *z, zk_err_t *err) {
+    cpu_ctx_t *c = ctx;
     /* Scratch is sized here, once per circuit, so proving never allocates. */
     zk_zkey_prefault(z);
-    return ensure_scratch(ctx, zk_core_scratch_size(z), err);
+    int r = ensure_scratch(c, zk_core_scratch_size(z), err);
+    if (r < 0) return r;
+    c->info[0] = 0;
+    for (int i = 0; i < c->n_keys; i++) /* this key loaded again: its old tables go first */
+        if (c->keys[i].z == z) {
+            zk_key_tables_free(&c->keys[i]);
+            c->keys[i] = c->keys[--c->n_keys];
+            break;
+        }
+    if (!c->precompute) return 0;
+    uint64_t used = 0;
+    for (int i = 0; i < c->n_keys; i++) used += c->keys[i].bytes;
+    zk_key_tables_t *k = realloc(c->keys, (size_t)(c->n_keys + 1) * sizeof(*k));
+    if (!k) return 0; /* no room to keep tables: this key proves without them */
+    c->keys = k;
+    uint64_t left = used < c->precompute ? c->precompute - used : 0;
+    zk_key_tables_build(&k[c->n_keys], z, left > SIZE_MAX ? SIZE_MAX : (size_t)left, c->threads, c->info,
+                        sizeof c->info);
+    if (k[c->n_keys].bytes) c->n_keys++;
+    else zk_key_tables_free(&k[c->n_keys]);
+    return 0;
+}
+
+static const char *cpu_key_info(void *ctx, const zk_zkey_t *z) {
+    (void)z;
+    cpu_ctx_t *c = ctx;
+    return c->info[0] ? c->info : NULL;
+}
+
+static const zk_key_tables_t *tables_of(const cpu_ctx_t *c, const zk_zkey_t *z) {
+    for (int i = 0; i < c->n_keys; i++)
+        if (zk_key_tables_match(&c->keys[i], z)) return &c->keys[i];
+    return NULL;
 }
 
 /* The work happens here; collect hands over the lane's result. */
@@ -58,7 +101,10 @@ static int cpu_submit(void *ctx, int lane, const zk_zkey_t *z, const uint8_t *wi
     memset(&x->lane[lane].times, 0, sizeof x->lane[lane].times);
     int r = ensure_scratch(x, zk_core_scratch_size(z), err);
     if (r == 0) {
-        r = zk_prove_core(z, witness, a, b, c, x->scratch, &x->lane[lane].raw, &x->lane[lane].times, x->threads);
+        const zk_key_tables_t *kt = tables_of(x, z);
+        r = kt ? zk_prove_core_fixed(kt, z, witness, a, b, c, x->scratch, &x->lane[lane].raw, &x->lane[lane].times,
+                                     x->threads)
+               : zk_prove_core(z, witness, a, b, c, x->scratch, &x->lane[lane].raw, &x->lane[lane].times, x->threads);
         if (r < 0) r = zk_fail(err, -r, "cpu backend: proving core failed: %s", strerror(-r));
     }
     x->lane[lane].rc = r;
@@ -81,6 +127,8 @@ static int cpu_collect(void *ctx, int lane, zk_raw_t *out, zk_core_times_t *time
 static void cpu_destroy(void *ctx) {
     cpu_ctx_t *c = ctx;
     if (!c) return;
+    for (int i = 0; i < c->n_keys; i++) zk_key_tables_free(&c->keys[i]);
+    free(c->keys);
     free(c->scratch);
     free(c);
 }
@@ -94,6 +142,7 @@ const zk_backend_ops_t zk_backend_cpu = {
     .submit = cpu_submit,
     .collect = cpu_collect,
     .destroy = cpu_destroy,
+    .key_info = cpu_key_info,
 };
 
 #ifdef HAVE_CUDA

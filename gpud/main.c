@@ -52,8 +52,9 @@ static int key_get(const char *circuit, bool may_reload, zk_zkey_t **ret, char *
         uint32_t resident = 0;
         for (uint32_t k = 0; k < CFG_MAX_CIRCUITS; k++) resident += backend_loaded[k];
         shm_keys_resident(&S, resident);
-        log_info("Loaded the key of circuit %s (%u wires, domain %u) in %.1f ms", circuit, c->z.n_vars,
-                 c->z.domain_size, (daemon_now_ns() - t0) / 1e6);
+        const char *info = B->key_info ? B->key_info(bctx, &c->z) : NULL;
+        log_info("Loaded the key of circuit %s (%u wires, domain %u) in %.1f ms%s%s", circuit, c->z.n_vars,
+                 c->z.domain_size, (daemon_now_ns() - t0) / 1e6, info ? "; " : "", info ? info : "");
     }
     *ret = &c->z;
     return 0;
@@ -249,11 +250,11 @@ int main(int argc, char **argv) {
     }
     zk_err_t e = {{0}};
     int threads = cfg.gpu_threads ? (int)cfg.gpu_threads : 0;
-    int r = B->init(&bctx, args.device, threads, &e);
+    int r = B->init(&bctx, args.device, threads, cfg.gpu_precompute, &e);
     if (r < 0 && !strcmp(bname, "auto") && B != &zk_backend_cpu) {
         log_warn("Backend %s unavailable (%s); using the CPU backend", B->name, e.msg);
         B = &zk_backend_cpu;
-        r = B->init(&bctx, args.device, threads, &e);
+        r = B->init(&bctx, args.device, threads, cfg.gpu_precompute, &e);
     }
     if (r < 0) {
         log_err("Failed to initialise backend %s: %s", B->name, e.msg);
@@ -275,12 +276,13 @@ int main(int argc, char **argv) {
     for (uint32_t i = 0; i < cfg.n_circuits; i++) {
         if (!cfg.circuits[i].preload) continue;
         zk_zkey_t *z;
-        /* Each key gets its own start-timeout budget: 60 s plus 10 s per GiB of .zkey. */
+        /* Each key gets its own start-timeout budget: 60 s plus 10 s per GiB of .zkey, plus 1 s per
+         * 16 MiB of window tables it may build (measured ~28 MiB/s per core, docs/prover.md). */
         struct stat st;
         uint64_t gib = stat(cfg.circuits[i].zkey, &st) == 0 ? (uint64_t)st.st_size >> 30 : 0;
         char what[CFG_NAME_MAX + 32];
         snprintf(what, sizeof what, "loading the key of %s", cfg.circuits[i].name);
-        daemon_notify_extend((60 + 10 * gib) * 1000000ull, what);
+        daemon_notify_extend((60 + 10 * gib + (cfg.gpu_precompute >> 24)) * 1000000ull, what);
         daemon_test_point("gpu.load_key", (int)i);
         int kr = key_get(cfg.circuits[i].name, false, &z, err, sizeof err);
         if (kr == -ENODEV) device_lost(err, NULL);

@@ -18,7 +18,7 @@ TEST(cpu_lanes_in_flight) {
     CHECK(memcmp(&p[0].want, &p[2].want, sizeof p[0].want) != 0);
     void *ctx;
     zk_err_t err;
-    CHECK(B->init(&ctx, 0, 1, &err) == 0);
+    CHECK(B->init(&ctx, 0, 1, 0, &err) == 0);
     for (int i = 0; i < 3; i++) CHECK_MSG(B->load_key(ctx, &p[i].z, &err) == 0, "%s", err.msg);
     CHECK(fixture_prove_in_flight(B, ctx, p, 3, 6) == 0); /* two in flight */
     /* the one-call helper is submit + collect on lane 0 */
@@ -86,5 +86,52 @@ TEST(register_slabs_in_groups) {
     zk_err_t err;
     CHECK(zk_backend_register_slabs(&b, NULL, (uint8_t *)(uintptr_t)0x10000000, 5, 24 * G, &first, &err) == -ENOMEM);
     CHECK(first == 4);
+    return 0;
+}
+
+/* With a precompute budget the CPU backend proves over window tables, with the same raw points as
+ * the one-shot core; a budget too small for any table proves without them (all plain); a key that
+ * changed under the same zk_zkey_t is never proved with the old key's tables (fingerprint), and
+ * loading it again builds new ones. */
+TEST(cpu_precompute_tables) {
+    const zk_backend_ops_t *B = &zk_backend_cpu;
+    fixture_t p[2];
+    CHECK(fixture_load(&p[0], "bn128/mulchain/mulchain.zkey", "bn128/mulchain/witness-1.wtns") == 0);
+    CHECK(fixture_load(&p[1], "bls12381/mulchain/mulchain.zkey", "bls12381/mulchain/witness-2.wtns") == 0);
+    zk_err_t err;
+    static const uint64_t budgets[] = {64 << 20, 1, 3000}; /* all, nothing fits, some rows of some MSMs */
+    for (int bi = 0; bi < 3; bi++) {
+        void *ctx;
+        CHECK(B->init(&ctx, 0, 2, budgets[bi], &err) == 0);
+        for (int i = 0; i < 2; i++) {
+            CHECK_MSG(B->load_key(ctx, &p[i].z, &err) == 0, "%s", err.msg);
+            const char *info = B->key_info(ctx, &p[i].z);
+            CHECK(info != NULL);
+            CHECK_STR_CONTAINS(info, "window tables");
+            if (bi == 0) CHECK_MSG(!strstr(info, "plain") && strstr(info, "H "), "not all tables: %s", info);
+            if (bi == 1) CHECK_STR_CONTAINS(info, "A plain; B1 plain; B2 plain; C plain; H plain");
+        }
+        CHECK(fixture_prove_in_flight(B, ctx, p, 2, 4) == 0);
+        B->destroy(ctx);
+    }
+    /* the key behind p[0].z changes (as the circuit cache reloads a rewritten file into the same
+     * struct): here it becomes the bls12381 key, proved before load_key is called again and after */
+    void *ctx;
+    CHECK(B->init(&ctx, 0, 1, 64 << 20, &err) == 0);
+    CHECK_MSG(B->load_key(ctx, &p[0].z, &err) == 0, "%s", err.msg);
+    zk_zkey_t saved = p[0].z;
+    p[0].z = p[1].z;
+    size_t n = p[1].z.domain_size;
+    for (int round = 0; round < 2; round++) {
+        zk_raw_t got;
+        CHECK(zk_backend_prove(B, ctx, &p[0].z, p[1].w.values, p[1].abc, p[1].abc + 32 * n, p[1].abc + 64 * n, &got,
+                               NULL, &err) == 0);
+        CHECK_MSG(memcmp(&got, &p[1].want, sizeof got) == 0, "round %d: proved with the old key's tables", round);
+        CHECK(B->load_key(ctx, &p[0].z, &err) == 0);
+    }
+    B->destroy(ctx);
+    p[0].z = saved;
+    fixture_free(&p[0]);
+    fixture_free(&p[1]);
     return 0;
 }

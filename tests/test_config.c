@@ -29,7 +29,7 @@ TEST(full_file) {
     const char *ini = "# comment\n"
                       "[pipeline]\nname = t1\nspool = /tmp/zk-spool\nslabs = 6\nslab_size = 64M\nreserve_critical = 1\n"
                       "[synth]\ninstances = 3\ntrim = 256M\n"
-                      "[gpu]\ndevices = 2\nbackend = cpu\n"
+                      "[gpu]\ndevices = 2\nbackend = cpu\nprecompute = 1536M\n"
                       "[finalizer]\nverify = no\n"
                       "[circuit mul]\nzkey = /x/m.zkey\nr1cs = m.r1cs\npriority = high\npreload = no\n";
     CHECK_MSG(cfg_load_string(&c, "/etc/zk/t.ini", ini, err, sizeof err) == 0, "%s", err);
@@ -45,6 +45,7 @@ TEST(full_file) {
     CHECK_EQ_INT(c.trim_above, 256u << 20);
     CHECK_EQ_INT(c.gpu_devices, 2);
     CHECK_EQ_INT(c.backend, CFG_BACKEND_CPU);
+    CHECK(c.gpu_precompute == 1536ull << 20);
     CHECK(!c.verify);
     CHECK_EQ_INT(c.n_circuits, 1);
     const cfg_circuit_t *ci = cfg_circuit(&c, "mul");
@@ -65,6 +66,7 @@ TEST(defaults) {
     CHECK(c.slab_size_auto && c.slab_size == 0);
     CHECK(c.verify);
     CHECK_EQ_INT(c.slabs, 8);
+    CHECK(c.gpu_precompute == 0); /* no window tables unless asked for */
     return 0;
 }
 
@@ -81,6 +83,8 @@ TEST(errors_have_file_and_line) {
     CHECK_STR_CONTAINS(err, "d.ini:1: unknown section [pipline]");
     CHECK(cfg_load_string(&c, "e.ini", "[gpu]\nbackend = opencl\n", err, sizeof err) == -EINVAL);
     CHECK_STR_CONTAINS(err, "e.ini:2: backend = opencl");
+    CHECK(cfg_load_string(&c, "e2.ini", "[gpu]\nprecompute = lots\n", err, sizeof err) == -EINVAL);
+    CHECK_STR_CONTAINS(err, "e2.ini:2: precompute = lots: expected a size");
     CHECK(cfg_load_string(&c, "f.ini", "[circuit a]\nzkey=/a\n[circuit a]\nzkey=/b\n", err, sizeof err) == -EINVAL);
     CHECK_STR_CONTAINS(err, "f.ini:3: [circuit a] is defined twice");
     CHECK(cfg_load_string(&c, "g.ini", "[circuit a]\nr1cs = /x\n", err, sizeof err) == -EINVAL);

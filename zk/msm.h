@@ -26,3 +26,31 @@ void bn_g1_msm(bn_g1_xyzz_t *out, const bn_g1_aff_t *bases, const uint8_t *scala
 void bn_g2_msm(bn_g2_xyzz_t *out, const bn_g2_aff_t *bases, const uint8_t *scalars, size_t n, int threads);
 void bls_g1_msm(bls_g1_xyzz_t *out, const bls_g1_aff_t *bases, const uint8_t *scalars, size_t n, int threads);
 void bls_g2_msm(bls_g2_xyzz_t *out, const bls_g2_aff_t *bases, const uint8_t *scalars, size_t n, int threads);
+
+/* Fixed-base MSM over precomputed window tables (zk/msm_fixed_tmpl.h), for keys that stay loaded:
+ * scalars in nwin signed c-bit digits; one of every `stride` windows stored as a row of multiples
+ * 2^(c·stride·j)·P_i (row 0: the bases themselves, not copied), stored = ceil(nwin / stride) rows. */
+typedef struct zk_fixed_plan {
+    unsigned c, nwin, stride, stored; /* stored <= 1: no table, the plain MSM runs */
+} zk_fixed_plan_t;
+typedef struct zk_fixed {
+    zk_fixed_plan_t plan;
+    size_t n;
+    const void *bases; /* row 0: the caller's points, which must stay mapped */
+    void *pts;         /* rows 1 .. stored-1, n points each (malloc'd) */
+} zk_fixed_t;
+/* Table bytes of a plan for n points of point_size bytes. */
+size_t zk_fixed_bytes(const zk_fixed_plan_t *p, size_t n, size_t point_size);
+/* The fastest plan (by the cost model of zk_msm_window, for `threads` threads) whose table fits in
+ * max_bytes; stored = 1 when no table beats the plain MSM within max_bytes. */
+zk_fixed_plan_t zk_fixed_plan(size_t n, size_t point_size, size_t max_bytes, int threads);
+/* build: -ENOMEM (table freed) or 0; the table keeps `bases`, not a copy. msm: as the plain MSM. */
+#define ZK_FIXED_DECL(G)                                                                                            \
+    int G##_fixed_build(zk_fixed_t *t, const G##_aff_t *bases, size_t n, const zk_fixed_plan_t *plan, int threads); \
+    void G##_fixed_msm(G##_xyzz_t *out, const zk_fixed_t *t, const uint8_t *scalars, int threads);                 \
+    void G##_fixed_free(zk_fixed_t *t);
+ZK_FIXED_DECL(bn_g1)
+ZK_FIXED_DECL(bn_g2)
+ZK_FIXED_DECL(bls_g1)
+ZK_FIXED_DECL(bls_g2)
+#undef ZK_FIXED_DECL

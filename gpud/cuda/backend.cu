@@ -78,8 +78,8 @@ extern "C" int zkcuda_device_count(void) {
 
 extern "C" const char *zkcuda_device_name(void *ctx) { return ((zc_ctx *)ctx)->name; }
 
-static int zc_init(void **ret_ctx, int device, int threads, zk_err_t *err) {
-    (void)threads;
+static int zc_init(void **ret_ctx, int device, int threads, uint64_t precompute, zk_err_t *err) {
+    (void)threads, (void)precompute;
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n == 0)
@@ -409,5 +409,5 @@ static void zc_destroy(void *ctx) {
 }
 
 extern "C" const zk_backend_ops_t zk_backend_cuda = {
-    "cuda", zc_init, zc_register, zc_load_key, ZC_DEPTH, zc_submit, zc_collect, zc_destroy,
+    "cuda", zc_init, zc_register, zc_load_key, ZC_DEPTH, zc_submit, zc_collect, zc_destroy, nullptr,
 };

@@ -43,7 +43,7 @@ static void rnd(void *p, size_t n) {
 static int ctx(void) {
     if (g_ctx) return 0;
     if (zkcuda_device_count() == 0) return TEST_SKIP;
-    if (zk_backend_cuda.init(&g_ctx, 0, 16, &g_err) < 0) {
+    if (zk_backend_cuda.init(&g_ctx, 0, 16, 0, &g_err) < 0) {
         fprintf(stderr, "init: %s\n", g_err.msg);
         return 1;
     }
