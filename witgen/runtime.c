@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,6 +219,9 @@ static int ensure_instance(struct witgen *g, zk_err_t *err) {
         return zk_fail(err, ENOMEM, "%s: cannot instantiate: out of memory", g->wasm_path);
     }
     wasm_rt_memory_t *mem = g->m->memory(g->inst);
+    /* the linear memory in 2 MiB pages where the kernel has them (THP "madvise" mode): a generator
+     * touches tens of MiB once, and 4 KiB faults were a tenth of its time */
+    madvise(mem->data, RESERVATION, MADV_HUGEPAGE);
     if (g->memory_limit) {
         uint64_t pages = g->memory_limit / WASM_PAGE;
         if (pages < mem->pages) {
@@ -240,7 +244,12 @@ static int ensure_instance(struct witgen *g, zk_err_t *err) {
     g->n32 = n32;
     g->m->get_raw_prime(g->inst);
     for (uint32_t i = 0; i < n32; i++) g->prime[i] = g->m->read_shared_rw_memory(g->inst, i);
-    g->m->set_prime(g->prime, n32);
+    if (g->m->native_fr && g->m->check_native(g->inst) < 0) {
+        g_running = NULL;
+        drop_instance(g);
+        return zk_fail(err, EINVAL, "%s: the wasm's prime is not the one of its field code (%s's); not a circom generator",
+                       g->wasm_path, g->m->native_fr == 1 ? "bn128" : "bls12381");
+    }
     g->n_witness = g->m->get_witness_size(g->inst);
     g->n_inputs = g->m->get_input_size(g->inst);
     g_running = NULL;
@@ -307,6 +316,10 @@ void witgen_close(witgen_t *g) {
 }
 
 const zk_curve_t *witgen_curve(const witgen_t *g) { return g->curve; }
+const struct witgen_module *witgen_module_of(witgen_t *g, void **inst) {
+    *inst = g->inst;
+    return g->m;
+}
 uint32_t witgen_n_witness(const witgen_t *g) { return g->n_witness; }
 size_t witgen_wtns_size(const witgen_t *g) { return 44 + (size_t)g->n32 * 4 + (size_t)g->n_witness * g->n32 * 4; }
 
