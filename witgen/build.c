@@ -25,6 +25,9 @@
 extern char **environ;
 
 #define TRAILER_MAGIC "ZKWITGEN"
+/* no -march: the object must run on any x86-64 the executable runs on */
+static const char *const cc_flags[] = {"-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-w"};
+#define N_CC_FLAGS (sizeof cc_flags / sizeof cc_flags[0])
 
 struct trailer {
     char magic[8];
@@ -365,6 +368,22 @@ static int use_native_fr(const char *c_path, const char *native_path, int *ret_c
     return r;
 }
 
+/* 16 hex digits naming what turns a wasm into an object besides the wasm: the glue, the native
+ * runtime, its fingerprints and the compiler flags. A zkpipe whose code generation changed builds
+ * anew instead of loading an object an older one made. */
+static void codegen_id(char out[17]) {
+    struct sha256_ctx c;
+    sha256_init(&c);
+    sha256_update(&c, strlen(WITGEN_GLUE_SOURCE), (const uint8_t *)WITGEN_GLUE_SOURCE);
+    sha256_update(&c, strlen(WITGEN_FR_NATIVE_SOURCE), (const uint8_t *)WITGEN_FR_NATIVE_SOURCE);
+    for (size_t i = 0; i < sizeof fr_prints / sizeof fr_prints[0]; i++)
+        sha256_update(&c, strlen(fr_prints[i].sha), (const uint8_t *)fr_prints[i].sha);
+    for (size_t i = 0; i < N_CC_FLAGS; i++) sha256_update(&c, strlen(cc_flags[i]) + 1, (const uint8_t *)cc_flags[i]);
+    uint8_t h[32];
+    sha256_digest(&c, 32, h);
+    hex(h, 8, out);
+}
+
 int witgen_build(const char *wasm_path, const witgen_opts_t *o, char *so_path, size_t so_cap, bool *ret_built,
                  zk_err_t *err) {
     int fd;
@@ -403,7 +422,9 @@ int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path
     char hx[65];
     hex(wsha, 32, hx);
     const char *cache = o->cache_dir && o->cache_dir[0] ? o->cache_dir : ".";
-    snprintf(so_path, so_cap, "%s/%s-v%d.so", cache, hx, WITGEN_ABI);
+    char cg[17];
+    codegen_id(cg);
+    snprintf(so_path, so_cap, "%s/%s-v%d-%s.so", cache, hx, WITGEN_ABI, cg);
     zk_err_t e2;
     if (open_checked(so_path, wsha, ret_fd, &e2) == 0) {
         free(wasm);
@@ -449,11 +470,14 @@ int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path
     }
     const char *cc = getenv("CC");
     if (!cc || !cc[0]) cc = "cc";
-    /* no -march: the object must run on any x86-64 the executable runs on */
     char def[40];
     snprintf(def, sizeof def, "-DWITGEN_NATIVE_FR=%d", fr_curve);
-    char *ccv[] = {(char *)cc, "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-w", "-I", dir, "-o", p_so, p_glue,
-                   fr_curve ? def : NULL, NULL};
+    char *ccv[N_CC_FLAGS + 9];
+    size_t k = 0;
+    ccv[k++] = (char *)cc;
+    for (size_t i = 0; i < N_CC_FLAGS; i++) ccv[k++] = (char *)cc_flags[i];
+    char *rest[] = {"-I", dir, "-o", p_so, p_glue, fr_curve ? def : NULL, NULL};
+    memcpy(ccv + k, rest, sizeof rest);
     if ((r = run_tool(ccv, p_log, o, err)) < 0) {
         zk_err_t e3 = *err;
         r = zk_fail(err, EIO, "%s: compiling the generator failed: %s", wasm_path, e3.msg);

@@ -60,9 +60,6 @@ static inline unsigned char _subborrow_u64(unsigned char c, u64 a, u64 b, unsign
 #define FRN_MONT 0x40u
 
 #define FRN_UNROLL _Pragma("GCC unroll 4")
-#ifndef FRN_MUL_ATTR
-#define FRN_MUL_ATTR
-#endif
 typedef unsigned __int128 frn_u128;
 static const u64 frn_q[4] = {FRN_Q0, FRN_Q1, FRN_Q2, FRN_Q3};
 
@@ -125,7 +122,7 @@ static inline void frn_reduce_once(u64 t[4], u64 carry) {
 /* T = (x*y + m*q) / 2^256 for the unique m < 2^256 that makes it exact (CIOS, 4 x 64 bits), then
  * the runtime's conditional subtraction. Any word size gives the same T, so the wasm's 8 x 32-bit
  * product and this one agree for all x, y < 2^256. */
-FRN_MUL_ATTR static void frn_mont_mul(u64 r[4], const u64 a[4], const u64 b[4]) {
+static inline void frn_mont_mul_c(u64 r[4], const u64 a[4], const u64 b[4]) {
     u64 t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0;
     FRN_UNROLL
     for (int i = 0; i < 4; i++) {
@@ -156,6 +153,89 @@ FRN_MUL_ATTR static void frn_mont_mul(u64 r[4], const u64 a[4], const u64 b[4]) 
     }
     r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3;
     frn_reduce_once(r, t4);
+}
+
+#if defined(__x86_64__)
+/* The same CIOS product with BMI2's mulx and ADX's two carry chains (adox for the low halves, adcx
+ * for the high ones), for CPUs that have both (frn_adx, from cpuid when the object is loaded; the
+ * object runs on any x86-64). One round: T += a*b_i, then T = (T + m*q) / 2^64 with m = T*(-1/q) mod
+ * 2^64; T lives in six registers that rotate by one each round, the one that falls out being 0. */
+static int frn_adx;
+static const u64 frn_np = FRN_NP;
+#define FRN_ADX_ROUND(B, T0, T1, T2, T3, T4, T5)                                                                      \
+    "movq " B ", %%rdx\n\t"                                                                                            \
+    "xorl %k[z], %k[z]\n\t"                                                                                            \
+    "mulxq 0(%[a]), %[lo], %[hi]\n\t"                                                                                  \
+    "adoxq %[lo], %[" T0 "]\n\t"                                                                                       \
+    "adcxq %[hi], %[" T1 "]\n\t"                                                                                       \
+    "mulxq 8(%[a]), %[lo], %[hi]\n\t"                                                                                  \
+    "adoxq %[lo], %[" T1 "]\n\t"                                                                                       \
+    "adcxq %[hi], %[" T2 "]\n\t"                                                                                       \
+    "mulxq 16(%[a]), %[lo], %[hi]\n\t"                                                                                 \
+    "adoxq %[lo], %[" T2 "]\n\t"                                                                                       \
+    "adcxq %[hi], %[" T3 "]\n\t"                                                                                       \
+    "mulxq 24(%[a]), %[lo], %[hi]\n\t"                                                                                 \
+    "adoxq %[lo], %[" T3 "]\n\t"                                                                                       \
+    "adcxq %[hi], %[" T4 "]\n\t"                                                                                       \
+    "adoxq %[z], %[" T4 "]\n\t"                                                                                        \
+    "adcxq %[z], %[" T5 "]\n\t"                                                                                        \
+    "adoxq %[z], %[" T5 "]\n\t"                                                                                        \
+    "movq %[" T0 "], %%rdx\n\t"                                                                                        \
+    "imulq %[np], %%rdx\n\t"                                                                                           \
+    "xorl %k[z], %k[z]\n\t"                                                                                            \
+    "mulxq %[q0], %[lo], %[hi]\n\t"                                                                                    \
+    "adoxq %[lo], %[" T0 "]\n\t"                                                                                       \
+    "adcxq %[hi], %[" T1 "]\n\t"                                                                                       \
+    "mulxq %[q1], %[lo], %[hi]\n\t"                                                                                    \
+    "adoxq %[lo], %[" T1 "]\n\t"                                                                                       \
+    "adcxq %[hi], %[" T2 "]\n\t"                                                                                       \
+    "mulxq %[q2], %[lo], %[hi]\n\t"                                                                                    \
+    "adoxq %[lo], %[" T2 "]\n\t"                                                                                       \
+    "adcxq %[hi], %[" T3 "]\n\t"                                                                                       \
+    "mulxq %[q3], %[lo], %[hi]\n\t"                                                                                    \
+    "adoxq %[lo], %[" T3 "]\n\t"                                                                                       \
+    "adcxq %[hi], %[" T4 "]\n\t"                                                                                       \
+    "adoxq %[z], %[" T4 "]\n\t"                                                                                        \
+    "adcxq %[z], %[" T5 "]\n\t"                                                                                        \
+    "adoxq %[z], %[" T5 "]\n\t"
+static inline void frn_mont_mul_adx(u64 r[4], const u64 *a, const u64 *b) {
+    u64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r5 = 0, lo, hi, z;
+    __asm__(FRN_ADX_ROUND("0(%[b])", "r0", "r1", "r2", "r3", "r4", "r5")
+            FRN_ADX_ROUND("8(%[b])", "r1", "r2", "r3", "r4", "r5", "r0")
+            FRN_ADX_ROUND("16(%[b])", "r2", "r3", "r4", "r5", "r0", "r1")
+            FRN_ADX_ROUND("24(%[b])", "r3", "r4", "r5", "r0", "r1", "r2")
+            : [r0] "+&r"(r0), [r1] "+&r"(r1), [r2] "+&r"(r2), [r3] "+&r"(r3), [r4] "+&r"(r4), [r5] "+&r"(r5),
+              [lo] "=&r"(lo), [hi] "=&r"(hi), [z] "=&r"(z)
+            : [a] "r"(a), [b] "r"(b), "m"(*(const u64(*)[4])a), "m"(*(const u64(*)[4])b), [np] "m"(frn_np),
+              [q0] "m"(frn_q[0]), [q1] "m"(frn_q[1]), [q2] "m"(frn_q[2]), [q3] "m"(frn_q[3])
+            : "rdx", "cc");
+    r[0] = r4, r[1] = r5, r[2] = r0, r[3] = r1;
+    frn_reduce_once(r, r2);
+}
+#include <cpuid.h>
+static int frn_cpu_adx(void) {
+    unsigned a, b, c, d;
+    return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 8)) && (b & (1u << 19)); /* BMI2, ADX */
+}
+__attribute__((constructor)) static void frn_cpu(void) { frn_adx = frn_cpu_adx(); }
+/* test_witgen's way to the portable product on any CPU (frn_call with nat = 2) */
+static void frn_portable(int on) { frn_adx = on ? 0 : frn_cpu_adx(); }
+#define FRN_HAVE_ADX frn_adx
+#else
+#define FRN_HAVE_ADX 0
+#define frn_mont_mul_adx frn_mont_mul_c
+static void frn_portable(int on) { (void)on; }
+#endif
+
+/* a*b in Montgomery form; a and b may point into the wasm memory (unaligned) */
+static inline void frn_mont_mul(u64 r[4], const u64 *a, const u64 *b) {
+    if (FRN_HAVE_ADX) {
+        frn_mont_mul_adx(r, a, b);
+    } else {
+        u64 x[4], y[4];
+        memcpy(x, a, 32), memcpy(y, b, 32);
+        frn_mont_mul_c(r, x, y);
+    }
 }
 
 /* Montgomery reduction of t (< 2^256, high half zero): (t + m*q) / 2^256, then the subtraction */
@@ -250,9 +330,8 @@ static void w2c_Fr_F1m_sub(Z_circuit_instance_t *in, u32 px, u32 py, u32 pr) {
 }
 static void w2c_Fr_F1m_mul(Z_circuit_instance_t *in, u32 px, u32 py, u32 pr) {
     u8 *m = FRN_M(in);
-    u64 x[4], y[4], r[4];
-    frn_ld(m, px, x), frn_ld(m, py, y);
-    frn_mont_mul(r, x, y);
+    u64 r[4];
+    frn_mont_mul(r, (const u64 *)(m + (u64)px), (const u64 *)(m + (u64)py));
     frn_st(m, pr, r);
 }
 /* the wasm: copy x to the scratch 1504, zero 1536.., Fr_F1m_mReduct(1504, r) (which works in
@@ -302,15 +381,13 @@ static void w2c_Fr_toMontgomery(Z_circuit_instance_t *in, u32 pa) {
     u8 *m = FRN_M(in);
     u8 t = frn_type(m, pa);
     if (t & FRN_MONT) return;
-    u64 x[4], r2[4], r[4];
+    u64 r[4];
     if (t & FRN_LONG) {
         frn_st32(m, (u64)pa + 4, 0xc0000000u);
     } else {
         w2c_Fr_rawCopyS2L(in, pa + 8, (u64)(s64)frn_short(m, pa));
     }
-    frn_ld(m, pa + 8, x);
-    frn_ld(m, FRN_A_R2, r2);
-    frn_mont_mul(r, x, r2);
+    frn_mont_mul(r, (const u64 *)(m + (u64)(u32)(pa + 8)), (const u64 *)(m + FRN_A_R2));
     frn_st(m, pa + 8, r);
     if (!(t & FRN_LONG)) frn_st32(m, (u64)pa + 4, 0x40000000u);
 }

@@ -50,7 +50,8 @@ struct witgen_module {
      * the native code was compiled for, else -1 (the loader then refuses the object) */
     int (*check_native)(void *inst);
     /* for test_witgen: calls runtime function `fn` (WITGEN_FR_NATIVES order) of the instance, the
-     * native version or the wasm's own, with the wasm's arguments in order (b is the i64 argument
+     * native version (native = 1; 2: with the portable product even where the CPU has ADX) or the
+     * wasm's own (native = 0), with the wasm's arguments in order (b is the i64 argument
      * of rawCopyS2L); returns its result (0 for a void function) or 0xdeadbeef for an unknown fn */
     uint32_t (*fr_call)(void *inst, uint32_t fn, uint32_t native, uint32_t a, uint64_t b, uint32_t c);
 };
@@ -110,9 +111,15 @@ enum { WITGEN_FR_NATIVES(WITGEN_FR_ID) WITGEN_FR_COUNT };
     "#ifdef WITGEN_NATIVE_FR\n"                                                                                      \
     "#include \"fr_native.c\"\n"                                                                                     \
     "enum { " WITGEN_FR_NATIVES(WITGEN_FR_GLUE_ENUM) "};\n"                                                          \
-    "static u32 frn_call(Z_circuit_instance_t *in, u32 fn, u32 nat, u32 a, u64 b, u32 c) {\n"                       \
+    "static u32 frn_dispatch(Z_circuit_instance_t *in, u32 fn, u32 nat, u32 a, u64 b, u32 c) {\n"                   \
     "    switch (fn) {\n" WITGEN_FR_NATIVES(WITGEN_FR_GLUE_CASE) "    }\n"                                            \
     "    return 0xdeadbeefu;\n"                                                                                      \
+    "}\n"                                                                                                            \
+    "static u32 frn_call(Z_circuit_instance_t *in, u32 fn, u32 nat, u32 a, u64 b, u32 c) {\n"                       \
+    "    frn_portable(nat == 2);\n"                                                                                  \
+    "    u32 r = frn_dispatch(in, fn, nat, a, b, c);\n"                                                              \
+    "    frn_portable(0);\n"                                                                                         \
+    "    return r;\n"                                                                                                \
     "}\n"                                                                                                            \
     "static int g_check(void *p) { return frn_check(W(p)); }\n"                                                      \
     "static u32 g_fr(void *p, u32 fn, u32 nat, u32 a, u64 b, u32 c) { return frn_call(W(p), fn, nat, a, b, c); }\n" \

@@ -341,13 +341,14 @@ static int native_fr_matches(const char *wasm, uint32_t curve, unsigned iters) {
             uint32_t want = m->fr_call(inst, fn, 0, x0, x1, x2);
             memcpy(after_wasm, mem, FR_REGION);
             memcpy(mem, before, FR_REGION);
-            uint32_t got = m->fr_call(inst, fn, 1, x0, x1, x2);
-            CHECK_MSG(got == want, "%s Fr_%s(%u, %llu, %u) #%u: native returns %u, the wasm %u (seed %llu)", wasm,
-                      fr_names[fn], x0, (unsigned long long)x1, x2, it, got, want, (unsigned long long)rng_state);
+            uint32_t nat = 1 + it % 2; /* the best product for this CPU, and the portable one */
+            uint32_t got = m->fr_call(inst, fn, nat, x0, x1, x2);
+            CHECK_MSG(got == want, "%s Fr_%s(%u, %llu, %u) #%u: native (%u) returns %u, the wasm %u", wasm, fr_names[fn], x0,
+                      (unsigned long long)x1, x2, it, nat, got, want);
             for (uint32_t off = 0; off < FR_REGION; off++)
                 CHECK_MSG(mem[off] == after_wasm[off] || scratch(off),
-                          "%s Fr_%s(%u, %llu, %u) #%u: byte %u is %u native, %u wasm", wasm, fr_names[fn], x0,
-                          (unsigned long long)x1, x2, it, off, mem[off], after_wasm[off]);
+                          "%s Fr_%s(%u, %llu, %u) #%u: byte %u is %u native (%u), %u wasm", wasm, fr_names[fn], x0,
+                          (unsigned long long)x1, x2, it, off, mem[off], nat, after_wasm[off]);
         }
     }
     witgen_close(g);
