@@ -60,6 +60,7 @@ static inline unsigned char _subborrow_u64(unsigned char c, u64 a, u64 b, unsign
 #define FRN_MONT 0x40u
 
 #define FRN_UNROLL _Pragma("GCC unroll 4")
+#define FRN_INLINE inline __attribute__((always_inline))
 typedef unsigned __int128 frn_u128;
 static const u64 frn_q[4] = {FRN_Q0, FRN_Q1, FRN_Q2, FRN_Q3};
 
@@ -346,11 +347,13 @@ static void w2c_Fr_F1m_fromMontgomery(Z_circuit_instance_t *in, u32 px, u32 pr) 
 
 /* ---- circom values (Fr_*) ---- */
 
-static void w2c_Fr_copy(Z_circuit_instance_t *in, u32 pr, u32 px) {
+/* word by word, as the wasm (a wide copy of values just written word by word stalls store forwarding) */
+static FRN_INLINE void w2c_Fr_copy(Z_circuit_instance_t *in, u32 pr, u32 px) {
     u8 *m = FRN_M(in);
-    u64 v[5];
-    memcpy(v, m + (u64)px, 40);
-    memcpy(m + (u64)pr, v, 40);
+    u64 v0 = frn_ld64(m, px), v1 = frn_ld64(m, (u64)px + 8), v2 = frn_ld64(m, (u64)px + 16),
+        v3 = frn_ld64(m, (u64)px + 24), v4 = frn_ld64(m, (u64)px + 32);
+    frn_st64(m, pr, v0), frn_st64(m, (u64)pr + 8, v1), frn_st64(m, (u64)pr + 16, v2), frn_st64(m, (u64)pr + 24, v3);
+    frn_st64(m, (u64)pr + 32, v4);
 }
 
 /* a long Montgomery value to long normal form, in place; anything else is left alone */
@@ -437,15 +440,21 @@ static void w2c_Fr_neg(Z_circuit_instance_t *in, u32 pr, u32 pa) {
 }
 
 /* the wasm negates a negative value into the scratch value at 8 and reads it back from there */
-static inline u32 w2c_Fr_toInt(Z_circuit_instance_t *in, u32 pa) {
+static u32 frn_toInt_slow(Z_circuit_instance_t *in, u32 pa) {
     if (w2c_Fr_isNegative(in, pa)) {
         w2c_Fr_neg(in, 8, pa);
         return 0u - w2c_Fr_getLsb32(in, 8);
     }
     return w2c_Fr_getLsb32(in, pa);
 }
+/* inline: a short value >= 0 (the loop counters and indices of circom's code) is its own answer */
+static FRN_INLINE u32 w2c_Fr_toInt(Z_circuit_instance_t *in, u32 pa) {
+    u8 *m = FRN_M(in);
+    if (!(frn_type(m, pa) & FRN_LONG) && frn_short(m, pa) >= 0) return (u32)frn_short(m, pa);
+    return frn_toInt_slow(in, pa);
+}
 
-static inline u32 w2c_Fr_isTrue(Z_circuit_instance_t *in, u32 pa) {
+static FRN_INLINE u32 w2c_Fr_isTrue(Z_circuit_instance_t *in, u32 pa) {
     u8 *m = FRN_M(in);
     if (frn_type(m, pa) & FRN_LONG) return !w2c_Fr_int_isZero(in, pa + 8);
     return frn_short(m, pa) != 0;
