@@ -1,9 +1,10 @@
 /* wasm -> C (wasm2c) -> shared object (system C compiler), cached under the wasm's SHA-256.
  *
- * Cache file: CACHE/<sha256 of the wasm>-v<ABI>.so, written as CACHE/.build-XXXXXX/gen.so and
- * renamed into place. The object is followed by a trailer (struct trailer) giving the wasm's hash
- * and the hash and length of the object bytes; witgen_cache_check verifies all three before the
- * loader may dlopen the file, so a truncated, foreign or stale file is rebuilt, never run. */
+ * Cache file: CACHE/<sha256 of the wasm>-v<ABI>-<code id>.so (codegen_id), written as
+ * CACHE/.build-XXXXXX/gen.so and renamed into place. The object is followed by a trailer (struct
+ * trailer) giving the wasm's hash and the hash and length of the object bytes; witgen_cache_check
+ * verifies all three before the loader may dlopen the file, so a truncated, foreign or stale file is
+ * rebuilt, never run. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -334,7 +335,8 @@ static int use_native_fr(const char *c_path, const char *native_path, int *ret_c
         return 0;
     }
     /* the insertion points in file order, then one pass writing the text with "_wasm" after each name */
-    size_t nn = sizeof fr_native_names / sizeof fr_native_names[0], cut[sizeof fr_native_names / sizeof fr_native_names[0]];
+    enum { nn = sizeof fr_native_names / sizeof fr_native_names[0] };
+    size_t cut[nn];
     for (size_t i = 0; i < nn; i++) {
         const char *s, *at = NULL, *e;
         if (!find_fr(txt, fr_native_names[i], &s, &at, &e)) abort(); /* native_fr_curve saw every one */

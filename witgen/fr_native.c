@@ -41,7 +41,7 @@ static inline unsigned char _subborrow_u64(unsigned char c, u64 a, u64 b, unsign
 #define FRN_Q2 0xb85045b68181585dull
 #define FRN_Q3 0x30644e72e131a029ull
 #define FRN_NP 0xc2e1f593efffffffull /* -q^-1 mod 2^64 */
-#elif WITGEN_NATIVE_FR == 2           /* bls12-381's r */
+#elif WITGEN_NATIVE_FR == 2          /* bls12-381's r */
 #define FRN_Q0 0xffffffff00000001ull
 #define FRN_Q1 0x53bda402fffe5bfeull
 #define FRN_Q2 0x3339d80809a1d805ull
@@ -73,7 +73,8 @@ static inline u64 frn_ld64(const u8 *m, u64 a) {
 static inline void frn_st64(u8 *m, u64 a, u64 v) { memcpy(m + a, &v, 8); }
 /* limb by limb, as the runtime's own 8-byte accesses (no wide loads of narrower stores) */
 static inline void frn_ld(const u8 *m, u32 a, u64 v[4]) {
-    v[0] = frn_ld64(m, a), v[1] = frn_ld64(m, (u64)a + 8), v[2] = frn_ld64(m, (u64)a + 16), v[3] = frn_ld64(m, (u64)a + 24);
+    v[0] = frn_ld64(m, a), v[1] = frn_ld64(m, (u64)a + 8), v[2] = frn_ld64(m, (u64)a + 16);
+    v[3] = frn_ld64(m, (u64)a + 24);
 }
 static inline void frn_st(u8 *m, u32 a, const u64 v[4]) {
     frn_st64(m, a, v[0]), frn_st64(m, (u64)a + 8, v[1]), frn_st64(m, (u64)a + 16, v[2]), frn_st64(m, (u64)a + 24, v[3]);
@@ -163,7 +164,7 @@ static inline void frn_mont_mul_c(u64 r[4], const u64 a[4], const u64 b[4]) {
  * 2^64; T lives in six registers that rotate by one each round, the one that falls out being 0. */
 static int frn_adx;
 static const u64 frn_np = FRN_NP;
-#define FRN_ADX_ROUND(B, T0, T1, T2, T3, T4, T5)                                                                      \
+#define FRN_ADX_ROUND(B, T0, T1, T2, T3, T4, T5)                                                                       \
     "movq " B ", %%rdx\n\t"                                                                                            \
     "xorl %k[z], %k[z]\n\t"                                                                                            \
     "mulxq 0(%[a]), %[lo], %[hi]\n\t"                                                                                  \
@@ -201,6 +202,7 @@ static const u64 frn_np = FRN_NP;
     "adoxq %[z], %[" T5 "]\n\t"
 static inline void frn_mont_mul_adx(u64 r[4], const u64 *a, const u64 *b) {
     u64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r5 = 0, lo, hi, z;
+    /* clang-format off */
     __asm__(FRN_ADX_ROUND("0(%[b])", "r0", "r1", "r2", "r3", "r4", "r5")
             FRN_ADX_ROUND("8(%[b])", "r1", "r2", "r3", "r4", "r5", "r0")
             FRN_ADX_ROUND("16(%[b])", "r2", "r3", "r4", "r5", "r0", "r1")
@@ -210,6 +212,7 @@ static inline void frn_mont_mul_adx(u64 r[4], const u64 *a, const u64 *b) {
             : [a] "r"(a), [b] "r"(b), "m"(*(const u64(*)[4])a), "m"(*(const u64(*)[4])b), [np] "m"(frn_np),
               [q0] "m"(frn_q[0]), [q1] "m"(frn_q[1]), [q2] "m"(frn_q[2]), [q3] "m"(frn_q[3])
             : "rdx", "cc");
+    /* clang-format on */
     r[0] = r4, r[1] = r5, r[2] = r0, r[3] = r1;
     frn_reduce_once(r, r2);
 }

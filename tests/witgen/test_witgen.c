@@ -252,24 +252,38 @@ static uint64_t rnd64(void) { /* splitmix64 */
 static void rnd_long(uint64_t v[4], const uint64_t q[4]) {
     uint64_t one[4] = {1, 0, 0, 0};
     switch (rnd64() % 12) {
-    case 0: memset(v, 0, 32); return;
-    case 1: memcpy(v, one, 32); return;
-    case 2: memcpy(v, q, 32), v[0] -= 1; return;                    /* q - 1 */
-    case 3: memcpy(v, q, 32); return;                               /* q itself: the runtime allows it */
-    case 4: memcpy(v, q, 32), v[0] += 1; return;                    /* q + 1 */
-    case 5: memset(v, 0xff, 32); return;                            /* 2^256 - 1 */
-    case 6:                                                         /* (q - 1) / 2 and (q + 1) / 2 */
+    case 0: /* 0 */
+        memset(v, 0, 32);
+        return;
+    case 1: /* 1 */
+        memcpy(v, one, 32);
+        return;
+    case 2: /* q - 1 */
+        memcpy(v, q, 32), v[0] -= 1;
+        return;
+    case 3: /* q itself: the runtime allows it */
+        memcpy(v, q, 32);
+        return;
+    case 4: /* q + 1 */
+        memcpy(v, q, 32), v[0] += 1;
+        return;
+    case 5: /* 2^256 - 1 */
+        memset(v, 0xff, 32);
+        return;
+    case 6: /* (q - 1) / 2 and (q + 1) / 2 */
     case 7:
         for (int i = 0; i < 4; i++) v[i] = q[i] >> 1 | (i < 3 ? q[i + 1] << 63 : 0);
         v[0] += rnd64() % 2;
         return;
-    case 8: memset(v, 0, 32), v[0] = rnd64(); return;               /* one word */
-    case 9:
-        for (int i = 0; i < 4; i++) v[i] = rnd64();                 /* anything below 2^256 */
+    case 8: /* one word */
+        memset(v, 0, 32), v[0] = rnd64();
         return;
-    default:
+    case 9: /* anything below 2^256 */
         for (int i = 0; i < 4; i++) v[i] = rnd64();
-        v[3] %= q[3];                                               /* below q */
+        return;
+    default: /* below q */
+        for (int i = 0; i < 4; i++) v[i] = rnd64();
+        v[3] %= q[3];
     }
 }
 
@@ -331,11 +345,16 @@ static int native_fr_matches(const char *wasm, uint32_t curve, unsigned iters) {
             const char *k = fr_kinds[fn];
             uint32_t x0 = a, x2 = 0;
             uint64_t x1 = b;
-            if (!strcmp(k, "xyr_ret") || !strcmp(k, "xyr")) x2 = r;
-            else if (!strcmp(k, "xr")) x1 = r;
-            else if (!strcmp(k, "rx")) x0 = r, x1 = a;
-            else if (!strcmp(k, "r")) x0 = alias ? r : a;
-            else if (!strcmp(k, "rv")) x0 = r, x1 = rnd64() % 2 ? rnd64() : (uint64_t)v64[rnd64() % 9];
+            if (!strcmp(k, "xyr_ret") || !strcmp(k, "xyr"))
+                x2 = r;
+            else if (!strcmp(k, "xr"))
+                x1 = r;
+            else if (!strcmp(k, "rx"))
+                x0 = r, x1 = a;
+            else if (!strcmp(k, "r"))
+                x0 = alias ? r : a;
+            else if (!strcmp(k, "rv"))
+                x0 = r, x1 = rnd64() % 2 ? rnd64() : (uint64_t)v64[rnd64() % 9];
             uint8_t before[FR_REGION];
             memcpy(before, mem, FR_REGION);
             uint32_t want = m->fr_call(inst, fn, 0, x0, x1, x2);
@@ -343,8 +362,8 @@ static int native_fr_matches(const char *wasm, uint32_t curve, unsigned iters) {
             memcpy(mem, before, FR_REGION);
             uint32_t nat = 1 + it % 2; /* the best product for this CPU, and the portable one */
             uint32_t got = m->fr_call(inst, fn, nat, x0, x1, x2);
-            CHECK_MSG(got == want, "%s Fr_%s(%u, %llu, %u) #%u: native (%u) returns %u, the wasm %u", wasm, fr_names[fn], x0,
-                      (unsigned long long)x1, x2, it, nat, got, want);
+            CHECK_MSG(got == want, "%s Fr_%s(%u, %llu, %u) #%u: native (%u) returns %u, the wasm %u", wasm,
+                      fr_names[fn], x0, (unsigned long long)x1, x2, it, nat, got, want);
             for (uint32_t off = 0; off < FR_REGION; off++)
                 CHECK_MSG(mem[off] == after_wasm[off] || scratch(off),
                           "%s Fr_%s(%u, %llu, %u) #%u: byte %u is %u native (%u), %u wasm", wasm, fr_names[fn], x0,
