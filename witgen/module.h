@@ -54,6 +54,9 @@ struct witgen_module {
      * wasm's own (native = 0), with the wasm's arguments in order (b is the i64 argument
      * of rawCopyS2L); returns its result (0 for a void function) or 0xdeadbeef for an unknown fn */
     uint32_t (*fr_call)(void *inst, uint32_t fn, uint32_t native, uint32_t a, uint64_t b, uint32_t c);
+    /* getWitness(i) then readSharedRWMemory(0 .. n32-1) for i = 0 .. n-1, the words written LE to out
+     * (n * n32 * 4 bytes): the protocol's calls, made inside the object */
+    void (*get_witness_all)(void *inst, uint32_t n, uint32_t n32, uint8_t *out);
 };
 
 /* The runtime functions fr_native.c replaces, in fr_call's order, with their wasm signature:
@@ -106,6 +109,12 @@ enum { WITGEN_FR_NATIVES(WITGEN_FR_ID) WITGEN_FR_COUNT };
     "static u32 g_wsz(void *p) { return Z_circuitZ_getWitnessSize(W(p)); }\n"                                          \
     "static void g_wit(void *p, u32 i) { Z_circuitZ_getWitness(W(p), i); }\n"                                          \
     "static u32 g_msg(void *p) { return Z_circuitZ_getMessageChar(W(p)); }\n"                                          \
+    "static void g_wit_all(void *p, u32 n, u32 n32, uint8_t *out) {\n"                                              \
+    "    for (u32 i = 0; i < n; i++) {\n"                                                                            \
+    "        Z_circuitZ_getWitness(W(p), i);\n"                                                                      \
+    "        for (u32 j = 0; j < n32; j++, out += 4) { u32 v = Z_circuitZ_readSharedRWMemory(W(p), j); memcpy(out, &v, 4); }\n" \
+    "    }\n"                                                                                                        \
+    "}\n"                                                                                                            \
     /* the native runtime (build.c writes witgen/fr_native.c next to circuit.c and defines   \
      * WITGEN_NATIVE_FR when the wasm's runtime is the one it was written against) */            \
     "#ifdef WITGEN_NATIVE_FR\n"                                                                                      \
@@ -134,5 +143,6 @@ enum { WITGEN_FR_NATIVES(WITGEN_FR_ID) WITGEN_FR_COUNT };
     "    void (*i)(void *, u32, u32); void (*j)(void *, u32); u32 (*k)(void *, u32, u32);\n"                           \
     "    void (*l)(void *, u32, u32, u32); u32 (*m)(void *); u32 (*n)(void *); void (*o)(void *, u32);\n"              \
     "    u32 (*q)(void *); uint32_t s; int (*t)(void *); u32 (*u)(void *, u32, u32, u32, u64, u32);\n"                \
+    "    void (*v)(void *, u32, u32, uint8_t *);\n"                                                                  \
     "} zkpipe_witgen_module = {3, Z_circuit_init_module, g_inst, g_free, g_mem, g_ver, g_n32, g_prime, g_rd,\n"        \
-    "    g_wr, g_init, g_isz, g_set, g_insz, g_wsz, g_wit, g_msg, WITGEN_NATIVE_FR, g_check, g_fr};\n"
+    "    g_wr, g_init, g_isz, g_set, g_insz, g_wsz, g_wit, g_msg, WITGEN_NATIVE_FR, g_check, g_fr, g_wit_all};\n"
