@@ -60,7 +60,7 @@ static inline unsigned char _subborrow_u64(unsigned char c, u64 a, u64 b, unsign
 #define FRN_MONT 0x40u
 
 #define FRN_UNROLL _Pragma("GCC unroll 4")
-#define FRN_INLINE inline __attribute__((always_inline))
+#define FRN_INLINE inline
 typedef unsigned __int128 frn_u128;
 static const u64 frn_q[4] = {FRN_Q0, FRN_Q1, FRN_Q2, FRN_Q3};
 
