@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -407,6 +408,24 @@ static int open_checked(const char *so_path, const uint8_t wsha[32], int *ret_fd
     return 0;
 }
 
+/* flock on SO_PATH.lock, waiting (and ticking) while another process builds that object */
+static int lock_build(const char *so_path, const witgen_opts_t *o, zk_err_t *err) {
+    char p[1200];
+    snprintf(p, sizeof p, "%s.lock", so_path);
+    int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) return zk_fail(err, errno, "%s: cannot open: %s", p, strerror(errno));
+    while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        if (errno != EWOULDBLOCK && errno != EINTR) {
+            int e = errno;
+            close(fd);
+            return zk_fail(err, e, "%s: cannot lock: %s", p, strerror(e));
+        }
+        if (o->tick) o->tick(o->tick_ctx);
+        poll(NULL, 0, 100);
+    }
+    return fd;
+}
+
 int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path, size_t so_cap, bool *ret_built,
                     int *ret_fd, zk_err_t *err) {
     *ret_fd = -1;
@@ -436,10 +455,23 @@ int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path
         free(wasm);
         return zk_fail(err, -r, "%s: cannot create the cache directory: %s", cache, strerror(-r));
     }
+    /* one build of an object at a time (two synthds starting on one circuit): the others wait for
+     * it, ticking, and then find it cached */
+    int lock_fd = lock_build(so_path, o, err);
+    if (lock_fd < 0) {
+        free(wasm);
+        return lock_fd;
+    }
+    if (open_checked(so_path, wsha, ret_fd, &e2) == 0) {
+        free(wasm);
+        close(lock_fd);
+        return 0;
+    }
     char dir[1100];
     snprintf(dir, sizeof dir, "%s/.build-XXXXXX", cache);
     if (!mkdtemp(dir)) {
         free(wasm);
+        close(lock_fd);
         return zk_fail(err, errno, "%s: cannot create a build directory: %s", cache, strerror(errno));
     }
     char p_wasm[1200], p_c[1200], p_h[1200], p_glue[1200], p_so[1200], p_log[1200], p_fr[1200];
@@ -521,5 +553,6 @@ int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path
     r = open_checked(so_path, wsha, ret_fd, err);
 out:
     rm_rf_flat(dir);
+    close(lock_fd); /* releases the lock */
     return r;
 }

@@ -259,17 +259,20 @@ static int ensure_instance(struct witgen *g, zk_err_t *err) {
 int witgen_open(witgen_t **ret, const char *wasm_path, const witgen_opts_t *o, bool *ret_built, zk_err_t *err) {
     *ret = NULL;
     char so[1200];
-    int fd;
+    int fd, r;
     /* the object is checked through fd; it is loaded by its path (dlopen tells objects apart by
      * name, so /proc/self/fd/N would be one name for many files), and the path must still name the
-     * checked file before and after the load */
-    int r = witgen_build_fd(wasm_path, o, so, sizeof so, ret_built, &fd, err);
-    if (r < 0) return r;
+     * checked file before and after the load. Replaced in between (another process's build of the
+     * same object renamed over it): checked again, a few times. */
     struct stat st_fd, st_a, st_b;
-    bool same = fstat(fd, &st_fd) == 0 && stat(so, &st_a) == 0 && st_a.st_dev == st_fd.st_dev &&
-                st_a.st_ino == st_fd.st_ino;
-    close(fd);
-    if (!same) return zk_fail(err, EAGAIN, "%s: replaced while it was being checked; try again", so);
+    for (int attempt = 0;; attempt++) {
+        if ((r = witgen_build_fd(wasm_path, o, so, sizeof so, attempt ? NULL : ret_built, &fd, err)) < 0) return r;
+        bool same = fstat(fd, &st_fd) == 0 && stat(so, &st_a) == 0 && st_a.st_dev == st_fd.st_dev &&
+                    st_a.st_ino == st_fd.st_ino;
+        close(fd);
+        if (same) break;
+        if (attempt == 3) return zk_fail(err, EAGAIN, "%s: replaced while it was being checked; try again", so);
+    }
     runtime_init();
     void *dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
     if (!dl) return zk_fail(err, EINVAL, "%s: cannot load: %s", so, dlerror());

@@ -101,6 +101,43 @@ TEST(cache_rebuilds_truncated_foreign_and_changed) {
     return 0;
 }
 
+/* two processes that need one object at once (two synthds on a new circuit): one builds it, the
+ * other waits for that build and loads it; neither fails nor builds it again */
+TEST(concurrent_builds_of_one_object) {
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/concurrent", cache);
+    witgen_opts_t o = {.cache_dir = dir};
+    const char *wasm = test_data("witgen/guard.wasm");
+    int go[2];
+    CHECK(pipe(go) == 0);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    char c;
+    if (pid == 0) {
+        close(go[1]);
+        if (read(go[0], &c, 1) != 1) _exit(3);
+        witgen_t *g;
+        bool built;
+        zk_err_t e = {{0}};
+        int r = witgen_open(&g, wasm, &o, &built, &e);
+        if (r < 0) fprintf(stderr, "child: %s\n", e.msg);
+        _exit(r < 0 ? 2 : built);
+    }
+    close(go[0]);
+    CHECK(write(go[1], "x", 1) == 1); /* both start now */
+    close(go[1]);
+    witgen_t *g;
+    bool built;
+    zk_err_t e = {{0}};
+    CHECK_MSG(witgen_open(&g, wasm, &o, &built, &e) == 0, "%s", e.msg);
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) < 2, "the other process failed (status %d)", st);
+    CHECK_EQ_INT((int)built + WEXITSTATUS(st), 1);
+    witgen_close(g);
+    return 0;
+}
+
 TEST(traps_are_reported_and_survived) {
     witgen_opts_t o = {.cache_dir = cache};
     witgen_t *g;
@@ -390,6 +427,25 @@ TEST(native_field_runtime_matches_the_wasm) {
     void *inst;
     CHECK(witgen_module_of(g, &inst)->native_fr == 0);
     witgen_close(g);
+    /* the fingerprinted runtime with another q in its data: refused when loaded, never run with the
+     * natives' prime (every copy of bn128's r in the wasm has one byte changed) */
+    static const uint8_t r_le[32] = {0x01, 0x00, 0x00, 0xf0, 0x93, 0xf5, 0xe1, 0x43, 0x91, 0x70, 0xb9,
+                                     0x79, 0x48, 0xe8, 0x33, 0x28, 0x5d, 0x58, 0x81, 0x81, 0xb6, 0x45,
+                                     0x50, 0xb8, 0x29, 0xa0, 0x31, 0xe1, 0x72, 0x4e, 0x64, 0x30};
+    char bad[300];
+    snprintf(bad, sizeof bad, "%s/otherq.wasm", cache);
+    copy(test_data("bn128/mulchain/mulchain.wasm"), bad);
+    FILE *f = fopen(bad, "r+b");
+    static uint8_t w[1 << 20];
+    size_t n = fread(w, 1, sizeof w, f), changed = 0;
+    for (size_t i = 0; i + 32 <= n; i++)
+        if (!memcmp(w + i, r_le, 32)) w[i + 31] ^= 0x01, changed++;
+    CHECK(changed > 0);
+    rewind(f);
+    CHECK(fwrite(w, 1, n, f) == n);
+    fclose(f);
+    CHECK(witgen_open(&g, bad, &o, NULL, &e) < 0);
+    CHECK_STR_CONTAINS(e.msg, "otherq.wasm: the wasm's prime is not the one of its field code (bn128's)");
     return 0;
 }
 
