@@ -3,22 +3,23 @@
  * circuit.c (`#include "circuit.c"` then this file; witgen/module.h, WITGEN_GLUE_SOURCE).
  *
  * build.c uses this file only when every wasm function it stands for, and every wasm function
- * those call, is byte for byte the wasm2c text it was written against (witgen/build.c,
- * native_fr_fingerprints); it then renames each replaced w2c_Fr_X to w2c_Fr_X_wasm, so the
+ * those call, is byte for byte the wasm2c text it was written against (witgen/build.c, fr_prints);
+ * it then renames each replaced w2c_Fr_X to w2c_Fr_X_wasm, so the
  * wasm's code calls these instead, and defines WITGEN_NATIVE_FR (1 bn128, 2 bls12381: the only
  * difference in the fingerprinted code between the two is the prime's Montgomery constant).
  *
  * The invariant: each function here leaves memory exactly as the wasm function it replaces does
  * (the result, and the inputs the runtime converts in place, such as Fr_toNormal on an argument),
- * and returns the same value, for every input, except for bytes of the runtime's own scratch area
+ * and returns the same value, for every input (arguments the same value or disjoint ones, as circom's
+ * code passes them: its values never partly overlap), except for bytes of the runtime's own scratch area
  * that the wasm function writes before it reads them (1504..1568 and 992..1024 of
  * Fr_F1m_fromMontgomery's reduction): those it does not write. test_witgen compares every function
  * here with the wasm's own (WITGEN_FR_* in module.h) on random and edge values.
  *
  * circom's value layout (40 bytes at address a): a+0 short value (i32), a+4 type word (bit 31
  * long, bit 30 Montgomery), a+8 the long value (4 x 64-bit LE). The runtime's constants, at the
- * addresses the fingerprinted code reads them: q at 608, R^2 at 672, R^3 at 704, zero at 768,
- * (q-1)/2 at 1920 (all mod 2^256, R = 2^256). */
+ * addresses the fingerprinted code reads them: q at 608, R^2 mod q at 672, zero at 768, (q-1)/2 at
+ * 1920 (R = 2^256). */
 
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -53,14 +54,12 @@ static inline unsigned char _subborrow_u64(unsigned char c, u64 a, u64 b, unsign
 
 #define FRN_A_Q 608u
 #define FRN_A_R2 672u
-#define FRN_A_R3 704u
 #define FRN_A_ZERO 768u
 #define FRN_A_HALF 1920u
 #define FRN_LONG 0x80u /* in the type word's top byte, a+7 */
 #define FRN_MONT 0x40u
 
 #define FRN_UNROLL _Pragma("GCC unroll 4")
-#define FRN_INLINE inline
 typedef unsigned __int128 frn_u128;
 static const u64 frn_q[4] = {FRN_Q0, FRN_Q1, FRN_Q2, FRN_Q3};
 
@@ -351,7 +350,7 @@ static void w2c_Fr_F1m_fromMontgomery(Z_circuit_instance_t *in, u32 px, u32 pr) 
 /* ---- circom values (Fr_*) ---- */
 
 /* word by word, as the wasm (a wide copy of values just written word by word stalls store forwarding) */
-static FRN_INLINE void w2c_Fr_copy(Z_circuit_instance_t *in, u32 pr, u32 px) {
+static inline void w2c_Fr_copy(Z_circuit_instance_t *in, u32 pr, u32 px) {
     u8 *m = FRN_M(in);
     u64 v0 = frn_ld64(m, px), v1 = frn_ld64(m, (u64)px + 8), v2 = frn_ld64(m, (u64)px + 16),
         v3 = frn_ld64(m, (u64)px + 24), v4 = frn_ld64(m, (u64)px + 32);
@@ -451,13 +450,13 @@ static u32 frn_toInt_slow(Z_circuit_instance_t *in, u32 pa) {
     return w2c_Fr_getLsb32(in, pa);
 }
 /* inline: a short value >= 0 (the loop counters and indices of circom's code) is its own answer */
-static FRN_INLINE u32 w2c_Fr_toInt(Z_circuit_instance_t *in, u32 pa) {
+static inline u32 w2c_Fr_toInt(Z_circuit_instance_t *in, u32 pa) {
     u8 *m = FRN_M(in);
     if (!(frn_type(m, pa) & FRN_LONG) && frn_short(m, pa) >= 0) return (u32)frn_short(m, pa);
     return frn_toInt_slow(in, pa);
 }
 
-static FRN_INLINE u32 w2c_Fr_isTrue(Z_circuit_instance_t *in, u32 pa) {
+static inline u32 w2c_Fr_isTrue(Z_circuit_instance_t *in, u32 pa) {
     u8 *m = FRN_M(in);
     if (frn_type(m, pa) & FRN_LONG) return !w2c_Fr_int_isZero(in, pa + 8);
     return frn_short(m, pa) != 0;

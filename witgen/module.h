@@ -41,7 +41,6 @@ struct witgen_module {
     void (*set_input_signal)(void *inst, uint32_t hmsb, uint32_t hlsb, uint32_t pos);
     uint32_t (*get_input_size)(void *inst);
     uint32_t (*get_witness_size)(void *inst);
-    void (*get_witness)(void *inst, uint32_t i);
     uint32_t (*get_message_char)(void *inst);
     /* which native field runtime (witgen/fr_native.c) the object was compiled with: 0 none (the wasm's
      * own code throughout), 1 bn128, 2 bls12381 */
@@ -107,7 +106,6 @@ enum { WITGEN_FR_NATIVES(WITGEN_FR_ID) WITGEN_FR_COUNT };
     "static void g_set(void *p, u32 a, u32 b, u32 c) { Z_circuitZ_setInputSignal(W(p), a, b, c); }\n"                  \
     "static u32 g_insz(void *p) { return Z_circuitZ_getInputSize(W(p)); }\n"                                           \
     "static u32 g_wsz(void *p) { return Z_circuitZ_getWitnessSize(W(p)); }\n"                                          \
-    "static void g_wit(void *p, u32 i) { Z_circuitZ_getWitness(W(p), i); }\n"                                          \
     "static u32 g_msg(void *p) { return Z_circuitZ_getMessageChar(W(p)); }\n"                                          \
     "static void g_wit_all(void *p, u32 n, u32 n32, uint8_t *out) {\n"                                              \
     "    for (u32 i = 0; i < n; i++) {\n"                                                                            \
@@ -141,8 +139,8 @@ enum { WITGEN_FR_NATIVES(WITGEN_FR_ID) WITGEN_FR_COUNT };
     "    uint32_t abi; void (*a)(void); void *(*b)(const struct witgen_host *, void *); void (*c)(void *);\n"          \
     "    void *(*d)(void *); u32 (*e)(void *); u32 (*f)(void *); void (*g)(void *); u32 (*h)(void *, u32);\n"          \
     "    void (*i)(void *, u32, u32); void (*j)(void *, u32); u32 (*k)(void *, u32, u32);\n"                           \
-    "    void (*l)(void *, u32, u32, u32); u32 (*m)(void *); u32 (*n)(void *); void (*o)(void *, u32);\n"              \
+    "    void (*l)(void *, u32, u32, u32); u32 (*m)(void *); u32 (*n)(void *);\n"                                 \
     "    u32 (*q)(void *); uint32_t s; int (*t)(void *); u32 (*u)(void *, u32, u32, u32, u64, u32);\n"                \
     "    void (*v)(void *, u32, u32, uint8_t *);\n"                                                                  \
     "} zkpipe_witgen_module = {3, Z_circuit_init_module, g_inst, g_free, g_mem, g_ver, g_n32, g_prime, g_rd,\n"        \
-    "    g_wr, g_init, g_isz, g_set, g_insz, g_wsz, g_wit, g_msg, WITGEN_NATIVE_FR, g_check, g_fr, g_wit_all};\n"
+    "    g_wr, g_init, g_isz, g_set, g_insz, g_wsz, g_msg, WITGEN_NATIVE_FR, g_check, g_fr, g_wit_all};\n"
