@@ -298,8 +298,14 @@ static bool find_fr(const char *txt, const char *name, const char **start, const
     return true;
 }
 
-/* 1 (bn128) or 2 (bls12381) when every function of fr_prints is there with its text, else 0 */
+/* 1 (bn128) or 2 (bls12381) when every function of fr_prints is there with its text, else 0 (also
+ * when a replaced function had no fingerprint: test_witgen then finds no natives) */
 static int native_fr_curve(const char *txt) {
+    for (size_t i = 0; i < sizeof fr_native_names / sizeof fr_native_names[0]; i++) {
+        size_t j = 0;
+        while (j < sizeof fr_prints / sizeof fr_prints[0] && strcmp(fr_prints[j].name, fr_native_names[i])) j++;
+        if (j == sizeof fr_prints / sizeof fr_prints[0]) return 0;
+    }
     int curve = 0;
     for (size_t i = 0; i < sizeof fr_prints / sizeof fr_prints[0]; i++) {
         const struct fr_print *f = &fr_prints[i];
