@@ -1,9 +1,10 @@
 /* wasm -> C (wasm2c) -> shared object (system C compiler), cached under the wasm's SHA-256.
  *
- * Cache file: CACHE/<sha256 of the wasm>-v<ABI>.so, written as CACHE/.build-XXXXXX/gen.so and
- * renamed into place. The object is followed by a trailer (struct trailer) giving the wasm's hash
- * and the hash and length of the object bytes; witgen_cache_check verifies all three before the
- * loader may dlopen the file, so a truncated, foreign or stale file is rebuilt, never run. */
+ * Cache file: CACHE/<sha256 of the wasm>-v<ABI>-<code id>.so (codegen_id), written as
+ * CACHE/.build-XXXXXX/gen.so and renamed into place. The object is followed by a trailer (struct
+ * trailer) giving the wasm's hash and the hash and length of the object bytes; witgen_cache_check
+ * verifies all three before the loader may dlopen the file, so a truncated, foreign or stale file is
+ * rebuilt, never run. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -13,17 +14,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "fr_native_src.h"
 #include "module.h"
 #include "witgen.h"
 
 extern char **environ;
 
 #define TRAILER_MAGIC "ZKWITGEN"
+/* no -march: the object must run on any x86-64 the executable runs on */
+static const char *const cc_flags[] = {"-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-w"};
+#define N_CC_FLAGS (sizeof cc_flags / sizeof cc_flags[0])
 
 struct trailer {
     char magic[8];
@@ -235,31 +241,156 @@ static int check_exports(const char *wasm_path, const char *header, zk_err_t *er
     return r;
 }
 
-/* circom's field multiplication, as wasm2c names it: renamed to ..._wasm so that the glue's native
- * version (module.h) takes its place. A wasm without it (stripped names, another compiler) keeps
- * its own code. */
-#define F1M_MUL "static void w2c_Fr_F1m_mul(Z_circuit_instance_t* instance, u32 w2c_x, u32 w2c_y, u32 w2c_r) {"
-static int use_native_mul(const char *c_path, bool *ret, zk_err_t *err) {
+/* The wasm2c text (from "static" to the closing brace) of every runtime function witgen/fr_native.c
+ * replaces (WITGEN_FR_NATIVES) or whose behaviour it assumes (the ones those call), as circom 2
+ * (circom2 0.2.23 from npm) and wabt 1.0.32 write them: SHA-256, and the curve where the text holds
+ * the prime's Montgomery constant (0: the same text for both). A wasm whose runtime differs in any of
+ * them (another circom, another wasm2c) keeps its own code throughout. */
+static const struct fr_print {
+    const char *name;
+    int curve; /* 0 any, 1 bn128, 2 bls12381 */
+    const char *sha;
+} fr_prints[] = {
+    {"int_add", 0, "619d1c20efa7f6131fd50e67b1f4552622b562e4f20656d326168a91c27a8b7f"},
+    {"int_sub", 0, "1dc6a85350db6044873c88972e61defe539b34e7c8214290645e25854373082d"},
+    {"int_gt", 0, "b3e2e56526ceb17df6b50699e0ae8e40981d64d2b2b22245c1f286137184bf50"},
+    {"int_gte", 0, "a6d51276ac126e82cddb1f7d86d9c9bf70ea62168c64f3c77d30733c145d4022"},
+    {"int_eq", 0, "480783c3a3f9af8f3759ad42afd2ee936bee3179fd8321f185130d588b25d45b"},
+    {"int_isZero", 0, "d4e3bc794f485671fa0c3680061134de554998e070c6c3d8bcf9499171262602"},
+    {"int_copy", 0, "4c6bfccf7740b58f34c346fc56ee763d07cd7b3e7052c9d0d43837ac514059ff"},
+    {"int_zero", 0, "e4dd8f15bf17aef5a1b2d1a22f0c64102407f1a7e94560de313d2a122292188d"},
+    {"F1m_add", 0, "d6c16068415e3b94082dfe800edbad67af11d3312ab25e1b66dae8529b43a995"},
+    {"F1m_sub", 0, "efd7772f09805ce148851b3e9b54a456b18341f6c864e7a10fd2644f223f10a4"},
+    {"F1m_mul", 1, "28bcd870f9c6ccdece1d8c5ff26d98ce8c78aceb320783adb35cc6144a567fb7"},
+    {"F1m_mul", 2, "1296720e2aea3812047ada2e1dbe9ebd10b12c22cddffa858d1f747a9be8b9fc"},
+    {"F1m_fromMontgomery", 0, "c06a9f0993ac6d409d033b5e0482c50dddb5922751ce4064d35337c1fa81b96b"},
+    {"copy", 0, "c40b6152121fffc605bdfe5de328940f4056a4041c11bfeb2b66408578e96651"},
+    {"toNormal", 0, "a426d63a446fad7d8e49fc82157afc586c785da69fe53e4eaa365f25176f69cc"},
+    {"rawCopyS2L", 0, "d0d8d14f83b193e18a17390ea2cc804148f5b2835dc0967a0aee5737cb6a9dd3"},
+    {"toMontgomery", 0, "3c4aedd98f8846413c2cf7be598abde0e686dd2388f71392ea590e3455afba25"},
+    {"isNegative", 0, "f713814d5a746d9bb112e149e7c4f6c45a0b349aa4ff0a1c00d8912689dfa7e5"},
+    {"getLsb32", 0, "7e77fb685304bb8ce63ebcf64812e7114e738ecd9f35405806c702a6e02c06c2"},
+    {"neg", 0, "46ecf3f84fdabc3f2b29ec88f994ad9cabf73d2d53059cff5aa8610d8bb86ab2"},
+    {"toInt", 0, "7d31ac1e126ad025f7473ce2d1a2e5514b1c41c8abb93a5c212db5fe06a4b9c3"},
+    {"isTrue", 0, "06b1b170978d68c02e8ed0b08e777fc66ae74487c4ccbe4f41c093683b9ef7d8"},
+    {"F1m_mReduct", 1, "4b593b0f3f94112b0a2a4cc7439380ed9cc9b7d7d66ccc409b6dd1ca7c8213e5"},
+    {"F1m_mReduct", 2, "033faf5fa56ba800dc8bc9118d4de95cd39cf95e6ed09d01e7af8940d538f345"},
+    {"F1m_neg", 0, "360569d5cf7bdcd9b073cfe709160bbb75d7c58f973004d965933470510abcae"},
+    {"F1m_toMontgomery", 0, "9263ae45cc51948537de2fb93448f6f9575901d08052feb505dd7405730d8aad"},
+};
+
+#define WITGEN_FR_NAME(name, kind) #name,
+static const char *const fr_native_names[] = {WITGEN_FR_NATIVES(WITGEN_FR_NAME)};
+#undef WITGEN_FR_NAME
+
+/* The definition of w2c_Fr_<name> in wasm2c's text: *at is where "w2c_Fr_<name>" starts, the
+ * function's text runs from *start ("static ...") to *end (after the closing brace). */
+static bool find_fr(const char *txt, const char *name, const char **start, const char **at, const char **end) {
+    char pat[120];
+    snprintf(pat, sizeof pat, " w2c_Fr_%s(Z_circuit_instance_t* instance", name);
+    const char *p = strstr(txt, pat);
+    if (!p) return false;
+    const char *s = p;
+    while (s > txt && s[-1] != '\n') s--;
+    const char *e = strstr(p, "\n}\n");
+    if (strncmp(s, "static ", 7) || !e) return false;
+    *start = s, *at = p + 1, *end = e + 3;
+    return true;
+}
+
+/* 1 (bn128) or 2 (bls12381) when every function of fr_prints is there with its text, else 0 (also
+ * when a replaced function had no fingerprint: test_witgen then finds no natives) */
+static int native_fr_curve(const char *txt) {
+    for (size_t i = 0; i < sizeof fr_native_names / sizeof fr_native_names[0]; i++) {
+        size_t j = 0;
+        while (j < sizeof fr_prints / sizeof fr_prints[0] && strcmp(fr_prints[j].name, fr_native_names[i])) j++;
+        if (j == sizeof fr_prints / sizeof fr_prints[0]) return 0;
+    }
+    int curve = 0;
+    for (size_t i = 0; i < sizeof fr_prints / sizeof fr_prints[0]; i++) {
+        const struct fr_print *f = &fr_prints[i];
+        if (i && !strcmp(f->name, fr_prints[i - 1].name)) continue; /* the other curve's entry */
+        const char *s, *at, *e;
+        if (!find_fr(txt, f->name, &s, &at, &e)) return 0;
+        uint8_t h[32];
+        char hx[65];
+        sha256((const uint8_t *)s, (size_t)(e - s), h);
+        hex(h, 32, hx);
+        int match = -1;
+        for (size_t j = i; j < sizeof fr_prints / sizeof fr_prints[0] && !strcmp(fr_prints[j].name, f->name); j++)
+            if (!strcmp(fr_prints[j].sha, hx)) match = fr_prints[j].curve;
+        if (match < 0 || (match && curve && match != curve)) return 0;
+        if (match) curve = match;
+    }
+    return curve;
+}
+
+/* When circuit.c's runtime is the fingerprinted one: renames each replaced w2c_Fr_<name> to
+ * w2c_Fr_<name>_wasm (so that the wasm's code calls fr_native.c's) and writes fr_native.c into the
+ * build folder; *ret_curve is then its curve, else 0 and circuit.c is left as it is. */
+static int use_native_fr(const char *c_path, const char *native_path, int *ret_curve, zk_err_t *err) {
     uint8_t *b;
     size_t n;
+    *ret_curve = 0;
     int r = load_file(c_path, &b, &n, err);
     if (r < 0) return r;
     char *txt = realloc(b, n + 1);
     txt[n] = 0;
-    char *at = strstr(txt, F1M_MUL);
-    *ret = at != NULL;
-    if (at) {
-        static const char renamed[] = "static void w2c_Fr_F1m_mul_wasm(";
-        size_t head = (size_t)(at - txt), old_len = strlen("static void w2c_Fr_F1m_mul(");
-        int fd = open(c_path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-        if (fd < 0 || write(fd, txt, head) != (ssize_t)head ||
-            write(fd, renamed, sizeof renamed - 1) != (ssize_t)(sizeof renamed - 1) ||
-            write(fd, at + old_len, n - head - old_len) != (ssize_t)(n - head - old_len))
-            r = zk_fail(err, EIO, "%s: cannot rewrite: %s", c_path, strerror(errno));
-        if (fd >= 0) close(fd);
+    int curve = native_fr_curve(txt);
+    if (!curve) {
+        free(txt);
+        return 0;
     }
+    /* the insertion points in file order, then one pass writing the text with "_wasm" after each name */
+    enum { nn = sizeof fr_native_names / sizeof fr_native_names[0] };
+    size_t cut[nn];
+    for (size_t i = 0; i < nn; i++) {
+        const char *s, *at = NULL, *e;
+        if (!find_fr(txt, fr_native_names[i], &s, &at, &e)) abort(); /* native_fr_curve saw every one */
+        cut[i] = (size_t)(at - txt) + strlen("w2c_Fr_") + strlen(fr_native_names[i]);
+    }
+    for (size_t i = 1; i < nn; i++)
+        for (size_t j = i; j > 0 && cut[j - 1] > cut[j]; j--) {
+            size_t x = cut[j];
+            cut[j] = cut[j - 1], cut[j - 1] = x;
+        }
+    size_t len = n + nn * 5;
+    char *out = malloc(len), *o = out;
+    if (!out) {
+        free(txt);
+        return zk_fail(err, ENOMEM, "%s: out of memory", c_path);
+    }
+    size_t from = 0;
+    for (size_t i = 0; i < nn; i++) {
+        memcpy(o, txt + from, cut[i] - from), o += cut[i] - from;
+        memcpy(o, "_wasm", 5), o += 5;
+        from = cut[i];
+    }
+    memcpy(o, txt + from, n - from);
     free(txt);
+    if ((r = write_file(c_path, out, len)) < 0)
+        r = zk_fail(err, -r, "%s: cannot rewrite: %s", c_path, strerror(-r));
+    else if ((r = write_file(native_path, WITGEN_FR_NATIVE_SOURCE, strlen(WITGEN_FR_NATIVE_SOURCE))) < 0)
+        r = zk_fail(err, -r, "%s: cannot write: %s", native_path, strerror(-r));
+    free(out);
+    if (r == 0) *ret_curve = curve;
     return r;
+}
+
+/* 16 hex digits naming what turns a wasm into an object besides the wasm: the glue, the native
+ * runtime, its fingerprints and the compiler flags. A zkpipe whose code generation changed builds
+ * anew instead of loading an object an older one made. */
+static void codegen_id(char out[17]) {
+    struct sha256_ctx c;
+    sha256_init(&c);
+    sha256_update(&c, strlen(WITGEN_GLUE_SOURCE), (const uint8_t *)WITGEN_GLUE_SOURCE);
+    sha256_update(&c, strlen(WITGEN_FR_NATIVE_SOURCE), (const uint8_t *)WITGEN_FR_NATIVE_SOURCE);
+    for (size_t i = 0; i < sizeof fr_prints / sizeof fr_prints[0]; i++)
+        sha256_update(&c, strlen(fr_prints[i].sha), (const uint8_t *)fr_prints[i].sha);
+    for (size_t i = 0; i < N_CC_FLAGS; i++) sha256_update(&c, strlen(cc_flags[i]) + 1, (const uint8_t *)cc_flags[i]);
+    uint8_t h[32];
+    sha256_digest(&c, 32, h);
+    hex(h, 8, out);
 }
 
 int witgen_build(const char *wasm_path, const witgen_opts_t *o, char *so_path, size_t so_cap, bool *ret_built,
@@ -283,6 +414,24 @@ static int open_checked(const char *so_path, const uint8_t wsha[32], int *ret_fd
     return 0;
 }
 
+/* flock on SO_PATH.lock, waiting (and ticking) while another process builds that object */
+static int lock_build(const char *so_path, const witgen_opts_t *o, zk_err_t *err) {
+    char p[1200];
+    snprintf(p, sizeof p, "%s.lock", so_path);
+    int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) return zk_fail(err, errno, "%s: cannot open: %s", p, strerror(errno));
+    while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        if (errno != EWOULDBLOCK && errno != EINTR) {
+            int e = errno;
+            close(fd);
+            return zk_fail(err, e, "%s: cannot lock: %s", p, strerror(e));
+        }
+        if (o->tick) o->tick(o->tick_ctx);
+        poll(NULL, 0, 100);
+    }
+    return fd;
+}
+
 int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path, size_t so_cap, bool *ret_built,
                     int *ret_fd, zk_err_t *err) {
     *ret_fd = -1;
@@ -300,7 +449,9 @@ int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path
     char hx[65];
     hex(wsha, 32, hx);
     const char *cache = o->cache_dir && o->cache_dir[0] ? o->cache_dir : ".";
-    snprintf(so_path, so_cap, "%s/%s-v%d.so", cache, hx, WITGEN_ABI);
+    char cg[17];
+    codegen_id(cg);
+    snprintf(so_path, so_cap, "%s/%s-v%d-%s.so", cache, hx, WITGEN_ABI, cg);
     zk_err_t e2;
     if (open_checked(so_path, wsha, ret_fd, &e2) == 0) {
         free(wasm);
@@ -310,19 +461,33 @@ int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path
         free(wasm);
         return zk_fail(err, -r, "%s: cannot create the cache directory: %s", cache, strerror(-r));
     }
+    /* one build of an object at a time (two synthds starting on one circuit): the others wait for
+     * it, ticking, and then find it cached */
+    int lock_fd = lock_build(so_path, o, err);
+    if (lock_fd < 0) {
+        free(wasm);
+        return lock_fd;
+    }
+    if (open_checked(so_path, wsha, ret_fd, &e2) == 0) {
+        free(wasm);
+        close(lock_fd);
+        return 0;
+    }
     char dir[1100];
     snprintf(dir, sizeof dir, "%s/.build-XXXXXX", cache);
     if (!mkdtemp(dir)) {
         free(wasm);
+        close(lock_fd);
         return zk_fail(err, errno, "%s: cannot create a build directory: %s", cache, strerror(errno));
     }
-    char p_wasm[1200], p_c[1200], p_h[1200], p_glue[1200], p_so[1200], p_log[1200];
+    char p_wasm[1200], p_c[1200], p_h[1200], p_glue[1200], p_so[1200], p_log[1200], p_fr[1200];
     snprintf(p_wasm, sizeof p_wasm, "%s/circuit.wasm", dir);
     snprintf(p_c, sizeof p_c, "%s/circuit.c", dir);
     snprintf(p_h, sizeof p_h, "%s/circuit.h", dir);
     snprintf(p_glue, sizeof p_glue, "%s/glue.c", dir);
     snprintf(p_so, sizeof p_so, "%s/gen.so", dir);
     snprintf(p_log, sizeof p_log, "%s/log", dir);
+    snprintf(p_fr, sizeof p_fr, "%s/fr_native.c", dir);
     /* translate the bytes that were hashed, not whatever the path holds by now */
     r = write_file(p_wasm, wasm, wasm_len);
     free(wasm);
@@ -337,17 +502,22 @@ int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path
         goto out;
     }
     if ((r = check_exports(wasm_path, p_h, err)) < 0) goto out;
-    bool native_mul = false;
-    if ((r = use_native_mul(p_c, &native_mul, err)) < 0) goto out;
+    int fr_curve = 0;
+    if ((r = use_native_fr(p_c, p_fr, &fr_curve, err)) < 0) goto out;
     if ((r = write_file(p_glue, WITGEN_GLUE_SOURCE, strlen(WITGEN_GLUE_SOURCE))) < 0) {
         r = zk_fail(err, -r, "%s: cannot write: %s", p_glue, strerror(-r));
         goto out;
     }
     const char *cc = getenv("CC");
     if (!cc || !cc[0]) cc = "cc";
-    /* no -march: the object must run on any x86-64 the executable runs on */
-    char *ccv[] = {(char *)cc, "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-w", "-I", dir, "-o", p_so, p_glue,
-                   native_mul ? "-DWITGEN_NATIVE_MUL" : NULL, NULL};
+    char def[40];
+    snprintf(def, sizeof def, "-DWITGEN_NATIVE_FR=%d", fr_curve);
+    char *ccv[N_CC_FLAGS + 9];
+    size_t k = 0;
+    ccv[k++] = (char *)cc;
+    for (size_t i = 0; i < N_CC_FLAGS; i++) ccv[k++] = (char *)cc_flags[i];
+    char *rest[] = {"-I", dir, "-o", p_so, p_glue, fr_curve ? def : NULL, NULL};
+    memcpy(ccv + k, rest, sizeof rest);
     if ((r = run_tool(ccv, p_log, o, err)) < 0) {
         zk_err_t e3 = *err;
         r = zk_fail(err, EIO, "%s: compiling the generator failed: %s", wasm_path, e3.msg);
@@ -389,5 +559,6 @@ int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path
     r = open_checked(so_path, wsha, ret_fd, err);
 out:
     rm_rf_flat(dir);
+    close(lock_fd); /* releases the lock */
     return r;
 }

@@ -6,7 +6,7 @@
 #pragma once
 #include <stdint.h>
 
-#define WITGEN_ABI 2
+#define WITGEN_ABI 3
 #define WITGEN_MODULE_SYMBOL "zkpipe_witgen_module"
 
 /* The four imports circom's wasm makes from "runtime", called with the loader's context. They do
@@ -41,12 +41,39 @@ struct witgen_module {
     void (*set_input_signal)(void *inst, uint32_t hmsb, uint32_t hlsb, uint32_t pos);
     uint32_t (*get_input_size)(void *inst);
     uint32_t (*get_witness_size)(void *inst);
-    void (*get_witness)(void *inst, uint32_t i);
     uint32_t (*get_message_char)(void *inst);
-    /* gives the field's prime (n32 LE words) to the native field multiplication; with n32 != 8, or
-     * when build.c found no Fr_F1m_mul to replace, the wasm's own code stays in use */
-    void (*set_prime)(const uint32_t *prime, uint32_t n32);
+    /* which native field runtime (witgen/fr_native.c) the object was compiled with: 0 none (the wasm's
+     * own code throughout), 1 bn128, 2 bls12381 */
+    uint32_t native_fr;
+    /* with native_fr: 0 when the instance's q (at the address the runtime reads it) is the prime
+     * the native code was compiled for, else -1 (the loader then refuses the object) */
+    int (*check_native)(void *inst);
+    /* for test_witgen: calls runtime function `fn` (WITGEN_FR_NATIVES order) of the instance, the
+     * native version (native = 1; 2: with the portable product even where the CPU has ADX) or the
+     * wasm's own (native = 0), with the wasm's arguments in order (b is the i64 argument
+     * of rawCopyS2L); returns its result (0 for a void function) or 0xdeadbeef for an unknown fn */
+    uint32_t (*fr_call)(void *inst, uint32_t fn, uint32_t native, uint32_t a, uint64_t b, uint32_t c);
+    /* getWitness(i) then readSharedRWMemory(0 .. n32-1) for i = 0 .. n-1, the words written LE to out
+     * (n * n32 * 4 bytes): the protocol's calls, made inside the object */
+    void (*get_witness_all)(void *inst, uint32_t n, uint32_t n32, uint8_t *out);
 };
+
+/* The runtime functions fr_native.c replaces, in fr_call's order, with their wasm signature:
+ * X(name, kind), kind: r = (r), x = (x) -> u32, xr = (x, r), rx = (r, x), xy = (x, y) -> u32, xyr = (x, y, r),
+ * xyr_ret = (x, y, r) -> u32, rv = (r, i64 v); r, x, y are wasm memory offsets. build.c renames each
+ * w2c_Fr_<name> of wasm2c's output to w2c_Fr_<name>_wasm; the glue's frn_call reaches both. */
+#define WITGEN_FR_NATIVES(X)                                                                                           \
+    X(int_add, xyr_ret) X(int_sub, xyr_ret) X(int_gt, xy) X(int_gte, xy) X(int_eq, xy) X(int_isZero, x)              \
+    X(int_copy, xr) X(int_zero, r) X(F1m_add, xyr) X(F1m_sub, xyr) X(F1m_mul, xyr) X(F1m_fromMontgomery, xr)         \
+    X(copy, rx) X(toNormal, r) X(rawCopyS2L, rv) X(toMontgomery, r) X(isNegative, x) X(getLsb32, x) X(neg, rx)       \
+    X(toInt, x) X(isTrue, x)
+#define WITGEN_FR_ID(name, kind) WITGEN_FR_##name,
+enum { WITGEN_FR_NATIVES(WITGEN_FR_ID) WITGEN_FR_COUNT };
+#undef WITGEN_FR_ID
+#define WITGEN_FR_GLUE_ENUM(name, kind) "WITGEN_FR_" #name ", "
+#define WITGEN_FR_GLUE_CASE(name, kind)                                                                                \
+    "    case WITGEN_FR_" #name ": return nat ? FRN_CALL_" #kind "(w2c_Fr_" #name ") : FRN_CALL_" #kind "(w2c_Fr_" #name  \
+    "_wasm);\n"
 
 /* Compiled together with wasm2c's circuit.c (as `#include "circuit.c"`), wasm2c run with
  * `-n circuit`. Kept in sync with the structs above by test_witgen (which builds real circuits). */
@@ -79,51 +106,41 @@ struct witgen_module {
     "static void g_set(void *p, u32 a, u32 b, u32 c) { Z_circuitZ_setInputSignal(W(p), a, b, c); }\n"                  \
     "static u32 g_insz(void *p) { return Z_circuitZ_getInputSize(W(p)); }\n"                                           \
     "static u32 g_wsz(void *p) { return Z_circuitZ_getWitnessSize(W(p)); }\n"                                          \
-    "static void g_wit(void *p, u32 i) { Z_circuitZ_getWitness(W(p), i); }\n"                                          \
     "static u32 g_msg(void *p) { return Z_circuitZ_getMessageChar(W(p)); }\n"                                          \
-    /* circom's Fr_F1m_mul is a Montgomery product with R = 2^256: T = (x*y + m*q) / R for the one      \
-     * m < R that makes the division exact, then T - q when T carries past 2^256 or T >= q. Any word  \
-     * size computes the same T, so 4 x 64-bit CIOS gives the wasm's bytes (build.c renames the     \
-     * wasm's version to w2c_Fr_F1m_mul_wasm and defines WITGEN_NATIVE_MUL). */                      \
-    "static uint64_t g_q[4], g_np; static int g_native;\n"                                                            \
-    "static void g_set_prime(const uint32_t *p, uint32_t n32) {\n"                                                    \
-    "    if (n32 != 8) return;\n"                                                                                     \
-    "    for (int i = 0; i < 4; i++) g_q[i] = (uint64_t)p[2 * i] | (uint64_t)p[2 * i + 1] << 32;\n"                   \
-    "    uint64_t inv = 1; for (int i = 0; i < 7; i++) inv *= 2 - g_q[0] * inv;\n"                                    \
-    "    g_np = -inv;\n"                                                                                              \
-    "#ifdef WITGEN_NATIVE_MUL\n"                                                                                      \
-    "    g_native = 1;\n"                                                                                             \
-    "#endif\n"                                                                                                        \
-    "}\n"                                                                                                             \
-    "#ifdef WITGEN_NATIVE_MUL\n"                                                                                      \
-    "__attribute__((optimize(\"unroll-loops\"))) static void w2c_Fr_F1m_mul(Z_circuit_instance_t *in, u32 px, u32 py,\n" \
-    "                                                                         u32 pr) {\n"                              \
-    "    if (!g_native) { w2c_Fr_F1m_mul_wasm(in, px, py, pr); return; }\n"                                           \
-    "    uint8_t *mem = in->w2c_memory.data;\n"                                                                       \
-    "    uint64_t a[4], b[4], t[6] = {0};\n"                                                                          \
-    "    memcpy(a, mem + px, 32); memcpy(b, mem + py, 32);\n"                                                         \
-    "    for (int i = 0; i < 4; i++) {\n"                                                                             \
-    "        unsigned __int128 c = 0;\n"                                                                              \
-    "        for (int j = 0; j < 4; j++) { c += (unsigned __int128)a[j] * b[i] + t[j]; t[j] = (uint64_t)c; c >>= 64; }\n" \
-    "        c += t[4]; t[4] = (uint64_t)c; t[5] = (uint64_t)(c >> 64);\n"                                            \
-    "        uint64_t m = t[0] * g_np;\n"                                                                             \
-    "        c = (unsigned __int128)m * g_q[0] + t[0]; c >>= 64;\n"                                                   \
-    "        for (int j = 1; j < 4; j++) { c += (unsigned __int128)m * g_q[j] + t[j]; t[j - 1] = (uint64_t)c; c >>= 64; }\n" \
-    "        c += t[4]; t[3] = (uint64_t)c; t[4] = t[5] + (uint64_t)(c >> 64);\n"                                     \
-    "    }\n"                                                                                                         \
-    "    int ge = t[4] != 0;\n"                                                                                       \
-    "    if (!ge) { ge = 1; for (int j = 3; j >= 0; j--) if (t[j] != g_q[j]) { ge = t[j] > g_q[j]; break; } }\n"      \
-    "    if (ge) { unsigned __int128 bw = 0;\n"                                                                       \
-    "        for (int j = 0; j < 4; j++) { unsigned __int128 d = (unsigned __int128)t[j] - g_q[j] - bw;\n"              \
-    "            t[j] = (uint64_t)d; bw = (d >> 64) & 1; } }\n"                                                       \
-    "    memcpy(mem + pr, t, 32);\n"                                                                                  \
-    "}\n"                                                                                                             \
-    "#endif\n"                                                                                                        \
+    "static void g_wit_all(void *p, u32 n, u32 n32, uint8_t *out) {\n"                                              \
+    "    for (u32 i = 0; i < n; i++) {\n"                                                                            \
+    "        Z_circuitZ_getWitness(W(p), i);\n"                                                                      \
+    "        for (u32 j = 0; j < n32; j++, out += 4) { u32 v = Z_circuitZ_readSharedRWMemory(W(p), j); memcpy(out, &v, 4); }\n" \
+    "    }\n"                                                                                                        \
+    "}\n"                                                                                                            \
+    /* the native runtime (build.c writes witgen/fr_native.c next to circuit.c and defines   \
+     * WITGEN_NATIVE_FR when the wasm's runtime is the one it was written against) */            \
+    "#ifdef WITGEN_NATIVE_FR\n"                                                                                      \
+    "#include \"fr_native.c\"\n"                                                                                     \
+    "enum { " WITGEN_FR_NATIVES(WITGEN_FR_GLUE_ENUM) "};\n"                                                          \
+    "static u32 frn_dispatch(Z_circuit_instance_t *in, u32 fn, u32 nat, u32 a, u64 b, u32 c) {\n"                   \
+    "    switch (fn) {\n" WITGEN_FR_NATIVES(WITGEN_FR_GLUE_CASE) "    }\n"                                            \
+    "    return 0xdeadbeefu;\n"                                                                                      \
+    "}\n"                                                                                                            \
+    "static u32 frn_call(Z_circuit_instance_t *in, u32 fn, u32 nat, u32 a, u64 b, u32 c) {\n"                       \
+    "    frn_portable(nat == 2);\n"                                                                                  \
+    "    u32 r = frn_dispatch(in, fn, nat, a, b, c);\n"                                                              \
+    "    frn_portable(0);\n"                                                                                         \
+    "    return r;\n"                                                                                                \
+    "}\n"                                                                                                            \
+    "static int g_check(void *p) { return frn_check(W(p)); }\n"                                                      \
+    "static u32 g_fr(void *p, u32 fn, u32 nat, u32 a, u64 b, u32 c) { return frn_call(W(p), fn, nat, a, b, c); }\n" \
+    "#else\n"                                                                                                        \
+    "#define WITGEN_NATIVE_FR 0\n"                                                                                   \
+    "static int g_check(void *p) { (void)p; return 0; }\n"                                                           \
+    "static u32 g_fr(void *p, u32 fn, u32 nat, u32 a, u64 b, u32 c) { return 0xdeadbeefu; }\n"                       \
+    "#endif\n"                                                                                                       \
     "__attribute__((visibility(\"default\"))) const struct {\n"                                                        \
     "    uint32_t abi; void (*a)(void); void *(*b)(const struct witgen_host *, void *); void (*c)(void *);\n"          \
     "    void *(*d)(void *); u32 (*e)(void *); u32 (*f)(void *); void (*g)(void *); u32 (*h)(void *, u32);\n"          \
     "    void (*i)(void *, u32, u32); void (*j)(void *, u32); u32 (*k)(void *, u32, u32);\n"                           \
-    "    void (*l)(void *, u32, u32, u32); u32 (*m)(void *); u32 (*n)(void *); void (*o)(void *, u32);\n"              \
-    "    u32 (*q)(void *); void (*s)(const uint32_t *, uint32_t);\n"                                                 \
-    "} zkpipe_witgen_module = {2, Z_circuit_init_module, g_inst, g_free, g_mem, g_ver, g_n32, g_prime, g_rd,\n"        \
-    "    g_wr, g_init, g_isz, g_set, g_insz, g_wsz, g_wit, g_msg, g_set_prime};\n"
+    "    void (*l)(void *, u32, u32, u32); u32 (*m)(void *); u32 (*n)(void *);\n"                                 \
+    "    u32 (*q)(void *); uint32_t s; int (*t)(void *); u32 (*u)(void *, u32, u32, u32, u64, u32);\n"                \
+    "    void (*v)(void *, u32, u32, uint8_t *);\n"                                                                  \
+    "} zkpipe_witgen_module = {3, Z_circuit_init_module, g_inst, g_free, g_mem, g_ver, g_n32, g_prime, g_rd,\n"        \
+    "    g_wr, g_init, g_isz, g_set, g_insz, g_wsz, g_msg, WITGEN_NATIVE_FR, g_check, g_fr, g_wit_all};\n"

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,6 +219,9 @@ static int ensure_instance(struct witgen *g, zk_err_t *err) {
         return zk_fail(err, ENOMEM, "%s: cannot instantiate: out of memory", g->wasm_path);
     }
     wasm_rt_memory_t *mem = g->m->memory(g->inst);
+    /* the linear memory in 2 MiB pages where the kernel has them (THP "madvise" mode): a generator
+     * touches tens of MiB once, and 4 KiB faults were a tenth of its time */
+    madvise(mem->data, RESERVATION, MADV_HUGEPAGE);
     if (g->memory_limit) {
         uint64_t pages = g->memory_limit / WASM_PAGE;
         if (pages < mem->pages) {
@@ -240,7 +244,12 @@ static int ensure_instance(struct witgen *g, zk_err_t *err) {
     g->n32 = n32;
     g->m->get_raw_prime(g->inst);
     for (uint32_t i = 0; i < n32; i++) g->prime[i] = g->m->read_shared_rw_memory(g->inst, i);
-    g->m->set_prime(g->prime, n32);
+    if (g->m->native_fr && g->m->check_native(g->inst) < 0) {
+        g_running = NULL;
+        drop_instance(g);
+        return zk_fail(err, EINVAL, "%s: the wasm's prime is not the one of its field code (%s's); not a circom generator",
+                       g->wasm_path, g->m->native_fr == 1 ? "bn128" : "bls12381");
+    }
     g->n_witness = g->m->get_witness_size(g->inst);
     g->n_inputs = g->m->get_input_size(g->inst);
     g_running = NULL;
@@ -250,17 +259,20 @@ static int ensure_instance(struct witgen *g, zk_err_t *err) {
 int witgen_open(witgen_t **ret, const char *wasm_path, const witgen_opts_t *o, bool *ret_built, zk_err_t *err) {
     *ret = NULL;
     char so[1200];
-    int fd;
+    int fd, r;
     /* the object is checked through fd; it is loaded by its path (dlopen tells objects apart by
      * name, so /proc/self/fd/N would be one name for many files), and the path must still name the
-     * checked file before and after the load */
-    int r = witgen_build_fd(wasm_path, o, so, sizeof so, ret_built, &fd, err);
-    if (r < 0) return r;
+     * checked file before and after the load. Replaced in between (another process's build of the
+     * same object renamed over it): checked again, a few times. */
     struct stat st_fd, st_a, st_b;
-    bool same = fstat(fd, &st_fd) == 0 && stat(so, &st_a) == 0 && st_a.st_dev == st_fd.st_dev &&
-                st_a.st_ino == st_fd.st_ino;
-    close(fd);
-    if (!same) return zk_fail(err, EAGAIN, "%s: replaced while it was being checked; try again", so);
+    for (int attempt = 0;; attempt++) {
+        if ((r = witgen_build_fd(wasm_path, o, so, sizeof so, attempt ? NULL : ret_built, &fd, err)) < 0) return r;
+        bool same = fstat(fd, &st_fd) == 0 && stat(so, &st_a) == 0 && st_a.st_dev == st_fd.st_dev &&
+                    st_a.st_ino == st_fd.st_ino;
+        close(fd);
+        if (same) break;
+        if (attempt == 3) return zk_fail(err, EAGAIN, "%s: replaced while it was being checked; try again", so);
+    }
     runtime_init();
     void *dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
     if (!dl) return zk_fail(err, EINVAL, "%s: cannot load: %s", so, dlerror());
@@ -307,6 +319,10 @@ void witgen_close(witgen_t *g) {
 }
 
 const zk_curve_t *witgen_curve(const witgen_t *g) { return g->curve; }
+const struct witgen_module *witgen_module_of(witgen_t *g, void **inst) {
+    *inst = g->inst;
+    return g->m;
+}
 uint32_t witgen_n_witness(const witgen_t *g) { return g->n_witness; }
 size_t witgen_wtns_size(const witgen_t *g) { return 44 + (size_t)g->n32 * 4 + (size_t)g->n_witness * g->n32 * 4; }
 
@@ -390,11 +406,8 @@ int witgen_calc(witgen_t *g, const char *input_path, uint8_t *out, size_t cap, s
     uint64_t s2 = (uint64_t)n8 * g->n_witness;
     memcpy(p + 8, &s2, 8);
     p += 16;
-    for (uint32_t i = 0; i < g->n_witness; i++) {
-        g->m->get_witness(g->inst, i);
-        for (uint32_t j = 0; j < g->n32; j++) put32(p + 4 * j, g->m->read_shared_rw_memory(g->inst, j));
-        p += n8;
-    }
+    g->m->get_witness_all(g->inst, g->n_witness, g->n32, p); /* little-endian words, as put32 */
+    p += (size_t)n8 * g->n_witness;
     g_running = NULL;
     if (g->msgstr[0]) flush_msg(g);
     *ret_len = (size_t)(p - out);

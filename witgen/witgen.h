@@ -54,6 +54,9 @@ int witgen_open(witgen_t **ret, const char *wasm_path, const witgen_opts_t *o, b
 void witgen_close(witgen_t *g);
 /* The curve whose scalar field is the wasm's prime. */
 const zk_curve_t *witgen_curve(const witgen_t *g);
+/* The loaded object and its current instance (NULL after a failed run), for test_witgen. */
+struct witgen_module;
+const struct witgen_module *witgen_module_of(witgen_t *g, void **inst);
 /* Values in the witness (nVars). */
 uint32_t witgen_n_witness(const witgen_t *g);
 /* Bytes of the .wtns image witgen_calc writes. */

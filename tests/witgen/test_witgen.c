@@ -1,14 +1,17 @@
 /* witgen/: the compiled-generator cache (a changed wasm gets its own build, a truncated, foreign or
  * corrupt cached object is rebuilt and never loaded), traps that leave the generator usable, the
- * memory cap, the prime check against a zkey, and the input parser's number forms. */
+ * memory cap, the prime check against a zkey, the input parser's number forms, and the native field
+ * runtime (witgen/fr_native.c) against the wasm's own functions on random and edge values. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../test.h"
+#include "witgen/module.h"
 #include "witgen/witgen.h"
 #include "zk/wtns.h"
 
@@ -95,6 +98,43 @@ TEST(cache_rebuilds_truncated_foreign_and_changed) {
     CHECK_MSG(witgen_build(changed, &o, so2, sizeof so2, &built, &e) == 0, "%s", e.msg);
     CHECK(built);
     CHECK(strcmp(so, so2) != 0);
+    return 0;
+}
+
+/* two processes that need one object at once (two synthds on a new circuit): one builds it, the
+ * other waits for that build and loads it; neither fails nor builds it again */
+TEST(concurrent_builds_of_one_object) {
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/concurrent", cache);
+    witgen_opts_t o = {.cache_dir = dir};
+    const char *wasm = test_data("witgen/guard.wasm");
+    int go[2];
+    CHECK(pipe(go) == 0);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    char c;
+    if (pid == 0) {
+        close(go[1]);
+        if (read(go[0], &c, 1) != 1) _exit(3);
+        witgen_t *g;
+        bool built;
+        zk_err_t e = {{0}};
+        int r = witgen_open(&g, wasm, &o, &built, &e);
+        if (r < 0) fprintf(stderr, "child: %s\n", e.msg);
+        _exit(r < 0 ? 2 : built);
+    }
+    close(go[0]);
+    CHECK(write(go[1], "x", 1) == 1); /* both start now */
+    close(go[1]);
+    witgen_t *g;
+    bool built;
+    zk_err_t e = {{0}};
+    CHECK_MSG(witgen_open(&g, wasm, &o, &built, &e) == 0, "%s", e.msg);
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) < 2, "the other process failed (status %d)", st);
+    CHECK_EQ_INT((int)built + WEXITSTATUS(st), 1);
+    witgen_close(g);
     return 0;
 }
 
@@ -232,6 +272,180 @@ TEST(input_number_forms) {
     witgen_t *g;
     CHECK(witgen_open(&g, fifo, &o, NULL, &e) < 0);
     CHECK_STR_CONTAINS(e.msg, "not a regular file");
+    return 0;
+}
+
+/* ---- the native field runtime against the wasm's own functions ---- */
+
+static uint64_t rng_state;
+static uint64_t rnd64(void) { /* splitmix64 */
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* a 256-bit value (4 LE words): random, below q, or an edge of the field or of 2^256 */
+static void rnd_long(uint64_t v[4], const uint64_t q[4]) {
+    uint64_t one[4] = {1, 0, 0, 0};
+    switch (rnd64() % 12) {
+    case 0: /* 0 */
+        memset(v, 0, 32);
+        return;
+    case 1: /* 1 */
+        memcpy(v, one, 32);
+        return;
+    case 2: /* q - 1 */
+        memcpy(v, q, 32), v[0] -= 1;
+        return;
+    case 3: /* q itself: the runtime allows it */
+        memcpy(v, q, 32);
+        return;
+    case 4: /* q + 1 */
+        memcpy(v, q, 32), v[0] += 1;
+        return;
+    case 5: /* 2^256 - 1 */
+        memset(v, 0xff, 32);
+        return;
+    case 6: /* (q - 1) / 2 and (q + 1) / 2 */
+    case 7:
+        for (int i = 0; i < 4; i++) v[i] = q[i] >> 1 | (i < 3 ? q[i + 1] << 63 : 0);
+        v[0] += rnd64() % 2;
+        return;
+    case 8: /* one word */
+        memset(v, 0, 32), v[0] = rnd64();
+        return;
+    case 9: /* anything below 2^256 */
+        for (int i = 0; i < 4; i++) v[i] = rnd64();
+        return;
+    default: /* below q */
+        for (int i = 0; i < 4; i++) v[i] = rnd64();
+        v[3] %= q[3];
+    }
+}
+
+/* a circom value at mem + a: short (i32), long normal or long Montgomery, with junk where unused */
+static void rnd_value(uint8_t *mem, uint32_t a, const uint64_t q[4]) {
+    static const uint32_t types[] = {0, 0x40000000u, 0x80000000u, 0xc0000000u};
+    static const int32_t shorts[] = {0, 1, -1, 2, -2, INT32_MAX, INT32_MIN, INT32_MIN + 1};
+    int32_t s = rnd64() % 2 ? (int32_t)rnd64() : shorts[rnd64() % 8];
+    uint32_t ty = types[rnd64() % 4];
+    uint64_t v[4];
+    rnd_long(v, q);
+    memcpy(mem + a, &s, 4);
+    memcpy(mem + a + 4, &ty, 4);
+    memcpy(mem + a + 8, v, 32);
+}
+
+#define FR_NAME(name, kind) #name,
+#define FR_KIND(name, kind) #kind,
+static const char *const fr_names[] = {WITGEN_FR_NATIVES(FR_NAME)};
+static const char *const fr_kinds[] = {WITGEN_FR_NATIVES(FR_KIND)};
+
+/* bytes of the runtime's scratch that the wasm's Fr_F1m_fromMontgomery writes and fr_native.c
+ * need not (fr_native.c's invariant) */
+static bool scratch(uint32_t off) { return (off >= 992 && off < 1024) || (off >= 1504 && off < 1568); }
+
+#define FR_REGION 8192u
+#define SLOT_A 4096u
+#define SLOT_B 4136u
+#define SLOT_R 4176u
+
+static int native_fr_matches(const char *wasm, uint32_t curve, unsigned iters) {
+    witgen_opts_t o = {.cache_dir = cache};
+    witgen_t *g;
+    zk_err_t e = {{0}};
+    CHECK_MSG(witgen_open(&g, test_data(wasm), &o, NULL, &e) == 0, "%s", e.msg);
+    void *inst;
+    const struct witgen_module *m = witgen_module_of(g, &inst);
+    CHECK_MSG(m->native_fr == curve, "%s: compiled with native field runtime %u, want %u", wasm, m->native_fr, curve);
+    CHECK(m->check_native(inst) == 0);
+    CHECK(m->fr_call(inst, WITGEN_FR_COUNT, 1, 0, 0, 0) == 0xdeadbeefu);
+    struct witgen_memory_view *mv = m->memory(inst);
+    uint8_t *mem = mv->data;
+    CHECK(mv->size >= FR_REGION);
+    uint64_t q[4];
+    memcpy(q, mem + 608, 32);
+    static uint8_t start[FR_REGION], after_wasm[FR_REGION];
+    memcpy(start, mem, FR_REGION); /* the runtime's constants as instantiated */
+    static const int64_t v64[] = {0, 1, -1, 2, INT64_MAX, INT64_MIN, INT64_MIN + 1, (int64_t)INT32_MIN - 1, INT32_MAX};
+    for (uint32_t fn = 0; fn < WITGEN_FR_COUNT; fn++) {
+        bool raw = !strncmp(fr_names[fn], "int_", 4) || !strncmp(fr_names[fn], "F1m_", 4); /* 32-byte integers */
+        for (unsigned it = 0; it < iters; it++) {
+            memcpy(mem, start, FR_REGION);
+            rnd_value(mem, SLOT_A, q), rnd_value(mem, SLOT_B, q), rnd_value(mem, SLOT_R, q);
+            uint32_t a = SLOT_A, b = SLOT_B, r = SLOT_R;
+            unsigned alias = rnd64() % 4; /* the result in place of an argument, as circom's code does */
+            if (alias == 1) r = a;
+            if (alias == 2) r = b;
+            if (raw) a += 8, b += 8, r += 8;
+            const char *k = fr_kinds[fn];
+            uint32_t x0 = a, x2 = 0;
+            uint64_t x1 = b;
+            if (!strcmp(k, "xyr_ret") || !strcmp(k, "xyr"))
+                x2 = r;
+            else if (!strcmp(k, "xr"))
+                x1 = r;
+            else if (!strcmp(k, "rx"))
+                x0 = r, x1 = a;
+            else if (!strcmp(k, "r"))
+                x0 = alias ? r : a;
+            else if (!strcmp(k, "rv"))
+                x0 = r, x1 = rnd64() % 2 ? rnd64() : (uint64_t)v64[rnd64() % 9];
+            uint8_t before[FR_REGION];
+            memcpy(before, mem, FR_REGION);
+            uint32_t want = m->fr_call(inst, fn, 0, x0, x1, x2);
+            memcpy(after_wasm, mem, FR_REGION);
+            memcpy(mem, before, FR_REGION);
+            uint32_t nat = 1 + it % 2; /* the best product for this CPU, and the portable one */
+            uint32_t got = m->fr_call(inst, fn, nat, x0, x1, x2);
+            CHECK_MSG(got == want, "%s Fr_%s(%u, %llu, %u) #%u: native (%u) returns %u, the wasm %u", wasm,
+                      fr_names[fn], x0, (unsigned long long)x1, x2, it, nat, got, want);
+            for (uint32_t off = 0; off < FR_REGION; off++)
+                CHECK_MSG(mem[off] == after_wasm[off] || scratch(off),
+                          "%s Fr_%s(%u, %llu, %u) #%u: byte %u is %u native (%u), %u wasm", wasm, fr_names[fn], x0,
+                          (unsigned long long)x1, x2, it, off, mem[off], nat, after_wasm[off]);
+        }
+    }
+    witgen_close(g);
+    return 0;
+}
+
+/* every native function leaves the memory (outside its scratch) and returns what the wasm's own
+ * does, on random and edge values of every kind of circom value, both curves */
+TEST(native_field_runtime_matches_the_wasm) {
+    const char *seed = getenv("WITGEN_SEED");
+    rng_state = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL);
+    printf("native field runtime: WITGEN_SEED=%llu\n", (unsigned long long)rng_state);
+    if (native_fr_matches("bn128/mulchain/mulchain.wasm", 1, 3000)) return 1;
+    if (native_fr_matches("bls12381/mulchain/mulchain.wasm", 2, 3000)) return 1;
+    /* a runtime that is not the fingerprinted one keeps the wasm's code: trap.wasm has none */
+    witgen_opts_t o = {.cache_dir = cache};
+    witgen_t *g;
+    zk_err_t e = {{0}};
+    CHECK_MSG(witgen_open(&g, test_data("witgen/trap.wasm"), &o, NULL, &e) == 0, "%s", e.msg);
+    void *inst;
+    CHECK(witgen_module_of(g, &inst)->native_fr == 0);
+    witgen_close(g);
+    /* the fingerprinted runtime with another q in its data: refused when loaded, never run with the
+     * natives' prime (every copy of bn128's r in the wasm has one byte changed) */
+    static const uint8_t r_le[32] = {0x01, 0x00, 0x00, 0xf0, 0x93, 0xf5, 0xe1, 0x43, 0x91, 0x70, 0xb9,
+                                     0x79, 0x48, 0xe8, 0x33, 0x28, 0x5d, 0x58, 0x81, 0x81, 0xb6, 0x45,
+                                     0x50, 0xb8, 0x29, 0xa0, 0x31, 0xe1, 0x72, 0x4e, 0x64, 0x30};
+    char bad[300];
+    snprintf(bad, sizeof bad, "%s/otherq.wasm", cache);
+    copy(test_data("bn128/mulchain/mulchain.wasm"), bad);
+    FILE *f = fopen(bad, "r+b");
+    static uint8_t w[1 << 20];
+    size_t n = fread(w, 1, sizeof w, f), changed = 0;
+    for (size_t i = 0; i + 32 <= n; i++)
+        if (!memcmp(w + i, r_le, 32)) w[i + 31] ^= 0x01, changed++;
+    CHECK(changed > 0);
+    rewind(f);
+    CHECK(fwrite(w, 1, n, f) == n);
+    fclose(f);
+    CHECK(witgen_open(&g, bad, &o, NULL, &e) < 0);
+    CHECK_STR_CONTAINS(e.msg, "otherq.wasm: the wasm's prime is not the one of its field code (bn128's)");
     return 0;
 }
 
