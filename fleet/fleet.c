@@ -104,6 +104,7 @@ PGconn *fleet_connect(const char *dsn, char *err, size_t errlen) {
                           "dbname",
                           NULL};
     const char *vals[] = {"5", "10", "5", "3", "30000", "zkpipe", dsn, NULL};
+    if (fleet_pq_load(err, errlen) < 0) return NULL;
     PGconn *pg = PQconnectdbParams(keys, vals, 1);
     if (!pg || PQstatus(pg) != CONNECTION_OK) {
         char line[FLEET_ERR_MAX];

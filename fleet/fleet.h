@@ -22,6 +22,10 @@
 #define FLEET_ID_MAX 48
 #define FLEET_ERR_MAX 1200
 
+/* Loads libpq (fleet/pq_lazy.c: programs that include fleet/ do not link it, so that the CLI's
+ * one-shot commands do not pay for its libraries at every start); fleet_connect calls it. -ELIBACC
+ * with err when it cannot be loaded. */
+int fleet_pq_load(char *err, size_t errlen);
 /* Connects (dsn: a libpq connection string or URI). NULL with err on failure. */
 PGconn *fleet_connect(const char *dsn, char *err, size_t errlen);
 /* Creates or migrates the schema to FLEET_SCHEMA_VERSION in one transaction, idempotent.
