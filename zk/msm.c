@@ -1,5 +1,7 @@
 /* MSM instantiations and the window/digit helpers they share. */
 #include "msm.h"
+#include "kernels.h"
+#include "msm_ifma.h"
 
 #include <stdlib.h>
 

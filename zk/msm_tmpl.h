@@ -19,6 +19,11 @@
 #define XYZZ_T MSM_CAT(G, xyzz_t)
 
 #define MSM_BATCH 1024 /* the most; the batch used is limit = nb/8 within [64, 1024] */
+_Static_assert(MSM_BATCH <= ZK_IFMA_BATCH_MAX, "a batch fits zk_ifma_*_flush");
+
+/* The group's vector flush (zk/msm_ifma.h) when the ifma kernel set is selected, else none. */
+static const zk_vec_flush_fn GF(msm_vec_flush) =
+    _Generic((AFF_T *)0, bn_g1_aff_t *: zk_ifma_bn_g1_flush, default: (zk_vec_flush_fn)0);
 
 typedef struct {
     AFF_T *bucket;     /* nb affine buckets */
@@ -33,6 +38,12 @@ typedef struct {
 static void GF(msm_flush)(GF(msm_ctx_t) *x) {
     unsigned m = x->nbatch;
     if (!m) return;
+    if (GF(msm_vec_flush) && zk_kernels_ifma) {
+        GF(msm_vec_flush)(x->bucket, x->bidx, x->pt, x->den, m);
+        for (unsigned j = 0; j < m; j++) x->state[x->bidx[j]] &= (uint8_t)~2;
+        x->nbatch = 0;
+        return;
+    }
     FF(batch_inv)(x->den, x->tmp, m);
     for (unsigned j = 0; j < m; j++) {
         AFF_T *b = &x->bucket[x->bidx[j]];
