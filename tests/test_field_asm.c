@@ -161,68 +161,78 @@ ASM_TESTS(bls_fq, 6)
 ASM_TESTS(bls_fr, 4)
 
 /* The AVX-512 IFMA bucket additions (zk/msm_ifma.c, the ifma kernel set; skipped on a CPU without
- * it) against the affine addition formulas in the portable kernels: coordinates are edge values and
+ * it) against the affine addition formulas of the scalar flush (zk/msm_tmpl.h) in the scalar
+ * kernels, for G1 (Fq) and G2 (Fq2): coordinates are edge values (p-1, 1, carry patterns ...) and
  * random field elements (the formulas do not need points on the curve), batch sizes 1..17 (lanes
- * left over in the last vector), 63, 64, 1000 and 1024, buckets in a scattered order. */
+ * left over in the last vector), 63, 64, 1000 and 1024, buckets in a scattered order; every result
+ * must be fully reduced. */
 #include "zk/msm_ifma.h"
 
-static void ifma_ref_add(bn_g1_aff_t *b, const bn_g1_aff_t *p) {
-    bn_fq_t d, inv, lam, t, x3;
-    bn_fq_sub_portable(&d, &p->x, &b->x);
-    bn_fq_t acc = bn_fq_ONE; /* inverse by Fermat with the portable product */
-    for (int i = 255; i >= 0; i--) {
-        bn_fq_mul_portable(&acc, &acc, &acc);
-        if ((bn_fq_PM2.l[i / 64] >> (i % 64)) & 1) bn_fq_mul_portable(&acc, &acc, &d);
-    }
-    inv = acc;
-    bn_fq_sub_portable(&t, &p->y, &b->y);
-    bn_fq_mul_portable(&lam, &t, &inv);
-    bn_fq_mul_portable(&x3, &lam, &lam);
-    bn_fq_sub_portable(&x3, &x3, &b->x);
-    bn_fq_sub_portable(&x3, &x3, &p->x);
-    bn_fq_sub_portable(&t, &b->x, &x3);
-    bn_fq_mul_portable(&t, &t, &lam);
-    bn_fq_sub_portable(&b->y, &t, &b->y);
-    b->x = x3;
+static void bn_fq_pick(bn_fq_t *x, const bn_fq_t *e, int ne) {
+    int pick = (int)(rng() % 3);
+    if (pick == 0) *x = e[rng() % (unsigned)ne];
+    else if (pick == 1) bn_fq_rand_pattern(x);
+    else bn_fq_rand(x);
 }
+static void bn_fq2_pick(bn_fq2_t *x, const bn_fq_t *e, int ne) {
+    bn_fq_pick(&x->c0, e, ne);
+    bn_fq_pick(&x->c1, e, ne);
+    if (rng() % 8 == 0) bn_fq_zero(rng() % 2 ? &x->c0 : &x->c1);
+}
+static bool bn_fq2_below_p(const bn_fq2_t *x) { return bn_fq_below_p(&x->c0) && bn_fq_below_p(&x->c1); }
 
-TEST(bn_g1_ifma_flush_vs_portable) {
-    if (!(zk_kernels_supported() & (1u << ZK_KERNELS_IFMA))) return TEST_SKIP;
-    enum { NB = 2048 };
-    static bn_g1_aff_t bucket[NB], want[NB], pt[ZK_IFMA_BATCH_MAX];
-    static bn_fq_t den[ZK_IFMA_BATCH_MAX];
-    static uint32_t bidx[ZK_IFMA_BATCH_MAX];
-    bn_fq_t e[N_EDGE_MAX];
-    int ne = bn_fq_edges(e);
-    static const unsigned sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 63, 64, 1000, 1024};
-    for (unsigned si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
-        unsigned n = sizes[si];
-        for (unsigned i = 0; i < NB; i++) {
-            int pick = (int)(rng() % 4);
-            if (pick == 0) bucket[i].x = e[rng() % (unsigned)ne], bucket[i].y = e[rng() % (unsigned)ne];
-            else if (pick == 1) bn_fq_rand_pattern(&bucket[i].x), bn_fq_rand(&bucket[i].y);
-            else bn_fq_rand(&bucket[i].x), bn_fq_rand(&bucket[i].y);
-            want[i] = bucket[i];
-        }
-        uint32_t step = 2 * (uint32_t)(rng() % 500) + 1, start = (uint32_t)(rng() % NB); /* odd: distinct */
-        for (unsigned j = 0; j < n; j++) {
-            bidx[j] = (start + j * step) % NB;
-            do {
-                int pick = (int)(rng() % 4);
-                if (pick == 0) pt[j].x = e[rng() % (unsigned)ne], pt[j].y = e[rng() % (unsigned)ne];
-                else if (pick == 1) bn_fq_rand_pattern(&pt[j].x), bn_fq_rand_pattern(&pt[j].y);
-                else bn_fq_rand(&pt[j].x), bn_fq_rand(&pt[j].y);
-                bn_fq_sub_portable(&den[j], &pt[j].x, &bucket[bidx[j]].x);
-            } while (bn_fq_is_zero(&den[j]));
-            ifma_ref_add(&want[bidx[j]], &pt[j]);
-        }
-        zk_ifma_bn_g1_flush(bucket, bidx, pt, den, n);
-        for (unsigned i = 0; i < NB; i++) {
-            bool same = bn_fq_eq(&bucket[i].x, &want[i].x) && bn_fq_eq(&bucket[i].y, &want[i].y);
-            CHECK_MSG(same && bn_fq_below_p(&bucket[i].x) && bn_fq_below_p(&bucket[i].y),
-                      "ifma flush of %u additions: bucket %u differs", n, i);
-            if (!same) return 1;
-        }
+#define IFMA_FLUSH_TEST(G, F)                                                                                        \
+    static void G##_ifma_ref_add(G##_aff_t *b, const G##_aff_t *p) {                                                 \
+        F##_t d, lam, t, x3;                                                                                         \
+        F##_sub(&d, &p->x, &b->x);                                                                                   \
+        F##_inv(&d, &d);                                                                                             \
+        F##_sub(&t, &p->y, &b->y);                                                                                   \
+        F##_mul(&lam, &t, &d);                                                                                       \
+        F##_sqr(&x3, &lam);                                                                                          \
+        F##_sub(&x3, &x3, &b->x);                                                                                    \
+        F##_sub(&x3, &x3, &p->x);                                                                                    \
+        F##_sub(&t, &b->x, &x3);                                                                                     \
+        F##_mul(&t, &t, &lam);                                                                                       \
+        F##_sub(&b->y, &t, &b->y);                                                                                   \
+        b->x = x3;                                                                                                   \
+    }                                                                                                                \
+                                                                                                                     \
+    TEST(G##_ifma_flush_vs_scalar) {                                                                                 \
+        if (!(zk_kernels_supported() & (1u << ZK_KERNELS_IFMA))) return TEST_SKIP;                                 \
+        enum { NB = 2048 };                                                                                          \
+        static G##_aff_t bucket[NB], want[NB], pt[ZK_IFMA_BATCH_MAX];                                                \
+        static F##_t den[ZK_IFMA_BATCH_MAX];                                                                         \
+        static uint32_t bidx[ZK_IFMA_BATCH_MAX];                                                                     \
+        bn_fq_t e[N_EDGE_MAX];                                                                                       \
+        int ne = bn_fq_edges(e);                                                                                     \
+        static const unsigned sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 63, 64, 1000, 1024}; \
+        for (unsigned si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {                                         \
+            unsigned n = sizes[si];                                                                                  \
+            for (unsigned i = 0; i < NB; i++) {                                                                      \
+                F##_pick(&bucket[i].x, e, ne);                                                                       \
+                F##_pick(&bucket[i].y, e, ne);                                                                       \
+                want[i] = bucket[i];                                                                                 \
+            }                                                                                                        \
+            uint32_t step = 2 * (uint32_t)(rng() % 500) + 1, start = (uint32_t)(rng() % NB); /* odd: distinct */   \
+            for (unsigned j = 0; j < n; j++) {                                                                       \
+                bidx[j] = (start + j * step) % NB;                                                                   \
+                do {                                                                                                 \
+                    F##_pick(&pt[j].x, e, ne);                                                                       \
+                    F##_pick(&pt[j].y, e, ne);                                                                       \
+                    F##_sub(&den[j], &pt[j].x, &bucket[bidx[j]].x);                                                  \
+                } while (F##_is_zero(&den[j]));                                                                      \
+                G##_ifma_ref_add(&want[bidx[j]], &pt[j]);                                                            \
+            }                                                                                                        \
+            zk_ifma_##G##_flush(bucket, bidx, pt, den, n);                                                           \
+            for (unsigned i = 0; i < NB; i++) {                                                                      \
+                bool same = F##_eq(&bucket[i].x, &want[i].x) && F##_eq(&bucket[i].y, &want[i].y);                    \
+                CHECK_MSG(same && F##_below_p(&bucket[i].x) && F##_below_p(&bucket[i].y),                            \
+                          #G " ifma flush of %u additions: bucket %u differs", n, i);                                 \
+                if (!same) return 1;                                                                                 \
+            }                                                                                                        \
+        }                                                                                                            \
+        return 0;                                                                                                    \
     }
-    return 0;
-}
+
+IFMA_FLUSH_TEST(bn_g1, bn_fq)
+IFMA_FLUSH_TEST(bn_g2, bn_fq2)

@@ -1,4 +1,4 @@
-/* AVX-512 IFMA batch-affine bucket additions for BN254 G1 (zk/msm_ifma.h), eight field elements per
+/* AVX-512 IFMA batch-affine bucket additions for BN254 G1 and G2 (zk/msm_ifma.h), eight field elements per
  * vector in 52-bit limbs.
  *
  * Representation: an Fq element a·2^256 mod p (the Montgomery form of zk/fp_tmpl.h, unchanged) is
@@ -147,91 +147,174 @@ IFMA_FN void v52_scatter(uint64_t *base, __mmask8 k, __m512i idx, int off, const
         _mm512_mask_i64scatter_epi64((long long *)base, k, _mm512_add_epi64(idx, _mm512_set1_epi64(off + i)), q[i], 8);
 }
 
-#define IFMA_MAXV (ZK_IFMA_BATCH_MAX / 8)
+/* r = a·b mod p for a, b < p (b put in operand form here). */
+IFMA_FN void v52_mulr(v52_t *r, const v52_t *a, const v52_t *b, const v52_mod_t *m) {
+    v52_t b16;
+    v52_shl4(&b16, b, m);
+    v52_mul(r, a, &b16, m);
+}
 
-__attribute__((target("avx512f,avx512ifma"))) void zk_ifma_bn_g1_flush(void *bucket_v, const uint32_t *bidx,
-                                                                         const void *pt_v, const void *den_v,
-                                                                         unsigned n) {
-    bn_g1_aff_t *bucket = bucket_v;
-    const bn_g1_aff_t *pt = pt_v;
-    const bn_fq_t *den = den_v;
-    v52_mod_t m;
-    v52_mod_init(&m);
-    unsigned nv = (n + 7) / 8;
-    v52_t pre[IFMA_MAXV], acc, t;
-    const __m512i zero = _mm512_setzero_si512(), zfill[4] = {zero, zero, zero, zero};
-    const __m512i one[4] = {_mm512_set1_epi64((long long)bn_fq_ONE.l[0]), _mm512_set1_epi64((long long)bn_fq_ONE.l[1]),
-                            _mm512_set1_epi64((long long)bn_fq_ONE.l[2]), _mm512_set1_epi64((long long)bn_fq_ONE.l[3])};
-    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-    v52_from64(&acc, one, 0, &m);
+/* r = a + b mod p (a, b < p). */
+IFMA_FN void v52_add(v52_t *r, const v52_t *a, const v52_t *b, const v52_mod_t *m) {
+    __m512i t[5];
+    for (int i = 0; i < 5; i++) t[i] = _mm512_add_epi64(a->l[i], b->l[i]);
+    v52_norm_reduce(r, t, m);
+}
 
-    /* lanes: element j in lane j % 8 of vector j / 8; padding lanes hold den = 1 */
-    for (unsigned v = 0; v < nv; v++) {
-        unsigned left = n - 8 * v;
-        __mmask8 k = left >= 8 ? 0xff : (__mmask8)((1u << left) - 1);
-        __m512i di = _mm512_slli_epi64(_mm512_add_epi64(_mm512_set1_epi64(8 * v), lane), 2);
-        pre[v] = acc;
-        v52_gather(&t, k, di, den[0].l, 0, 1, one, &m);
-        v52_mul(&acc, &acc, &t, &m);
-    }
-    /* the eight lane products, inverted together by the scalar kernels */
-    bn_fq_t lanes[8], tmp[8];
-    {
-        __m512i q[4];
-        v52_to64(q, &acc);
-        for (int i = 0; i < 4; i++) {
-            uint64_t w[8];
-            _mm512_storeu_si512(w, q[i]);
-            for (int l = 0; l < 8; l++) lanes[l].l[i] = w[l];
-        }
-    }
-    bn_fq_batch_inv(lanes, tmp, 8);
-    {
-        __m512i q[4];
-        for (int i = 0; i < 4; i++) {
-            uint64_t w[8];
-            for (int l = 0; l < 8; l++) w[l] = lanes[l].l[i];
-            q[i] = _mm512_loadu_si512(w);
-        }
-        v52_from64(&acc, q, 0, &m); /* acc = the lane products' inverses */
-    }
+/* The two element types of the flush template: Fq (G1) and Fq2 = Fq[u]/(u^2 + 1) (G2), eight per
+ * vector. Loads and stores take the element's offset `off` in 64-bit words within records that idx
+ * points to (idx in words); `one` fills the lanes that k leaves out with 1 instead of 0. */
+typedef v52_t e1_t;
+typedef struct {
+    v52_t c0, c1;
+} e2_t;
 
-    for (unsigned v = nv; v-- > 0;) {
-        unsigned left = n - 8 * v;
-        __mmask8 k = left >= 8 ? 0xff : (__mmask8)((1u << left) - 1);
-        __m512i j8 = _mm512_add_epi64(_mm512_set1_epi64(8 * v), lane);
-        __m512i di = _mm512_slli_epi64(j8, 2), pi = _mm512_slli_epi64(j8, 3);
-        __m512i bi = _mm512_slli_epi64( /* bucket index · 8 words */
-            _mm512_cvtepu32_epi64(_mm512_castsi512_si256(_mm512_maskz_loadu_epi32((__mmask16)k, bidx + 8 * v))), 3);
-        v52_t inv, d16, pre16, bx, by, px, py, lam, lam16, x3, y3;
-        v52_gather(&d16, k, di, den[0].l, 0, 1, one, &m);
-        v52_shl4(&pre16, &pre[v], &m);
-        v52_mul(&inv, &acc, &pre16, &m); /* 1 / den */
-        v52_mul(&acc, &acc, &d16, &m);
-        v52_gather(&bx, k, bi, bucket[0].x.l, 0, 0, zfill, &m);
-        v52_gather(&by, k, bi, bucket[0].x.l, 4, 0, zfill, &m);
-        v52_gather(&px, k, pi, pt[0].x.l, 0, 0, zfill, &m);
-        v52_gather(&py, k, pi, pt[0].x.l, 4, 0, zfill, &m);
-        /* lambda = (py - by) / (px - bx), x3 = lambda^2 - bx - px, y3 = lambda (bx - x3) - by */
-        v52_sub(&t, &py, &by, &m);
-        v52_shl4(&inv, &inv, &m);
-        v52_mul(&lam, &t, &inv, &m);
-        v52_shl4(&lam16, &lam, &m);
-        v52_mul(&x3, &lam, &lam16, &m);
-        v52_sub(&x3, &x3, &bx, &m);
-        v52_sub(&x3, &x3, &px, &m);
-        v52_sub(&t, &bx, &x3, &m);
-        v52_shl4(&t, &t, &m);
-        v52_mul(&y3, &lam, &t, &m);
-        v52_sub(&y3, &y3, &by, &m);
-        v52_scatter(bucket[0].x.l, k, bi, 0, &x3);
-        v52_scatter(bucket[0].x.l, k, bi, 4, &y3);
+IFMA_FN void e1_load(e1_t *r, __mmask8 k, __m512i idx, const uint64_t *base, int off, bool one, const v52_mod_t *m) {
+    __m512i fill[4];
+    for (int i = 0; i < 4; i++) fill[i] = _mm512_set1_epi64(one ? (long long)bn_fq_ONE.l[i] : 0);
+    v52_gather(r, k, idx, base, off, 0, fill, m);
+}
+IFMA_FN void e1_store(uint64_t *base, __mmask8 k, __m512i idx, int off, const e1_t *a) { v52_scatter(base, k, idx, off, a); }
+IFMA_FN void e1_mul(e1_t *r, const e1_t *a, const e1_t *b, const v52_mod_t *m) { v52_mulr(r, a, b, m); }
+IFMA_FN void e1_sqr(e1_t *r, const e1_t *a, const v52_mod_t *m) { v52_mulr(r, a, a, m); }
+IFMA_FN void e1_sub(e1_t *r, const e1_t *a, const e1_t *b, const v52_mod_t *m) { v52_sub(r, a, b, m); }
+/* lane l of a <-> w[4 l .. 4 l + 4) (the 64-bit limbs of element l) */
+IFMA_FN void e1_to_words(uint64_t *w, const e1_t *a) {
+    __m512i q[4];
+    v52_to64(q, a);
+    for (int i = 0; i < 4; i++) {
+        uint64_t t[8];
+        _mm512_storeu_si512(t, q[i]);
+        for (int l = 0; l < 8; l++) w[4 * l + i] = t[l];
     }
 }
+IFMA_FN void e1_from_words(e1_t *r, const uint64_t *w, const v52_mod_t *m) {
+    __m512i q[4];
+    for (int i = 0; i < 4; i++) {
+        uint64_t t[8];
+        for (int l = 0; l < 8; l++) t[l] = w[4 * l + i];
+        q[i] = _mm512_loadu_si512(t);
+    }
+    v52_from64(r, q, 0, m);
+}
+
+IFMA_FN void e2_load(e2_t *r, __mmask8 k, __m512i idx, const uint64_t *base, int off, bool one, const v52_mod_t *m) {
+    e1_load(&r->c0, k, idx, base, off, one, m);
+    e1_load(&r->c1, k, idx, base, off + 4, false, m);
+}
+IFMA_FN void e2_store(uint64_t *base, __mmask8 k, __m512i idx, int off, const e2_t *a) {
+    v52_scatter(base, k, idx, off, &a->c0);
+    v52_scatter(base, k, idx, off + 4, &a->c1);
+}
+/* Karatsuba: c0 = a0 b0 - a1 b1, c1 = (a0 + a1)(b0 + b1) - a0 b0 - a1 b1 */
+IFMA_FN void e2_mul(e2_t *r, const e2_t *a, const e2_t *b, const v52_mod_t *m) {
+    v52_t v0, v1, sa, sb, s;
+    v52_mulr(&v0, &a->c0, &b->c0, m);
+    v52_mulr(&v1, &a->c1, &b->c1, m);
+    v52_add(&sa, &a->c0, &a->c1, m);
+    v52_add(&sb, &b->c0, &b->c1, m);
+    v52_mulr(&s, &sa, &sb, m);
+    v52_sub(&r->c0, &v0, &v1, m);
+    v52_sub(&s, &s, &v0, m);
+    v52_sub(&r->c1, &s, &v1, m);
+}
+/* c0 = (a0 + a1)(a0 - a1), c1 = 2 a0 a1 */
+IFMA_FN void e2_sqr(e2_t *r, const e2_t *a, const v52_mod_t *m) {
+    v52_t s, d, p;
+    v52_add(&s, &a->c0, &a->c1, m);
+    v52_sub(&d, &a->c0, &a->c1, m);
+    v52_mulr(&p, &a->c0, &a->c1, m);
+    v52_mulr(&r->c0, &s, &d, m);
+    v52_add(&r->c1, &p, &p, m);
+}
+IFMA_FN void e2_sub(e2_t *r, const e2_t *a, const e2_t *b, const v52_mod_t *m) {
+    v52_sub(&r->c0, &a->c0, &b->c0, m);
+    v52_sub(&r->c1, &a->c1, &b->c1, m);
+}
+IFMA_FN void e2_to_words(uint64_t *w, const e2_t *a) {
+    uint64_t t0[32], t1[32];
+    e1_to_words(t0, &a->c0);
+    e1_to_words(t1, &a->c1);
+    for (int l = 0; l < 8; l++) memcpy(w + 8 * l, t0 + 4 * l, 32), memcpy(w + 8 * l + 4, t1 + 4 * l, 32);
+}
+IFMA_FN void e2_from_words(e2_t *r, const uint64_t *w, const v52_mod_t *m) {
+    uint64_t t0[32], t1[32];
+    for (int l = 0; l < 8; l++) memcpy(t0 + 4 * l, w + 8 * l, 32), memcpy(t1 + 4 * l, w + 8 * l + 4, 32);
+    e1_from_words(&r->c0, t0, m);
+    e1_from_words(&r->c1, t1, m);
+}
+
+#define IFMA_MAXV (ZK_IFMA_BATCH_MAX / 8)
+
+/* The flush for element type E (e1, e2) of W 64-bit words, the group's affine type AFF and the
+ * scalar field F (for the one inversion of the eight lane products). Element j sits in lane j % 8 of
+ * vector j / 8; lanes past n hold den = 1 and are neither read from nor written to memory. */
+#define IFMA_FLUSH(NAME, E, W, AFF, F)                                                                                 \
+    __attribute__((target("avx512f,avx512ifma"))) void NAME(void *bucket_v, const uint32_t *bidx, const void *pt_v,     \
+                                                            const void *den_v, unsigned n) {                           \
+        uint64_t *bucket = bucket_v; /* the records as 64-bit words (both types are arrays of them) */                 \
+        const uint64_t *pt = pt_v, *den = den_v;                                                                       \
+        _Static_assert(sizeof(AFF) == 16 * (W) && sizeof(F##_t) == 8 * (W), "layout");                                 \
+        v52_mod_t m;                                                                                                   \
+        v52_mod_init(&m);                                                                                              \
+        unsigned nv = (n + 7) / 8;                                                                                     \
+        E##_t pre[IFMA_MAXV], acc, t;                                                                                  \
+        const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);                                                 \
+        E##_load(&acc, 0, lane, den, 0, true, &m); /* all lanes 1 */                                                   \
+        for (unsigned v = 0; v < nv; v++) {                                                                            \
+            unsigned left = n - 8 * v;                                                                                 \
+            __mmask8 k = left >= 8 ? 0xff : (__mmask8)((1u << left) - 1);                                              \
+            __m512i di = _mm512_mullo_epi64_w(_mm512_add_epi64(_mm512_set1_epi64(8 * v), lane), W);                    \
+            pre[v] = acc;                                                                                              \
+            E##_load(&t, k, di, den, 0, true, &m);                                                                     \
+            E##_mul(&acc, &acc, &t, &m);                                                                               \
+        }                                                                                                              \
+        F##_t lanes[8], tmp[8];                                                                                        \
+        E##_to_words((uint64_t *)lanes, &acc);                                     \
+        F##_batch_inv(lanes, tmp, 8);                                                                                  \
+        E##_from_words(&acc, (const uint64_t *)lanes, &m); /* the inverses of the lane products */                     \
+        for (unsigned v = nv; v-- > 0;) {                                                                              \
+            unsigned left = n - 8 * v;                                                                                 \
+            __mmask8 k = left >= 8 ? 0xff : (__mmask8)((1u << left) - 1);                                              \
+            __m512i j8 = _mm512_add_epi64(_mm512_set1_epi64(8 * v), lane);                                             \
+            __m512i di = _mm512_mullo_epi64_w(j8, W), pi = _mm512_mullo_epi64_w(j8, 2 * (W));                          \
+            __m512i bi = _mm512_mullo_epi64_w(                                                                         \
+                _mm512_cvtepu32_epi64(_mm512_castsi512_si256(_mm512_maskz_loadu_epi32((__mmask16)k, bidx + 8 * v))),   \
+                2 * (W));                                                                                              \
+            E##_t inv, d, bx, by, px, py, lam, x3, y3;                                                                 \
+            E##_load(&d, k, di, den, 0, true, &m);                                                                     \
+            E##_mul(&inv, &acc, &pre[v], &m); /* 1 / den */                                                            \
+            E##_mul(&acc, &acc, &d, &m);                                                                               \
+            E##_load(&bx, k, bi, bucket, 0, false, &m);                                                                \
+            E##_load(&by, k, bi, bucket, W, false, &m);                                                                \
+            E##_load(&px, k, pi, pt, 0, false, &m);                                                                    \
+            E##_load(&py, k, pi, pt, W, false, &m);                                                                    \
+            /* lambda = (py - by) / (px - bx), x3 = lambda^2 - bx - px, y3 = lambda (bx - x3) - by */                  \
+            E##_sub(&t, &py, &by, &m);                                                                                 \
+            E##_mul(&lam, &t, &inv, &m);                                                                               \
+            E##_sqr(&x3, &lam, &m);                                                                                    \
+            E##_sub(&x3, &x3, &bx, &m);                                                                                \
+            E##_sub(&x3, &x3, &px, &m);                                                                                \
+            E##_sub(&t, &bx, &x3, &m);                                                                                 \
+            E##_mul(&y3, &lam, &t, &m);                                                                                \
+            E##_sub(&y3, &y3, &by, &m);                                                                                \
+            E##_store(bucket, k, bi, 0, &x3);                                                                          \
+            E##_store(bucket, k, bi, W, &y3);                                                                          \
+        }                                                                                                              \
+    }
+
+/* idx · w for a small constant w (4, 8, 16: a shift; AVX512DQ's vpmullq is not assumed) */
+#define _mm512_mullo_epi64_w(x, w) _mm512_slli_epi64((x), __builtin_ctz(w))
+
+IFMA_FLUSH(zk_ifma_bn_g1_flush, e1, 4, bn_g1_aff_t, bn_fq)
+IFMA_FLUSH(zk_ifma_bn_g2_flush, e2, 8, bn_g2_aff_t, bn_fq2)
 
 #else
 void zk_ifma_bn_g1_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n) {
     (void)bucket, (void)bidx, (void)pt, (void)den, (void)n;
     abort(); /* never selected: zk/kernels.c offers the ifma set only on x86-64 */
+}
+void zk_ifma_bn_g2_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n) {
+    zk_ifma_bn_g1_flush(bucket, bidx, pt, den, n);
 }
 #endif

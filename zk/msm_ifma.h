@@ -13,3 +13,5 @@
 typedef void (*zk_vec_flush_fn)(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n);
 /* bucket, pt: bn_g1_aff_t; den: bn_fq_t (untyped so that zk/msm_tmpl.h can name it for every group). */
 void zk_ifma_bn_g1_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n);
+/* bucket, pt: bn_g2_aff_t; den: bn_fq2_t. */
+void zk_ifma_bn_g2_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n);

@@ -23,7 +23,8 @@ _Static_assert(MSM_BATCH <= ZK_IFMA_BATCH_MAX, "a batch fits zk_ifma_*_flush");
 
 /* The group's vector flush (zk/msm_ifma.h) when the ifma kernel set is selected, else none. */
 static const zk_vec_flush_fn GF(msm_vec_flush) =
-    _Generic((AFF_T *)0, bn_g1_aff_t *: zk_ifma_bn_g1_flush, default: (zk_vec_flush_fn)0);
+    _Generic((AFF_T *)0, bn_g1_aff_t *: zk_ifma_bn_g1_flush, bn_g2_aff_t *: zk_ifma_bn_g2_flush,
+             default: (zk_vec_flush_fn)0);
 
 typedef struct {
     AFF_T *bucket;     /* nb affine buckets */
@@ -122,6 +123,7 @@ void GF(msm)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, size_t n, 
     size_t m = glv ? 2 * n : n; /* (point, scalar) pairs: P_i for i < n, phi(P_(i-n)) after */
     unsigned bits = glv ? 128 : 255;
     unsigned c = zk_msm_window(m, sizeof(AFF_T), bits);
+    if (getenv("ZK_MSM_C")) c = (unsigned)atoi(getenv("ZK_MSM_C")); /* EXPERIMENT */
     unsigned nwin = (bits + c) / c; /* nwin*c > bits: the top digit never carries */
     int16_t *digits = malloc(m * nwin * sizeof(int16_t));
     XYZZ_T *wsum = malloc(nwin * sizeof(XYZZ_T));
