@@ -236,3 +236,62 @@ static bool bn_fq2_below_p(const bn_fq2_t *x) { return bn_fq_below_p(&x->c0) && 
 
 IFMA_FLUSH_TEST(bn_g1, bn_fq)
 IFMA_FLUSH_TEST(bn_g2, bn_fq2)
+
+/* The vector bucket reduction (zk_ifma_*_reduce, the ifma set) against the scalar running sum, on
+ * real points (multiples of the generator): random empty/occupied/side patterns, every bucket the
+ * same point (doublings in both running sums), a point and its negative next to each other
+ * (cancellation to infinity mid-run), everything empty, sides only; nb = 64 .. 2048. */
+#define IFMA_REDUCE_TEST(G)                                                                                          \
+    static void G##_small_mul(G##_xyzz_t *r, uint64_t k) {                                                           \
+        G##_xyzz_t g;                                                                                                \
+        G##_xyzz_from_aff(&g, &G##_gen);                                                                             \
+        uint64_t kl[4] = {k, 0, 0, 0};                                                                               \
+        G##_xyzz_mul(r, &g, kl, 1);                                                                                  \
+    }                                                                                                                \
+    TEST(G##_ifma_reduce_vs_scalar) {                                                                                \
+        if (!(zk_kernels_supported() & (1u << ZK_KERNELS_IFMA))) return TEST_SKIP;                                 \
+        enum { NBMAX = 2048, NPTS = 64 };                                                                            \
+        static G##_aff_t bucket[NBMAX], pts[NPTS];                                                                   \
+        static G##_xyzz_t side[NBMAX], sides[NPTS];                                                                  \
+        static uint8_t state[NBMAX];                                                                                 \
+        for (int i = 0; i < NPTS; i++) {                                                                             \
+            G##_xyzz_t p;                                                                                            \
+            G##_small_mul(&p, 1 + rng() % 1000000);                                                                  \
+            G##_xyzz_to_aff(&pts[i], &p);                                                                            \
+            G##_small_mul(&sides[i], 1 + rng() % 1000000); /* ZZ != 1 */                                             \
+        }                                                                                                            \
+        static const size_t nbs[] = {64, 128, 256, 2048};                                                            \
+        for (int mode = 0; mode < 6; mode++)                                                                         \
+            for (size_t ni = 0; ni < sizeof(nbs) / sizeof(nbs[0]); ni++) {                                           \
+                size_t nb = nbs[ni];                                                                                 \
+                for (size_t i = 0; i < nb; i++) {                                                                    \
+                    unsigned r = (unsigned)(rng() % 8);                                                              \
+                    state[i] = 0;                                                                                    \
+                    bucket[i] = pts[rng() % NPTS];                                                                   \
+                    side[i] = sides[rng() % NPTS];                                                                   \
+                    if (mode == 0) state[i] = r < 3 ? 0 : r < 7 ? 1 : 5;    /* mixed */                              \
+                    if (mode == 1) state[i] = 1, bucket[i] = pts[0];        /* all the same point */                 \
+                    if (mode == 2) {                                        /* P, -P pairs and runs of one point */  \
+                        state[i] = 1;                                                                                \
+                        bucket[i] = pts[(i / 4) % 3];                                                                \
+                        if (i % 2) G##_aff_neg(&bucket[i], &bucket[i]);                                              \
+                    }                                                                                                \
+                    if (mode == 3) state[i] = 0;                            /* all empty */                          \
+                    if (mode == 4) state[i] = r < 4 ? 4 : 0;                /* sides only */                         \
+                    if (mode == 5) state[i] = i % 64 == 7 ? 1 : 0;          /* sparse: long empty runs */            \
+                }                                                                                                    \
+                G##_xyzz_t want, sum, got;                                                                           \
+                G##_xyzz_set_inf(&want), G##_xyzz_set_inf(&sum);                                                     \
+                for (size_t i = nb; i-- > 0;) {                                                                      \
+                    if (state[i] & 1) G##_xyzz_add_aff(&sum, &sum, &bucket[i]);                                      \
+                    if (state[i] & 4) G##_xyzz_add(&sum, &sum, &side[i]);                                            \
+                    G##_xyzz_add(&want, &want, &sum);                                                                \
+                }                                                                                                    \
+                zk_ifma_##G##_reduce(&got, bucket, side, state, nb);                                                 \
+                CHECK_MSG(G##_xyzz_eq(&got, &want), #G " ifma reduce, mode %d, %zu buckets", mode, nb);              \
+            }                                                                                                        \
+        return 0;                                                                                                    \
+    }
+
+IFMA_REDUCE_TEST(bn_g1)
+IFMA_REDUCE_TEST(bn_g2)

@@ -244,6 +244,27 @@ IFMA_FN void e2_from_words(e2_t *r, const uint64_t *w, const v52_mod_t *m) {
     e1_from_words(&r->c1, t1, m);
 }
 
+IFMA_FN __mmask8 e1_is_zero(const e1_t *a) {
+    __m512i o = _mm512_or_si512(_mm512_or_si512(a->l[0], a->l[1]), _mm512_or_si512(a->l[2], a->l[3]));
+    return _mm512_cmpeq_epi64_mask(_mm512_or_si512(o, a->l[4]), _mm512_setzero_si512());
+}
+IFMA_FN void e1_blend(e1_t *r, __mmask8 k, const e1_t *b) { /* r = b in the lanes of k */
+    for (int i = 0; i < 5; i++) r->l[i] = _mm512_mask_blend_epi64(k, r->l[i], b->l[i]);
+}
+IFMA_FN void e1_add(e1_t *r, const e1_t *a, const e1_t *b, const v52_mod_t *m) { v52_add(r, a, b, m); }
+IFMA_FN __mmask8 e2_is_zero(const e2_t *a) { return e1_is_zero(&a->c0) & e1_is_zero(&a->c1); }
+IFMA_FN void e2_blend(e2_t *r, __mmask8 k, const e2_t *b) {
+    e1_blend(&r->c0, k, &b->c0);
+    e1_blend(&r->c1, k, &b->c1);
+}
+IFMA_FN void e2_add(e2_t *r, const e2_t *a, const e2_t *b, const v52_mod_t *m) {
+    v52_add(&r->c0, &a->c0, &b->c0, m);
+    v52_add(&r->c1, &a->c1, &b->c1, m);
+}
+
+/* idx · w for a power of two w (a shift; AVX512DQ's vpmullq is not assumed) */
+#define _mm512_mullo_epi64_w(x, w) _mm512_slli_epi64((x), (unsigned)__builtin_ctzll(w))
+
 #define IFMA_MAXV (ZK_IFMA_BATCH_MAX / 8)
 
 /* The flush for element type E (e1, e2) of W 64-bit words, the group's affine type AFF and the
@@ -303,11 +324,177 @@ IFMA_FN void e2_from_words(e2_t *r, const uint64_t *w, const v52_mod_t *m) {
         }                                                                                                              \
     }
 
-/* idx · w for a small constant w (4, 8, 16: a shift; AVX512DQ's vpmullq is not assumed) */
-#define _mm512_mullo_epi64_w(x, w) _mm512_slli_epi64((x), __builtin_ctz(w))
-
 IFMA_FLUSH(zk_ifma_bn_g1_flush, e1, 4, bn_g1_aff_t, bn_fq)
 IFMA_FLUSH(zk_ifma_bn_g2_flush, e2, 8, bn_g2_aff_t, bn_fq2)
+
+/* Eight XYZZ points per vector (lane l: one point of eight), for the bucket reduction. */
+#define IFMA_XYZZ(E)                                                                                                   \
+    typedef struct {                                                                                                   \
+        E##_t x, y, zz, zzz;                                                                                           \
+    } E##_xyzz_t;
+
+IFMA_XYZZ(e1)
+IFMA_XYZZ(e2)
+
+/* The bucket reduction sum_i (i+1)·(bucket[i] + side[i]) (zk/msm_tmpl.h: msm_reduce) with the nb
+ * buckets cut into eight runs of L = nb/8, one per lane: lane l keeps the running sum S_l and the
+ * weighted sum A_l of its run (from the top down, as the scalar reduction does), so that the result
+ * is sum_l (A_l + l·L·S_l). The vector XYZZ additions (madd-2008-s, add-2008-s) cover the usual
+ * case; a lane whose addition is exceptional (equal x: a doubling or a cancellation) or whose bucket
+ * has a side accumulator is done by the scalar group law, and infinity is a lane mask. */
+#define IFMA_REDUCE(NAME, E, W, G, F)                                                                                  \
+    IFMA_FN void NAME##_get(G##_xyzz_t r[8], const E##_xyzz_t *v) {                                                    \
+        uint64_t w[4][8 * (W)];                                                                                        \
+        E##_to_words(w[0], &v->x), E##_to_words(w[1], &v->y), E##_to_words(w[2], &v->zz);                              \
+        E##_to_words(w[3], &v->zzz);                                                                                   \
+        for (int l = 0; l < 8; l++) {                                                                                  \
+            memcpy(&r[l].x, w[0] + (W) * l, 8 * (W)), memcpy(&r[l].y, w[1] + (W) * l, 8 * (W));                        \
+            memcpy(&r[l].zz, w[2] + (W) * l, 8 * (W)), memcpy(&r[l].zzz, w[3] + (W) * l, 8 * (W));                     \
+        }                                                                                                              \
+    }                                                                                                                  \
+    IFMA_FN void NAME##_put(E##_xyzz_t *v, const G##_xyzz_t r[8], const v52_mod_t *m) {                               \
+        uint64_t w[4][8 * (W)];                                                                                        \
+        for (int l = 0; l < 8; l++) {                                                                                  \
+            memcpy(w[0] + (W) * l, &r[l].x, 8 * (W)), memcpy(w[1] + (W) * l, &r[l].y, 8 * (W));                        \
+            memcpy(w[2] + (W) * l, &r[l].zz, 8 * (W)), memcpy(w[3] + (W) * l, &r[l].zzz, 8 * (W));                     \
+        }                                                                                                              \
+        E##_from_words(&v->x, w[0], m), E##_from_words(&v->y, w[1], m), E##_from_words(&v->zz, w[2], m);              \
+        E##_from_words(&v->zzz, w[3], m);                                                                              \
+    }                                                                                                                  \
+    __attribute__((target("avx512f,avx512ifma"))) void NAME(void *out_v, const void *bucket_v, const void *side_v,      \
+                                                            const uint8_t *state, size_t nb) {                         \
+        const uint64_t *bucket = bucket_v;                                                                             \
+        const G##_aff_t *baff = bucket_v;                                                                              \
+        const G##_xyzz_t *side = side_v;                                                                               \
+        G##_xyzz_t *out = out_v;                                                                                       \
+        v52_mod_t m;                                                                                                   \
+        v52_mod_init(&m);                                                                                              \
+        const size_t L = nb / 8;                                                                                       \
+        const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);                                                 \
+        const __m512i start = _mm512_mullo_epi64_w(lane, L); /* L is a power of two */                                 \
+        E##_t one;                                                                                                     \
+        E##_load(&one, 0, lane, bucket, 0, true, &m);                                                                  \
+        E##_xyzz_t S = {one, one, one, one}, A = S, T;                                                                 \
+        __mmask8 sinf = 0xff, ainf = 0xff;                                                                             \
+        G##_xyzz_t sl[8], al[8];                                                                                       \
+        for (size_t t = 0; t < L; t++) {                                                                               \
+            size_t off = L - 1 - t;                                                                                    \
+            __mmask8 occ = 0, sd = 0, exc = 0;                                                                         \
+            for (int l = 0; l < 8; l++) {                                                                              \
+                uint8_t st = state[(size_t)l * L + off];                                                               \
+                occ |= (__mmask8)((st & 1u) << l);                                                                     \
+                sd |= (__mmask8)(((st >> 2) & 1u) << l);                                                               \
+            }                                                                                                          \
+            if (occ) { /* S += bucket */                                                                               \
+                __m512i bi = _mm512_mullo_epi64_w(_mm512_add_epi64(start, _mm512_set1_epi64((long long)off)), 2 * (W)); \
+                E##_t bx, by, u, P, R, PP, PPP, Q;                                                                     \
+                E##_load(&bx, occ, bi, bucket, 0, false, &m);                                                          \
+                E##_load(&by, occ, bi, bucket, W, false, &m);                                                          \
+                E##_mul(&u, &bx, &S.zz, &m);                                                                           \
+                E##_sub(&P, &u, &S.x, &m);                                                                             \
+                E##_mul(&u, &by, &S.zzz, &m);                                                                          \
+                E##_sub(&R, &u, &S.y, &m);                                                                             \
+                E##_sqr(&PP, &P, &m);                                                                                  \
+                E##_mul(&PPP, &P, &PP, &m);                                                                            \
+                E##_mul(&Q, &S.x, &PP, &m);                                                                            \
+                E##_mul(&T.zz, &S.zz, &PP, &m);                                                                        \
+                E##_mul(&T.zzz, &S.zzz, &PPP, &m);                                                                     \
+                E##_sqr(&u, &R, &m);                                                                                   \
+                E##_sub(&u, &u, &PPP, &m);                                                                             \
+                E##_sub(&u, &u, &Q, &m);                                                                               \
+                E##_sub(&T.x, &u, &Q, &m);                                                                             \
+                E##_sub(&u, &Q, &T.x, &m);                                                                             \
+                E##_mul(&u, &u, &R, &m);                                                                               \
+                E##_mul(&Q, &S.y, &PPP, &m);                                                                           \
+                E##_sub(&T.y, &u, &Q, &m);                                                                             \
+                __mmask8 pz = E##_is_zero(&P), upd = occ & ~sinf & ~pz, set = occ & sinf;                              \
+                exc = occ & ~sinf & pz;                                                                                \
+                E##_blend(&S.x, upd, &T.x), E##_blend(&S.y, upd, &T.y);                                                \
+                E##_blend(&S.zz, upd, &T.zz), E##_blend(&S.zzz, upd, &T.zzz);                                          \
+                E##_blend(&S.x, set, &bx), E##_blend(&S.y, set, &by);                                                  \
+                E##_blend(&S.zz, set, &one), E##_blend(&S.zzz, set, &one);                                             \
+                sinf &= (__mmask8)~set;                                                                                \
+            }                                                                                                          \
+            if (exc | sd) { /* the scalar group law for these lanes */                                                 \
+                NAME##_get(sl, &S);                                                                                    \
+                for (int l = 0; l < 8; l++) {                                                                          \
+                    size_t i = (size_t)l * L + off;                                                                    \
+                    if (!((exc | sd) >> l & 1)) continue;                                                              \
+                    if (sinf >> l & 1) G##_xyzz_set_inf(&sl[l]);                                                       \
+                    if (exc >> l & 1) G##_xyzz_add_aff(&sl[l], &sl[l], &baff[i]);                                      \
+                    if (sd >> l & 1) G##_xyzz_add(&sl[l], &sl[l], &side[i]);                                           \
+                    if (G##_xyzz_is_inf(&sl[l])) {                                                                     \
+                        sinf |= (__mmask8)(1u << l);                                                                   \
+                        F##_one(&sl[l].x), sl[l].y = sl[l].zz = sl[l].zzz = sl[l].x; /* any value: the mask says inf */ \
+                    } else {                                                                                           \
+                        sinf &= (__mmask8) ~(1u << l);                                                                 \
+                    }                                                                                                  \
+                }                                                                                                      \
+                NAME##_put(&S, sl, &m);                                                                                \
+            }                                                                                                          \
+            __mmask8 live = (__mmask8)~sinf;                                                                           \
+            if (live) { /* A += S */                                                                                   \
+                E##_t u1, u2, s1, s2, P, R, PP, PPP, Q, u;                                                             \
+                E##_mul(&u1, &A.x, &S.zz, &m);                                                                         \
+                E##_mul(&u2, &S.x, &A.zz, &m);                                                                         \
+                E##_mul(&s1, &A.y, &S.zzz, &m);                                                                        \
+                E##_mul(&s2, &S.y, &A.zzz, &m);                                                                        \
+                E##_sub(&P, &u2, &u1, &m);                                                                             \
+                E##_sub(&R, &s2, &s1, &m);                                                                             \
+                E##_sqr(&PP, &P, &m);                                                                                  \
+                E##_mul(&PPP, &P, &PP, &m);                                                                            \
+                E##_mul(&Q, &u1, &PP, &m);                                                                             \
+                E##_mul(&u, &A.zz, &S.zz, &m);                                                                         \
+                E##_mul(&T.zz, &u, &PP, &m);                                                                           \
+                E##_mul(&u, &A.zzz, &S.zzz, &m);                                                                       \
+                E##_mul(&T.zzz, &u, &PPP, &m);                                                                         \
+                E##_mul(&s1, &s1, &PPP, &m);                                                                           \
+                E##_sqr(&u, &R, &m);                                                                                   \
+                E##_sub(&u, &u, &PPP, &m);                                                                             \
+                E##_sub(&u, &u, &Q, &m);                                                                               \
+                E##_sub(&T.x, &u, &Q, &m);                                                                             \
+                E##_sub(&u, &Q, &T.x, &m);                                                                             \
+                E##_mul(&u, &u, &R, &m);                                                                               \
+                E##_sub(&T.y, &u, &s1, &m);                                                                            \
+                __mmask8 pz = E##_is_zero(&P), upd = live & ~ainf & ~pz, set = live & ainf;                            \
+                __mmask8 exc2 = live & ~ainf & pz;                                                                     \
+                E##_blend(&A.x, upd, &T.x), E##_blend(&A.y, upd, &T.y);                                                \
+                E##_blend(&A.zz, upd, &T.zz), E##_blend(&A.zzz, upd, &T.zzz);                                          \
+                E##_blend(&A.x, set, &S.x), E##_blend(&A.y, set, &S.y);                                                \
+                E##_blend(&A.zz, set, &S.zz), E##_blend(&A.zzz, set, &S.zzz);                                          \
+                ainf &= (__mmask8)~set;                                                                                \
+                if (exc2) {                                                                                            \
+                    NAME##_get(al, &A);                                                                                \
+                    NAME##_get(sl, &S);                                                                                \
+                    for (int l = 0; l < 8; l++) {                                                                      \
+                        if (!(exc2 >> l & 1)) continue;                                                                \
+                        G##_xyzz_add(&al[l], &al[l], &sl[l]);                                                          \
+                        if (G##_xyzz_is_inf(&al[l])) {                                                                 \
+                            ainf |= (__mmask8)(1u << l);                                                               \
+                            F##_one(&al[l].x), al[l].y = al[l].zz = al[l].zzz = al[l].x;                               \
+                        }                                                                                              \
+                    }                                                                                                  \
+                    NAME##_put(&A, al, &m);                                                                            \
+                }                                                                                                      \
+            }                                                                                                          \
+        }                                                                                                              \
+        NAME##_get(sl, &S);                                                                                            \
+        NAME##_get(al, &A);                                                                                            \
+        G##_xyzz_t total, run, wsum;                                                                                   \
+        G##_xyzz_set_inf(&total), G##_xyzz_set_inf(&run), G##_xyzz_set_inf(&wsum);                                    \
+        for (int l = 8; l-- > 0;) {                                                                                    \
+            if (sinf >> l & 1) G##_xyzz_set_inf(&sl[l]);                                                               \
+            if (ainf >> l & 1) G##_xyzz_set_inf(&al[l]);                                                               \
+            G##_xyzz_add(&total, &total, &al[l]);                                                                      \
+            if (l > 0) G##_xyzz_add(&run, &run, &sl[l]), G##_xyzz_add(&wsum, &wsum, &run); /* sum_l l·S_l */          \
+        }                                                                                                              \
+        for (size_t k = 1; k < L; k <<= 1) G##_xyzz_dbl(&wsum, &wsum);                                                 \
+        G##_xyzz_add(out, &total, &wsum);                                                                              \
+    }
+
+IFMA_REDUCE(zk_ifma_bn_g1_reduce, e1, 4, bn_g1, bn_fq)
+IFMA_REDUCE(zk_ifma_bn_g2_reduce, e2, 8, bn_g2, bn_fq2)
+
 
 #else
 void zk_ifma_bn_g1_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n) {
@@ -316,5 +503,12 @@ void zk_ifma_bn_g1_flush(void *bucket, const uint32_t *bidx, const void *pt, con
 }
 void zk_ifma_bn_g2_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n) {
     zk_ifma_bn_g1_flush(bucket, bidx, pt, den, n);
+}
+void zk_ifma_bn_g1_reduce(void *out, const void *bucket, const void *side, const uint8_t *state, size_t nb) {
+    (void)out, (void)bucket, (void)side, (void)state, (void)nb;
+    abort();
+}
+void zk_ifma_bn_g2_reduce(void *out, const void *bucket, const void *side, const uint8_t *state, size_t nb) {
+    zk_ifma_bn_g1_reduce(out, bucket, side, state, nb);
 }
 #endif

@@ -1,6 +1,7 @@
 /* AVX-512 IFMA bucket additions for the batch-affine MSM (zk/msm_tmpl.h), used while the ifma
  * kernel set is selected (zk/kernels.h). */
 #pragma once
+#include <stddef.h>
 #include <stdint.h>
 
 #include "curve.h"
@@ -15,3 +16,11 @@ typedef void (*zk_vec_flush_fn)(void *bucket, const uint32_t *bidx, const void *
 void zk_ifma_bn_g1_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n);
 /* bucket, pt: bn_g2_aff_t; den: bn_fq2_t. */
 void zk_ifma_bn_g2_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n);
+
+/* The bucket reduction of zk/msm_tmpl.h (msm_reduce): *out (the group's xyzz_t) = sum over i < nb of
+ * (i+1)·(bucket[i] if state[i] & 1, plus side[i] if state[i] & 4), bucket the group's aff_t array,
+ * side its xyzz_t array. nb a power of two, at least 8. Eight runs of buckets, one per lane. */
+#define ZK_IFMA_REDUCE_MIN 64 /* below this many buckets the scalar reduction is used */
+typedef void (*zk_vec_reduce_fn)(void *out, const void *bucket, const void *side, const uint8_t *state, size_t nb);
+void zk_ifma_bn_g1_reduce(void *out, const void *bucket, const void *side, const uint8_t *state, size_t nb);
+void zk_ifma_bn_g2_reduce(void *out, const void *bucket, const void *side, const uint8_t *state, size_t nb);

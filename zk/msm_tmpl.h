@@ -96,8 +96,16 @@ static inline void GF(msm_add)(GF(msm_ctx_t) *x, uint32_t b, const AFF_T *p) {
     if (++x->nbatch == x->limit) GF(msm_flush)(x);
 }
 
-/* Σ (i+1)·bucket[i] by the running-sum trick. */
+static const zk_vec_reduce_fn GF(msm_vec_reduce) =
+    _Generic((AFF_T *)0, bn_g1_aff_t *: zk_ifma_bn_g1_reduce, bn_g2_aff_t *: zk_ifma_bn_g2_reduce,
+             default: (zk_vec_reduce_fn)0);
+
+/* Σ (i+1)·bucket[i] by the running-sum trick (eight runs at once in vectors with the ifma set). */
 static void GF(msm_reduce)(XYZZ_T *out, GF(msm_ctx_t) *x, size_t nb) {
+    if (GF(msm_vec_reduce) && zk_kernels_ifma && nb >= ZK_IFMA_REDUCE_MIN && !(nb & (nb - 1))) {
+        GF(msm_vec_reduce)(out, x->bucket, x->side, x->state, nb);
+        return;
+    }
     XYZZ_T sum, acc;
     GF(xyzz_set_inf)(&sum);
     GF(xyzz_set_inf)(&acc);
