@@ -131,7 +131,6 @@ void GF(msm)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, size_t n, 
     size_t m = glv ? 2 * n : n; /* (point, scalar) pairs: P_i for i < n, phi(P_(i-n)) after */
     unsigned bits = glv ? 128 : 255;
     unsigned c = zk_msm_window(m, sizeof(AFF_T), bits);
-    if (getenv("ZK_MSM_C")) c = (unsigned)atoi(getenv("ZK_MSM_C")); /* EXPERIMENT */
     unsigned nwin = (bits + c) / c; /* nwin*c > bits: the top digit never carries */
     int16_t *digits = malloc(m * nwin * sizeof(int16_t));
     XYZZ_T *wsum = malloc(nwin * sizeof(XYZZ_T));
