@@ -101,17 +101,19 @@ static void glv_sub256(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) 
     }
 }
 
-/* round(k·g / 2^256) for g < 2^192: the top limbs of k·g + 2^255. */
+/* round(k·g / 2^256) for g < 2^192: the top limbs of k·g + 2^255 (only g's non-zero limbs). */
 static void glv_round(uint64_t c[4], const uint64_t k[4], const uint64_t g[4]) {
     uint64_t t[8] = {0};
+    int ng = 4;
+    while (ng > 1 && g[ng - 1] == 0) ng--;
     for (int i = 0; i < 4; i++) {
         unsigned __int128 acc = 0;
-        for (int j = 0; j < 4; j++) {
+        for (int j = 0; j < ng; j++) {
             acc += (unsigned __int128)k[i] * g[j] + t[i + j];
             t[i + j] = (uint64_t)acc;
             acc >>= 64;
         }
-        t[i + 4] = (uint64_t)acc;
+        t[i + ng] = (uint64_t)acc;
     }
     unsigned __int128 acc = (unsigned __int128)t[3] + (1ULL << 63);
     for (int i = 4; i < 8; i++) {
@@ -127,6 +129,12 @@ static void glv_abs(uint64_t r[4], bool *neg, const uint64_t v[4]) {
 }
 
 void zk_glv_split(const zk_glv_t *g, const uint64_t k[4], uint64_t k1[4], bool *neg1, uint64_t k2[4], bool *neg2) {
+    if (k[2] == 0 && k[3] == 0) { /* k < 2^128 (witness bits, small values): k1 = k, k2 = 0 */
+        memcpy(k1, k, 32);
+        memset(k2, 0, 32);
+        *neg1 = *neg2 = false;
+        return;
+    }
     uint64_t c1[4], c2[4], t[4], u[4];
     glv_round(c1, k, g->g1);
     if (g->neg_c1) glv_neg256(c1, c1);
