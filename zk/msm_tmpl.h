@@ -124,7 +124,9 @@ static void GF(msm_reduce)(XYZZ_T *out, GF(msm_ctx_t) *x, size_t nb) {
  * thread, bn128 G1): 2^13 57 -> 41 ms, 2^14 111 -> 73 ms, 2^15 147 -> 135 ms, but 2^16 and 2^17
  * unchanged, where it would only add n points of memory: above MSM_GLV_MAX it is not used. */
 #define MSM_GLV_MAX ((size_t)1 << 15)
-void GF(msm)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, size_t n, int threads) {
+/* The MSM over the pairs sel[i] (i < n; all of 0..n-1 when sel is NULL). */
+static void GF(msm_pippenger)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, const uint32_t *sel, size_t n,
+                              int threads) {
     GF(xyzz_set_inf)(out);
     if (n == 0) return;
     const zk_glv_t *glv = n <= MSM_GLV_MAX ? GF(glv) : NULL;
@@ -143,8 +145,9 @@ void GF(msm)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, size_t n, 
     for (size_t i = 0; i < n; i++) {
         uint64_t k[4];
         int16_t d[2][256 / 2 + 1];
-        memcpy(k, scalars + 32 * i, 32);
-        if (GF(aff_is_inf)(&bases[i])) memset(k, 0, sizeof(k));
+        size_t s = sel ? sel[i] : i;
+        memcpy(k, scalars + 32 * s, 32);
+        if (GF(aff_is_inf)(&bases[s])) memset(k, 0, sizeof(k));
         if (!glv) {
             zk_msm_signed_digits(d[0], k, c, nwin);
             for (unsigned w = 0; w < nwin; w++) digits[w * m + i] = d[0][w];
@@ -159,8 +162,8 @@ void GF(msm)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, size_t n, 
             digits[w * m + i] = neg1 ? (int16_t)-d[0][w] : d[0][w];
             digits[w * m + n + i] = neg2 ? (int16_t)-d[1][w] : d[1][w];
         }
-        FF(mul)(&phi[i].x, &bases[i].x, &GF(glv_beta)); /* infinity (0, 0) stays (0, 0) */
-        phi[i].y = bases[i].y;
+        FF(mul)(&phi[i].x, &bases[s].x, &GF(glv_beta)); /* infinity (0, 0) stays (0, 0) */
+        phi[i].y = bases[s].y;
     }
 
     size_t nb = (size_t)1 << (c - 1);
@@ -183,7 +186,7 @@ void GF(msm)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, size_t n, 
             for (size_t i = 0; i < m; i++) {
                 int d = dw[i];
                 if (d == 0) continue;
-                const AFF_T *p = i < n ? &bases[i] : &phi[i - n];
+                const AFF_T *p = i >= n ? &phi[i - n] : sel ? &bases[sel[i]] : &bases[i];
                 if (d > 0) {
                     GF(msm_add)(x, (uint32_t)(d - 1), p);
                 } else {
@@ -212,6 +215,77 @@ void GF(msm)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, size_t n, 
     free(phi);
 }
 
+
+/* Σ P_list[j] (all scalars 1) by batch-affine additions into up to 256 accumulators, taken round
+ * robin so that consecutive points never wait for the same one, then summed. */
+static void GF(msm_sum)(XYZZ_T *out, const AFF_T *bases, const uint32_t *list, size_t cnt) {
+    size_t k = 256;
+    while (k > 8 && k > cnt / 4) k /= 2;
+    GF(msm_ctx_t) *x = malloc(sizeof(*x));
+    if (!x) abort();
+    x->bucket = malloc(k * sizeof(AFF_T));
+    x->side = malloc(k * sizeof(XYZZ_T));
+    x->state = calloc(k, 1);
+    if (!x->bucket || !x->side || !x->state) abort();
+    x->limit = (unsigned)k;
+    x->nbatch = 0;
+    for (size_t j = 0; j < cnt; j++) GF(msm_add)(x, (uint32_t)(j % k), &bases[list[j]]);
+    GF(msm_flush)(x);
+    XYZZ_T acc;
+    GF(xyzz_set_inf)(&acc);
+    for (size_t b = 0; b < k; b++) {
+        if (x->state[b] & 1) GF(xyzz_add_aff)(&acc, &acc, &x->bucket[b]);
+        if (x->state[b] & 4) GF(xyzz_add)(&acc, &acc, &x->side[b]);
+    }
+    *out = acc;
+    free(x->bucket);
+    free(x->side);
+    free(x->state);
+    free(x);
+}
+
+/* Scalars 0 (and infinity bases) cost nothing and scalars 1 are summed apart (GF(msm_sum)): a
+ * witness of bits (SHA-256: 60 % zeros, 40 % ones) leaves Pippenger little or nothing. The rest go
+ * to Pippenger through an index list (none when every scalar is neither 0 nor 1). */
+void GF(msm)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, size_t n, int threads) {
+    GF(xyzz_set_inf)(out);
+    if (n == 0) return;
+    size_t nones = 0, nrest = 0;
+    static const uint8_t one[32] = {1}, zero[32];
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *k = scalars + 32 * i;
+        uint64_t hi = 0, lo;
+        for (int j = 1; j < 4; j++) {
+            uint64_t v;
+            memcpy(&v, k + 8 * j, 8);
+            hi |= v;
+        }
+        memcpy(&lo, k, 8);
+        if (hi == 0 && lo <= 1) nones += lo;
+        else nrest++;
+    }
+    if (nrest == n) {
+        GF(msm_pippenger)(out, bases, scalars, NULL, n, threads);
+        return;
+    }
+    uint32_t *rest = malloc((nrest + 1) * sizeof(uint32_t)), *ones = malloc((nones + 1) * sizeof(uint32_t));
+    if (!rest || !ones) abort();
+    size_t a = 0, b = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *k = scalars + 32 * i;
+        if (memcmp(k, one, 32) == 0) {
+            if (!GF(aff_is_inf)(&bases[i])) ones[b++] = (uint32_t)i;
+        } else if (memcmp(k, zero, 32) != 0) {
+            rest[a++] = (uint32_t)i;
+        }
+    }
+    XYZZ_T s1;
+    GF(msm_pippenger)(out, bases, scalars, rest, a, threads);
+    GF(msm_sum)(&s1, bases, ones, b);
+    GF(xyzz_add)(out, out, &s1);
+    free(rest);
+    free(ones);
+}
 #undef MSM_BATCH
 #undef MSM_GLV_MAX
 #undef XYZZ_T
