@@ -122,14 +122,18 @@ static void GF(msm_reduce)(XYZZ_T *out, GF(msm_ctx_t) *x, size_t nb) {
  * once per point, the signs of k1, k2 folded into the digits. Half as many windows, twice as many
  * points: the bucket reductions (2^(c-1) per window) halve. Measured (bench/msm_ntt, CPU time, 1
  * thread, bn128 G1): 2^13 57 -> 41 ms, 2^14 111 -> 73 ms, 2^15 147 -> 135 ms, but 2^16 and 2^17
- * unchanged, where it would only add n points of memory: above MSM_GLV_MAX it is not used. */
+ * unchanged, where it would only add n points of memory: above MSM_GLV_MAX it is not used. With the
+ * ifma kernels the bucket additions and reductions cost less, and GLV measured no faster above 2^14
+ * (bn128 G1, 1 thread, CPU ms, plain vs GLV: 2^14 44.2 vs 42.9, 2^15 74.5 vs 80, 2^16 140 vs 155). */
 #define MSM_GLV_MAX ((size_t)1 << 15)
+#define MSM_GLV_MAX_IFMA ((size_t)1 << 14)
 /* The MSM over the pairs sel[i] (i < n; all of 0..n-1 when sel is NULL). */
 static void GF(msm_pippenger)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, const uint32_t *sel, size_t n,
                               int threads) {
     GF(xyzz_set_inf)(out);
     if (n == 0) return;
-    const zk_glv_t *glv = n <= MSM_GLV_MAX ? GF(glv) : NULL;
+    size_t glv_max = GF(msm_vec_flush) && zk_kernels_ifma ? MSM_GLV_MAX_IFMA : MSM_GLV_MAX;
+    const zk_glv_t *glv = n <= glv_max ? GF(glv) : NULL;
     size_t m = glv ? 2 * n : n; /* (point, scalar) pairs: P_i for i < n, phi(P_(i-n)) after */
     unsigned bits = glv ? 128 : 255;
     unsigned c = zk_msm_window(m, sizeof(AFF_T), bits);
@@ -288,6 +292,7 @@ void GF(msm)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, size_t n, 
 }
 #undef MSM_BATCH
 #undef MSM_GLV_MAX
+#undef MSM_GLV_MAX_IFMA
 #undef XYZZ_T
 #undef AFF_T
 #undef F_T
