@@ -14,7 +14,9 @@
 
 #include "json_out.h"
 #include "msm.h"
+#include "kernels.h"
 #include "ntt.h"
+#include "ntt_ifma.h"
 
 static inline uint64_t zk_bitrev64(uint64_t x) {
     x = ((x >> 1) & 0x5555555555555555ull) | ((x & 0x5555555555555555ull) << 1);

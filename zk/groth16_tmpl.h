@@ -101,42 +101,72 @@ static inline size_t P_(ntt_split)(size_t n, int threads) {
     return threads > 1 ? blocks : 1;
 }
 
+/* With the ifma kernel set (BN254 only) the stages run eight butterflies to a vector
+ * (zk/ntt_ifma.h) on the array in lanes order, converted in place before and after; the three
+ * stages of half-length 4, 2, 1 run inside each block of 8 in registers. */
+static const bool P_(ntt_has_vec) = _Generic((FR_T *)0, bn_fr_t *: true, default: false);
+static inline bool P_(ntt_vec)(size_t n, size_t blocks) {
+    return P_(ntt_has_vec) && zk_kernels_ifma && n >= 64 && n / blocks >= 16;
+}
+/* The share [lo, hi) of thread t of n/2 butterflies (multiples of 8 for the vector stages). */
+static inline size_t P_(ntt_share)(size_t n, int t, int threads, bool vec) {
+    size_t v = n / 2 * (size_t)t / (size_t)threads;
+    return vec && t < threads ? v & ~(size_t)7 : v;
+}
+static inline void P_(dif_any)(bool vec, FR_T *a, size_t len, size_t stride, const FR_T *tw, size_t lo, size_t hi) {
+    if (vec) zk_ifma_fr_dif_stage(a, len, stride, tw, lo, hi);
+    else P_(dif_stage)(a, len, stride, tw, lo, hi);
+}
+static inline void P_(dit_any)(bool vec, FR_T *a, size_t len, size_t stride, const FR_T *tw, size_t lo, size_t hi) {
+    if (vec) zk_ifma_fr_dit_stage(a, len, stride, tw, lo, hi);
+    else P_(dit_stage)(a, len, stride, tw, lo, hi);
+}
+
 /* Decimation in frequency: natural order in, bit-reversed out. tw[k] = w^k, k < n/2, for the
  * n-th root w. The top stages run with all threads; then each block of n/blocks elements is
  * finished by one thread (no barriers, and the block stays in cache). */
 void P_(ntt_dif)(FR_T *a, size_t n, const FR_T *tw, int threads) {
     if (n < 2) return;
     size_t blocks = n >= 4096 ? P_(ntt_split)(n, threads) : 1;
+    bool vec = P_(ntt_vec)(n, blocks);
+    if (vec) zk_ifma_fr_to_lanes(a, n);
     size_t len = n / 2, stride = 1;
     for (; 2 * len > n / blocks; len /= 2, stride *= 2) {
 #pragma omp parallel for num_threads(threads) schedule(static)
         for (int t = 0; t < threads; t++)
-            P_(dif_stage)(a, len, stride, tw, n / 2 * (size_t)t / (size_t)threads,
-                          n / 2 * (size_t)(t + 1) / (size_t)threads);
+            P_(dif_any)(vec, a, len, stride, tw, P_(ntt_share)(n, t, threads, vec),
+                        P_(ntt_share)(n, t + 1, threads, vec));
     }
     size_t bs = n / blocks;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (blocks > 1)
     for (size_t b = 0; b < blocks; b++) {
         size_t l = len, st = stride;
-        for (; l >= 1; l /= 2, st *= 2) P_(dif_stage)(a + b * bs, l, st, tw, 0, bs / 2);
+        for (; l >= (vec ? 8 : 1); l /= 2, st *= 2) P_(dif_any)(vec, a + b * bs, l, st, tw, 0, bs / 2);
+        if (vec) zk_ifma_fr_dif_small(a + b * bs, bs, st, tw);
     }
+    if (vec) zk_ifma_fr_from_lanes(a, n);
 }
 
 /* Decimation in time: bit-reversed in, natural order out; same twiddles as ntt_dif. */
 void P_(ntt_dit)(FR_T *a, size_t n, const FR_T *tw, int threads) {
     if (n < 2) return;
     size_t blocks = n >= 4096 ? P_(ntt_split)(n, threads) : 1;
+    bool vec = P_(ntt_vec)(n, blocks);
+    if (vec) zk_ifma_fr_to_lanes(a, n);
     size_t bs = n / blocks;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (blocks > 1)
     for (size_t b = 0; b < blocks; b++) {
-        for (size_t l = 1, st = n / 2; l < bs; l *= 2, st /= 2) P_(dit_stage)(a + b * bs, l, st, tw, 0, bs / 2);
+        size_t l = 1, st = n / 2;
+        if (vec) zk_ifma_fr_dit_small(a + b * bs, bs, st, tw), l = 8, st /= 8;
+        for (; l < bs; l *= 2, st /= 2) P_(dit_any)(vec, a + b * bs, l, st, tw, 0, bs / 2);
     }
     for (size_t len = bs, stride = n / (2 * bs); len < n; len *= 2, stride /= 2) {
 #pragma omp parallel for num_threads(threads) schedule(static)
         for (int t = 0; t < threads; t++)
-            P_(dit_stage)(a, len, stride, tw, n / 2 * (size_t)t / (size_t)threads,
-                          n / 2 * (size_t)(t + 1) / (size_t)threads);
+            P_(dit_any)(vec, a, len, stride, tw, P_(ntt_share)(n, t, threads, vec),
+                        P_(ntt_share)(n, t + 1, threads, vec));
     }
+    if (vec) zk_ifma_fr_from_lanes(a, n);
 }
 
 static inline size_t P_(bitrev)(size_t i, unsigned logn) {
