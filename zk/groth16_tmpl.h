@@ -238,17 +238,30 @@ static uint64_t P_(now_ns)(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* own: a, b, c are the core's to overwrite (zk_prove_core_inplace): the transforms run in them, P
+ * ends in a, and b, c go back to the kernel before the MSMs; scratch then holds only the twiddles.
+ * Otherwise a, b, c are left alone and copied into scratch (s0, s1). */
 static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, const FR_T *b, const FR_T *c,
-                    void *scratch, zk_raw_t *out, zk_core_times_t *times, int threads) {
+                    void *scratch, zk_raw_t *out, zk_core_times_t *times, int threads, bool own) {
     size_t n = z->domain_size;
     unsigned logn = z->log_domain;
-    FR_T *s0 = scratch, *s1 = s0 + n, *tw = s1 + n, *itw = tw + n / 2 + 1, *scale = itw + n / 2 + 1; /* scale: 2 */
+    FR_T *s0, *s1, *sc, *tw, *itw, *scale;
+    if (own) {
+        s0 = (FR_T *)a, s1 = (FR_T *)b, sc = (FR_T *)c;
+        tw = scratch;
+    } else {
+        s0 = scratch, s1 = s0 + n, sc = s1;
+        tw = s1 + n;
+    }
+    itw = tw + n / 2 + 1, scale = itw + n / 2 + 1; /* scale: 2 */
     uint64_t t0 = P_(now_ns)();
 
     P_(odd_coset_tables)(tw, itw, scale, logn, threads);
 
-    memcpy(s0, a, n * sizeof(FR_T));
-    memcpy(s1, b, n * sizeof(FR_T));
+    if (!own) {
+        memcpy(s0, a, n * sizeof(FR_T));
+        memcpy(s1, b, n * sizeof(FR_T));
+    }
     if (threads == 2 || threads == 3) {
         /* A and B side by side, one thread each: no barrier between the NTT stages of either (on a
          * shared or loaded machine each barrier can cost a scheduling slice) */
@@ -265,16 +278,22 @@ static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, c
     }
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; i++) FR(mul)(&s0[i], &s0[i], &s1[i]);
-    memcpy(s1, c, n * sizeof(FR_T));
-    P_(to_odd_coset)(s1, n, logn, tw, itw, scale, threads);
+    if (!own) memcpy(sc, c, n * sizeof(FR_T));
+    P_(to_odd_coset)(sc, n, logn, tw, itw, scale, threads);
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; i++) {
-        FR(sub)(&s0[i], &s0[i], &s1[i]);
+        FR(sub)(&s0[i], &s0[i], &sc[i]);
         FR(from_mont)(&s0[i], &s0[i]); /* the H MSM takes standard-form scalars */
     }
     /* Only P (s0) is needed from here on: hand the rest of the scratch back to the kernel, so the
      * MSMs, which touch the key's points, do not add to a peak that the NTTs already set. */
-    zk_release_pages(s1, (size_t)((uint8_t *)(scale + 2) - (uint8_t *)s1));
+    if (own) {
+        zk_release_pages(s1, n * sizeof(FR_T));
+        zk_release_pages(sc, n * sizeof(FR_T));
+        zk_release_pages(tw, (size_t)((uint8_t *)(scale + 2) - (uint8_t *)tw));
+    } else {
+        zk_release_pages(s1, (size_t)((uint8_t *)(scale + 2) - (uint8_t *)s1));
+    }
     uint64_t t1 = P_(now_ns)();
 
     G1X r1;
@@ -284,27 +303,37 @@ static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, c
     size_t nv = z->n_vars, np = z->n_pub;
     memset(out, 0, sizeof(*out));
 
+    zk_zkey_hold(z, 5); /* a lazy key's unaligned section is resident only for its MSM */
     G1(msm)(&r1, z->points_a, witness, nv, threads);
+    zk_zkey_drop(z, 5);
     G1(xyzz_to_aff)(&aff1, &r1);
     memcpy(out->a, &aff1, sizeof(aff1));
     uint64_t t2 = P_(now_ns)();
 
+    zk_zkey_hold(z, 6);
     G1(msm)(&r1, z->points_b1, witness, nv, threads);
+    zk_zkey_drop(z, 6);
     G1(xyzz_to_aff)(&aff1, &r1);
     memcpy(out->b1, &aff1, sizeof(aff1));
     uint64_t t3 = P_(now_ns)();
 
+    zk_zkey_hold(z, 7);
     G2(msm)(&r2, z->points_b2, witness, nv, threads);
+    zk_zkey_drop(z, 7);
     G2(xyzz_to_aff)(&aff2, &r2);
     memcpy(out->b2, &aff2, sizeof(aff2));
     uint64_t t4 = P_(now_ns)();
 
+    zk_zkey_hold(z, 8);
     G1(msm)(&r1, z->points_c, witness + 32 * (np + 1), nv - np - 1, threads);
+    zk_zkey_drop(z, 8);
     G1(xyzz_to_aff)(&aff1, &r1);
     memcpy(out->c, &aff1, sizeof(aff1));
     uint64_t t5 = P_(now_ns)();
 
+    zk_zkey_hold(z, 9);
     G1(msm)(&r1, z->points_h, (const uint8_t *)s0, n, threads);
+    zk_zkey_drop(z, 9);
     G1(xyzz_to_aff)(&aff1, &r1);
     memcpy(out->h, &aff1, sizeof(aff1));
     uint64_t t6 = P_(now_ns)();
