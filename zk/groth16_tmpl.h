@@ -209,23 +209,31 @@ static void P_(odd_coset_tables)(FR_T *tw, FR_T *itw, FR_T *coef, unsigned logn,
     P_(powers)(itw, &iw, n / 2 + 1, threads);
 }
 
+/* With 2 threads or more, one thread forms a (the records of matrix 0) while another forms b;
+ * records of a zero witness value add nothing and are skipped. */
 static int P_(synth)(const zk_zkey_t *z, const uint8_t *witness, FR_T *a, FR_T *b, FR_T *c, int threads) {
     size_t n = z->domain_size;
-    memset(a, 0, n * sizeof(FR_T));
-    memset(b, 0, n * sizeof(FR_T));
-    const uint8_t *rec = z->coefs;
-    for (uint32_t i = 0; i < z->n_coefs; i++, rec += 44) {
-        uint32_t m, row, sig;
-        memcpy(&m, rec, 4);
-        memcpy(&row, rec + 4, 4);
-        memcpy(&sig, rec + 8, 4);
-        FR_T coef, w, v;
-        memcpy(coef.l, rec + 12, 32);
-        memcpy(w.l, witness + 32 * (size_t)sig, 32);
-        /* coef is v*R^2 (double Montgomery) and w standard: their Montgomery product is v*w*R. */
-        FR(mul)(&v, &coef, &w);
-        FR_T *dst = m == 0 ? &a[row] : &b[row];
-        FR(add)(dst, dst, &v);
+    int nt = threads >= 2 ? 2 : 1;
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int t = 0; t < nt; t++) {
+        if (nt == 1 || t == 0) memset(a, 0, n * sizeof(FR_T));
+        if (nt == 1 || t == 1) memset(b, 0, n * sizeof(FR_T));
+        const uint8_t *rec = z->coefs;
+        for (uint32_t i = 0; i < z->n_coefs; i++, rec += 44) {
+            uint32_t m, row, sig;
+            memcpy(&m, rec, 4);
+            if (nt == 2 && m != (uint32_t)t) continue;
+            memcpy(&row, rec + 4, 4);
+            memcpy(&sig, rec + 8, 4);
+            FR_T coef, w, v;
+            memcpy(w.l, witness + 32 * (size_t)sig, 32);
+            if (FR(is_zero)(&w)) continue;
+            memcpy(coef.l, rec + 12, 32);
+            /* coef is v*R^2 (double Montgomery) and w standard: their Montgomery product is v*w*R. */
+            FR(mul)(&v, &coef, &w);
+            FR_T *dst = m == 0 ? &a[row] : &b[row];
+            FR(add)(dst, dst, &v);
+        }
     }
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; i++) FR(mul)(&c[i], &a[i], &b[i]);
