@@ -240,7 +240,7 @@ IFMA_FLUSH_TEST(bn_g2, bn_fq2)
 /* The vector bucket reduction (zk_ifma_*_reduce, the ifma set) against the scalar running sum, on
  * real points (multiples of the generator): random empty/occupied/side patterns, every bucket the
  * same point (doublings in both running sums), a point and its negative next to each other
- * (cancellation to infinity mid-run), everything empty, sides only; nb = 64 .. 2048. */
+ * (cancellation to infinity mid-run), everything empty, sides only; nb = 64 .. 16384. */
 #define IFMA_REDUCE_TEST(G)                                                                                          \
     static void G##_small_mul(G##_xyzz_t *r, uint64_t k) {                                                           \
         G##_xyzz_t g;                                                                                                \
@@ -250,7 +250,7 @@ IFMA_FLUSH_TEST(bn_g2, bn_fq2)
     }                                                                                                                \
     TEST(G##_ifma_reduce_vs_scalar) {                                                                                \
         if (!(zk_kernels_supported() & (1u << ZK_KERNELS_IFMA))) return TEST_SKIP;                                 \
-        enum { NBMAX = 2048, NPTS = 64 };                                                                            \
+        enum { NBMAX = 16384, NPTS = 64 };                                                                           \
         static G##_aff_t bucket[NBMAX], pts[NPTS];                                                                   \
         static G##_xyzz_t side[NBMAX], sides[NPTS];                                                                  \
         static uint8_t state[NBMAX];                                                                                 \
@@ -260,7 +260,7 @@ IFMA_FLUSH_TEST(bn_g2, bn_fq2)
             G##_xyzz_to_aff(&pts[i], &p);                                                                            \
             G##_small_mul(&sides[i], 1 + rng() % 1000000); /* ZZ != 1 */                                             \
         }                                                                                                            \
-        static const size_t nbs[] = {64, 128, 256, 2048};                                                            \
+        static const size_t nbs[] = {64, 128, 256, 2048, 16384}; /* 16384: the window c = 15 */                      \
         for (int mode = 0; mode < 6; mode++)                                                                         \
             for (size_t ni = 0; ni < sizeof(nbs) / sizeof(nbs[0]); ni++) {                                           \
                 size_t nb = nbs[ni];                                                                                 \

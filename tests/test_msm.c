@@ -278,3 +278,5 @@ MSM_LARGE_TEST(bls_g2, bls_fr, zk_curve_bls12381, 5000, large)
 /* Just above the size where G1 stops using the GLV split (zk/msm_tmpl.h: MSM_GLV_MAX = 2^15). */
 MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 32771, above_glv)
 MSM_LARGE_TEST(bls_g1, bls_fr, zk_curve_bls12381, 32771, above_glv)
+/* 2^16 + 1 points: with the ifma kernels G1 takes the widest window, c = 15 (zk_msm_window). */
+MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 65537, wide_window)

@@ -11,6 +11,14 @@ unsigned zk_msm_window(size_t n, size_t point_size, unsigned bits) {
      * bucket additions, so narrow windows pay for short batches. W fitted to bench/msm_ntt CPU times
      * (bn128 G1, 1 thread, c = 10..15 at 2^14..2^16 points: each measured within ~3 % of this model);
      * G2 buckets are twice as large, so caches favour fewer of them. */
+    /* With the ifma kernels (BN254 G1, G2: 64- and 128-byte points) the widest window measured
+     * fastest from 2^16 G1 / 2^17 G2 points on (bench/msm_ntt, 1 thread, CPU ms, c = 13 / 14 / 15:
+     * G1 2^16 138 / 134 / 124, 2^17 273 / 254 / 225; G2 2^17 677 / 678 / 610; below that 13 or the
+     * model's choice was within 5 %), which this model does not reproduce; the extra buckets cost
+     * 1 MB (G1) or 2 MB (G2) per thread. */
+    if (zk_kernels_ifma && bits > 128 &&
+        ((point_size == 64 && n >= ((size_t)1 << 16)) || (point_size == 128 && n >= ((size_t)1 << 17))))
+        return 15;
     double w_reduce = point_size >= 128 ? 3.6 : 1.8;
     unsigned best = 2;
     double best_cost = 1e300;
