@@ -78,7 +78,9 @@ static void rnd_scalar(uint8_t *s, const uint8_t *r) {
  * GLV split's edges), 4 random with every point the same base (repeated points); for the sum of the
  * scalars 1 (zk/msm_tmpl.h: msm_sum): 5 all one with every point the same base (doublings in the
  * accumulators), 6 all one with bases P, -P, P, -P ... and infinity (cancellations), 7 a witness of
- * bits (60 % zero, 40 % one), 8 ones and a few large scalars among them. */
+ * bits (60 % zero, 40 % one), 8 ones and a few large scalars among them; for deferred collisions
+ * (zk/msm_tmpl.h: msm_ctx_t), 9 every scalar 7 and 10 every scalar one large value (every point
+ * to the same bucket of every window: the deferred area fills, then the side path). */
 static void pattern_scalar(uint8_t *s, const zk_curve_t *c, const zk_glv_t *glv, int pattern, size_t i) {
     memset(s, 0, 32);
     switch (pattern) {
@@ -105,6 +107,8 @@ static void pattern_scalar(uint8_t *s, const zk_curve_t *c, const zk_glv_t *glv,
         if (i % 50 == 3) rnd_scalar(s, c->r);
         else s[0] = 1;
         break;
+    case 9: s[0] = 7; break;
+    case 10: memset(s, 0x5a, 31); break;
     default: rnd_scalar(s, c->r); break;
     }
 }
@@ -112,7 +116,7 @@ static void pattern_scalar(uint8_t *s, const zk_curve_t *c, const zk_glv_t *glv,
 #define MSM_PATTERN_TEST(G, CURVE, GLV)                                                                              \
     TEST(G##_msm_patterns) {                                                                                         \
         static const size_t sizes[] = {1, 2, 3, 31, 64, 200, 3001};                                                  \
-        for (int pattern = 0; pattern < 9; pattern++)                                                                \
+        for (int pattern = 0; pattern < 11; pattern++)                                                               \
             for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {                                       \
                 size_t n = sizes[si];                                                                                \
                 if (n > 1000 && pattern < 5) continue; /* the large size for the sums of ones */                     \
@@ -131,7 +135,13 @@ static void pattern_scalar(uint8_t *s, const zk_curve_t *c, const zk_glv_t *glv,
                     pattern_scalar(sc + 32 * i, &CURVE, GLV, pattern, i);                                            \
                 }                                                                                                    \
                 G##_xyzz_set_inf(&acc);                                                                              \
-                for (size_t i = 0; i < n; i++) {                                                                     \
+                for (size_t i = 0; i < n && pattern >= 9; i++) G##_xyzz_add_aff(&acc, &acc, &bases[i]);              \
+                if (pattern >= 9) { /* one scalar for all: k·(sum of the bases) */                                   \
+                    uint64_t kl[4];                                                                                  \
+                    memcpy(kl, sc, 32);                                                                              \
+                    G##_xyzz_mul(&acc, &acc, kl, 4);                                                                 \
+                }                                                                                                    \
+                for (size_t i = 0; i < n && pattern < 9; i++) {                                                      \
                     G##_xyzz_t b;                                                                                    \
                     G##_xyzz_from_aff(&b, &bases[i]);                                                                \
                     uint64_t kl[4];                                                                                  \

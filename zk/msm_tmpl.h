@@ -28,7 +28,8 @@ static const zk_vec_flush_fn GF(msm_vec_flush) =
              default: (zk_vec_flush_fn)0);
 
 /* A point whose bucket is already waiting in the batch is deferred (kept at pt/bidx[MSM_BATCH +
- * k]) and tried once more right after the batch is applied, when its bucket is free again; only
+ * k]) and tried once more right after the batch is applied (msm_flush, also when the batch
+ * fills), when its bucket is free again; only
  * what still collides then (or what finds the deferred area full) takes the XYZZ side path. So
  * the side path, ten scalar multiplications a point, stays rare (it took ~6 % of the additions of a
  * dense MSM, and every bucket's reduction step a scalar fix-up). */
@@ -82,8 +83,12 @@ static inline void GF(msm_side_add)(GF(msm_ctx_t) *x, uint32_t b, const AFF_T *p
     }
 }
 
-/* bucket b (occupied, not in the batch) += p: into the batch, or the side path for P == ±bucket. */
-static inline void GF(msm_batch_add)(GF(msm_ctx_t) *x, uint32_t b, const AFF_T *p) {
+static void GF(msm_cycle)(GF(msm_ctx_t) *x);
+
+/* bucket b (occupied, not in the batch) += p: into the batch, or the side path for P == ±bucket. A
+ * full batch is applied and the deferred points start the next one (msm_cycle); inside msm_cycle
+ * it is only applied. */
+static inline void GF(msm_batch_add)(GF(msm_ctx_t) *x, uint32_t b, const AFF_T *p, bool in_flush) {
     unsigned j = x->nbatch & ((1u << MSM_DEFER_SHIFT) - 1);
     FF(sub)(&x->den[j], &p->x, &x->bucket[b].x);
     if (FF(is_zero)(&x->den[j])) { /* P == ±bucket: doubling or cancellation, off the batch path */
@@ -94,7 +99,10 @@ static inline void GF(msm_batch_add)(GF(msm_ctx_t) *x, uint32_t b, const AFF_T *
     x->pt[j] = *p;
     x->state[b] |= 2;
     x->nbatch++;
-    if (j + 1 == x->limit) GF(msm_apply)(x);
+    if (j + 1 == x->limit) {
+        if (in_flush) GF(msm_apply)(x);
+        else GF(msm_cycle)(x);
+    }
 }
 
 static inline void GF(msm_add)(GF(msm_ctx_t) *x, uint32_t b, const AFF_T *p) {
@@ -115,11 +123,11 @@ static inline void GF(msm_add)(GF(msm_ctx_t) *x, uint32_t b, const AFF_T *p) {
         }
         return;
     }
-    GF(msm_batch_add)(x, b, p);
+    GF(msm_batch_add)(x, b, p, false);
 }
 
-/* Applies the batch, then the deferred points (each tried once more), then that batch. */
-static void GF(msm_flush)(GF(msm_ctx_t) *x) {
+/* Applies the batch, then puts the deferred points (each tried once more) into the next one. */
+static void GF(msm_cycle)(GF(msm_ctx_t) *x) {
     GF(msm_apply)(x);
     unsigned nd = x->nbatch >> MSM_DEFER_SHIFT;
     x->nbatch = 0;
@@ -127,9 +135,14 @@ static void GF(msm_flush)(GF(msm_ctx_t) *x) {
         uint32_t b = x->bidx[MSM_BATCH + k];
         const AFF_T *p = &x->pt[MSM_BATCH + k];
         uint8_t s = x->state[b];
-        if (s & 2) GF(msm_side_add)(x, b, p); /* collides again: the side path */
-        else GF(msm_batch_add)(x, b, p);      /* the bucket is occupied: it was when p was deferred */
+        if (s & 2) GF(msm_side_add)(x, b, p);   /* collides again: the side path */
+        else GF(msm_batch_add)(x, b, p, true); /* the bucket is occupied: it was when p was deferred */
     }
+}
+
+/* Everything added so far lands in the buckets (the end of a window). */
+static void GF(msm_flush)(GF(msm_ctx_t) *x) {
+    GF(msm_cycle)(x);
     GF(msm_apply)(x);
 }
 
