@@ -1,5 +1,7 @@
-/* AVX-512 IFMA bucket additions for the batch-affine MSM (zk/msm_tmpl.h), used while the ifma
- * kernel set is selected (zk/kernels.h). */
+/* AVX-512 IFMA bucket additions and reductions for the batch-affine MSM (zk/msm_tmpl.h), used
+ * while the ifma kernel set is selected (zk/kernels.h). A flush keeps its prefix products on the
+ * stack: about 40 KB (G1) or 80 KB (G2) besides the caller's frame, so callers' threads need a
+ * stack of a few hundred KB at least (OpenMP's and glibc's defaults are megabytes). */
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
