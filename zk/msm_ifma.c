@@ -120,6 +120,54 @@ IFMA_FN void e2_add(e2_t *r, const e2_t *a, const e2_t *b, const v52_mod_t *m) {
 /* idx · w for a power of two w (a shift; AVX512DQ's vpmullq is not assumed) */
 #define _mm512_mullo_epi64_w(x, w) _mm512_slli_epi64((x), (unsigned)__builtin_ctzll(w))
 
+/* 8 consecutive elements of 4 words held as two per vector (q[i] = elements 2i, 2i+1) -> limb
+ * vectors (limb k of the eight in r[k]): an 8x4 transpose by two rounds of permutes. */
+IFMA_FN void tr8x4(__m512i r[4], const __m512i q[4]) {
+    const __m512i ia = _mm512_set_epi64(13, 9, 5, 1, 12, 8, 4, 0), ib = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);
+    const __m512i lo = _mm512_set_epi64(11, 10, 9, 8, 3, 2, 1, 0), hi = _mm512_set_epi64(15, 14, 13, 12, 7, 6, 5, 4);
+    __m512i t0 = _mm512_permutex2var_epi64(q[0], ia, q[1]), t1 = _mm512_permutex2var_epi64(q[0], ib, q[1]);
+    __m512i t2 = _mm512_permutex2var_epi64(q[2], ia, q[3]), t3 = _mm512_permutex2var_epi64(q[2], ib, q[3]);
+    r[0] = _mm512_permutex2var_epi64(t0, lo, t2);
+    r[1] = _mm512_permutex2var_epi64(t0, hi, t2);
+    r[2] = _mm512_permutex2var_epi64(t1, lo, t3);
+    r[3] = _mm512_permutex2var_epi64(t1, hi, t3);
+}
+/* Fq elements j0 .. j0+7 of a contiguous array (the lanes past k: 1 when one, else 0). */
+IFMA_FN void e1_load_seq(e1_t *r, __mmask8 k, const uint64_t *base, size_t j0, bool one, const v52_mod_t *m) {
+    __m512i q[4], t[4];
+    for (int i = 0; i < 4; i++) q[i] = _mm512_loadu_si512(base + 4 * j0 + 8 * i);
+    tr8x4(t, q);
+    for (int i = 0; i < 4; i++) t[i] = _mm512_mask_blend_epi64(k, _mm512_set1_epi64(one ? (long long)m->one[i] : 0), t[i]);
+    v52_from64(r, t, 0, m);
+}
+/* x and y of the G1 points j0 .. j0+7 of a contiguous array (8 words each). */
+IFMA_FN void e1_load_pts(e1_t *x, e1_t *y, __mmask8 k, const uint64_t *base, size_t j0, const v52_mod_t *m) {
+    const __m512i xs = _mm512_set_epi64(11, 10, 9, 8, 3, 2, 1, 0), ys = _mm512_set_epi64(15, 14, 13, 12, 7, 6, 5, 4);
+    __m512i p[8], qx[4], qy[4], t[4];
+    for (int i = 0; i < 8; i++) p[i] = _mm512_loadu_si512(base + 8 * (j0 + (size_t)i));
+    for (int i = 0; i < 4; i++) {
+        qx[i] = _mm512_permutex2var_epi64(p[2 * i], xs, p[2 * i + 1]);
+        qy[i] = _mm512_permutex2var_epi64(p[2 * i], ys, p[2 * i + 1]);
+    }
+    tr8x4(t, qx);
+    for (int i = 0; i < 4; i++) t[i] = _mm512_maskz_mov_epi64(k, t[i]);
+    v52_from64(x, t, 0, m);
+    tr8x4(t, qy);
+    for (int i = 0; i < 4; i++) t[i] = _mm512_maskz_mov_epi64(k, t[i]);
+    v52_from64(y, t, 0, m);
+}
+/* The same for Fq2 (G2): element pairs by gathers, as before. */
+IFMA_FN void e2_load_seq(e2_t *r, __mmask8 k, const uint64_t *base, size_t j0, bool one, const v52_mod_t *m) {
+    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    e2_load(r, k, _mm512_slli_epi64(_mm512_add_epi64(_mm512_set1_epi64((long long)j0), lane), 3), base, 0, one, m);
+}
+IFMA_FN void e2_load_pts(e2_t *x, e2_t *y, __mmask8 k, const uint64_t *base, size_t j0, const v52_mod_t *m) {
+    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    __m512i pi = _mm512_slli_epi64(_mm512_add_epi64(_mm512_set1_epi64((long long)j0), lane), 4);
+    e2_load(x, k, pi, base, 0, false, m);
+    e2_load(y, k, pi, base, 8, false, m);
+}
+
 #define IFMA_MAXV (ZK_IFMA_BATCH_MAX / 8)
 
 /* The flush for element type E (e1, e2) of W 64-bit words, the group's affine type AFF and the
@@ -140,9 +188,8 @@ IFMA_FN void e2_add(e2_t *r, const e2_t *a, const e2_t *b, const v52_mod_t *m) {
         for (unsigned v = 0; v < nv; v++) {                                                                            \
             unsigned left = n - 8 * v;                                                                                 \
             __mmask8 k = left >= 8 ? 0xff : (__mmask8)((1u << left) - 1);                                              \
-            __m512i di = _mm512_mullo_epi64_w(_mm512_add_epi64(_mm512_set1_epi64(8 * v), lane), W);                    \
             pre[v] = acc;                                                                                              \
-            E##_load(&t, k, di, den, 0, true, &m);                                                                     \
+            E##_load_seq(&t, k, den, 8 * (size_t)v, true, &m);                                                        \
             E##_mul(&acc, &acc, &t, &m);                                                                               \
         }                                                                                                              \
         F##_t lanes[8], tmp[8];                                                                                        \
@@ -152,19 +199,16 @@ IFMA_FN void e2_add(e2_t *r, const e2_t *a, const e2_t *b, const v52_mod_t *m) {
         for (unsigned v = nv; v-- > 0;) {                                                                              \
             unsigned left = n - 8 * v;                                                                                 \
             __mmask8 k = left >= 8 ? 0xff : (__mmask8)((1u << left) - 1);                                              \
-            __m512i j8 = _mm512_add_epi64(_mm512_set1_epi64(8 * v), lane);                                             \
-            __m512i di = _mm512_mullo_epi64_w(j8, W), pi = _mm512_mullo_epi64_w(j8, 2 * (W));                          \
             __m512i bi = _mm512_mullo_epi64_w(                                                                         \
                 _mm512_cvtepu32_epi64(_mm512_castsi512_si256(_mm512_maskz_loadu_epi32((__mmask16)k, bidx + 8 * v))),   \
                 2 * (W));                                                                                              \
             E##_t inv, d, bx, by, px, py, lam, x3, y3;                                                                 \
-            E##_load(&d, k, di, den, 0, true, &m);                                                                     \
+            E##_load_seq(&d, k, den, 8 * (size_t)v, true, &m);                                                        \
             E##_mul(&inv, &acc, &pre[v], &m); /* 1 / den */                                                            \
             E##_mul(&acc, &acc, &d, &m);                                                                               \
             E##_load(&bx, k, bi, bucket, 0, false, &m);                                                                \
             E##_load(&by, k, bi, bucket, W, false, &m);                                                                \
-            E##_load(&px, k, pi, pt, 0, false, &m);                                                                    \
-            E##_load(&py, k, pi, pt, W, false, &m);                                                                    \
+            E##_load_pts(&px, &py, k, pt, 8 * (size_t)v, &m);                                                          \
             /* lambda = (py - by) / (px - bx), x3 = lambda^2 - bx - px, y3 = lambda (bx - x3) - by */                  \
             E##_sub(&t, &py, &by, &m);                                                                                 \
             E##_mul(&lam, &t, &inv, &m);                                                                               \

@@ -12,7 +12,9 @@
 
 /* For j < n: bucket[bidx[j]] += pt[j] (affine), where den[j] = pt[j].x - bucket[bidx[j]].x is not
  * zero and the bidx[j] are distinct: one batched inversion, eight additions per vector. Exactly the
- * result of the scalar msm_flush. Only on a CPU with AVX512F + AVX512IFMA (zk_kernels_ifma). */
+ * result of the scalar msm_flush. pt and den are read in whole vectors: they must hold n rounded up
+ * to a multiple of 8 elements (what lies past n is ignored; msm_ctx_t's arrays hold MSM_BATCH).
+ * Only on a CPU with AVX512F + AVX512IFMA (zk_kernels_ifma). */
 typedef void (*zk_vec_flush_fn)(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n);
 /* bucket, pt: bn_g1_aff_t; den: bn_fq_t (untyped so that zk/msm_tmpl.h can name it for every group). */
 void zk_ifma_bn_g1_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n);
