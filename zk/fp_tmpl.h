@@ -237,8 +237,10 @@ static inline void FPF(inv)(FP_T *r, const FP_T *a) {
         if (started)
             for (int k = 0; k < 4; k++) FPF(sqr)(&acc, &acc);
         if (nib) {
-            if (started) FPF(mul)(&acc, &acc, &t[nib]);
-            else acc = t[nib], started = true;
+            if (started)
+                FPF(mul)(&acc, &acc, &t[nib]);
+            else
+                acc = t[nib], started = true;
         }
     }
     *r = acc;

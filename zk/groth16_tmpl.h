@@ -114,12 +114,16 @@ static inline size_t P_(ntt_share)(size_t n, int t, int threads, bool vec) {
     return vec && t < threads ? v & ~(size_t)7 : v;
 }
 static inline void P_(dif_any)(bool vec, FR_T *a, size_t len, size_t stride, const FR_T *tw, size_t lo, size_t hi) {
-    if (vec) zk_ifma_fr_dif_stage(a, len, stride, tw, lo, hi);
-    else P_(dif_stage)(a, len, stride, tw, lo, hi);
+    if (vec)
+        zk_ifma_fr_dif_stage(a, len, stride, tw, lo, hi);
+    else
+        P_(dif_stage)(a, len, stride, tw, lo, hi);
 }
 static inline void P_(dit_any)(bool vec, FR_T *a, size_t len, size_t stride, const FR_T *tw, size_t lo, size_t hi) {
-    if (vec) zk_ifma_fr_dit_stage(a, len, stride, tw, lo, hi);
-    else P_(dit_stage)(a, len, stride, tw, lo, hi);
+    if (vec)
+        zk_ifma_fr_dit_stage(a, len, stride, tw, lo, hi);
+    else
+        P_(dit_stage)(a, len, stride, tw, lo, hi);
 }
 
 /* Decimation in frequency: natural order in, bit-reversed out. tw[k] = w^k, k < n/2, for the

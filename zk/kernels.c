@@ -81,8 +81,8 @@ __attribute__((constructor)) static void kern_init(void) {
             if (strcmp(env, kern_names[i]) == 0) found = i;
         if (found < 0) {
             kern_env_status = -EINVAL;
-            snprintf(kern_env_note, sizeof(kern_env_note), "; ZKPIPE_KERNELS=%.24s ignored: not portable, mulx, ifma or auto",
-                     env);
+            snprintf(kern_env_note, sizeof(kern_env_note),
+                     "; ZKPIPE_KERNELS=%.24s ignored: not portable, mulx, ifma or auto", env);
         } else if (!(kern_supported & (1u << found))) {
             kern_env_status = -ENOTSUP;
             snprintf(kern_env_note, sizeof(kern_env_note), "; ZKPIPE_KERNELS=%.24s ignored: this CPU lacks it", env);

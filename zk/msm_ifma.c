@@ -29,7 +29,9 @@ IFMA_FN void e1_load(e1_t *r, __mmask8 k, __m512i idx, const uint64_t *base, int
     for (int i = 0; i < 4; i++) fill[i] = _mm512_set1_epi64(one ? (long long)m->one[i] : 0);
     v52_gather(r, k, idx, base, off, 0, fill, m);
 }
-IFMA_FN void e1_store(uint64_t *base, __mmask8 k, __m512i idx, int off, const e1_t *a) { v52_scatter(base, k, idx, off, a); }
+IFMA_FN void e1_store(uint64_t *base, __mmask8 k, __m512i idx, int off, const e1_t *a) {
+    v52_scatter(base, k, idx, off, a);
+}
 IFMA_FN void e1_mul(e1_t *r, const e1_t *a, const e1_t *b, const v52_mod_t *m) { v52_mulr(r, a, b, m); }
 IFMA_FN void e1_sqr(e1_t *r, const e1_t *a, const v52_mod_t *m) { v52_mulr(r, a, a, m); }
 IFMA_FN void e1_sub(e1_t *r, const e1_t *a, const e1_t *b, const v52_mod_t *m) { v52_sub(r, a, b, m); }
@@ -137,7 +139,8 @@ IFMA_FN void e1_load_seq(e1_t *r, __mmask8 k, const uint64_t *base, size_t j0, b
     __m512i q[4], t[4];
     for (int i = 0; i < 4; i++) q[i] = _mm512_loadu_si512(base + 4 * j0 + 8 * i);
     tr8x4(t, q);
-    for (int i = 0; i < 4; i++) t[i] = _mm512_mask_blend_epi64(k, _mm512_set1_epi64(one ? (long long)m->one[i] : 0), t[i]);
+    for (int i = 0; i < 4; i++)
+        t[i] = _mm512_mask_blend_epi64(k, _mm512_set1_epi64(one ? (long long)m->one[i] : 0), t[i]);
     v52_from64(r, t, 0, m);
 }
 /* x and y of the G1 points j0 .. j0+7 of a contiguous array (8 words each). */
@@ -174,13 +177,13 @@ IFMA_FN void e2_load_pts(e2_t *x, e2_t *y, __mmask8 k, const uint64_t *base, siz
  * scalar field F (for the one inversion of the eight lane products). Element j sits in lane j % 8 of
  * vector j / 8; lanes past n hold den = 1 and are neither read from nor written to memory. */
 #define IFMA_FLUSH(NAME, E, W, AFF, F)                                                                                 \
-    __attribute__((target("avx512f,avx512ifma"))) void NAME(void *bucket_v, const uint32_t *bidx, const void *pt_v,     \
+    __attribute__((target("avx512f,avx512ifma"))) void NAME(void *bucket_v, const uint32_t *bidx, const void *pt_v,    \
                                                             const void *den_v, unsigned n) {                           \
         uint64_t *bucket = bucket_v; /* the records as 64-bit words (both types are arrays of them) */                 \
         const uint64_t *pt = pt_v, *den = den_v;                                                                       \
         _Static_assert(sizeof(AFF) == 16 * (W) && sizeof(F##_t) == 8 * (W), "layout");                                 \
         v52_mod_t m;                                                                                                   \
-        v52_mod_init(&m, bn_fq_P.l, BN_FQ_INV, bn_fq_ONE.l);                                                          \
+        v52_mod_init(&m, bn_fq_P.l, BN_FQ_INV, bn_fq_ONE.l);                                                           \
         unsigned nv = (n + 7) / 8;                                                                                     \
         E##_t pre[IFMA_MAXV], acc, t;                                                                                  \
         const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);                                                 \
@@ -189,11 +192,11 @@ IFMA_FN void e2_load_pts(e2_t *x, e2_t *y, __mmask8 k, const uint64_t *base, siz
             unsigned left = n - 8 * v;                                                                                 \
             __mmask8 k = left >= 8 ? 0xff : (__mmask8)((1u << left) - 1);                                              \
             pre[v] = acc;                                                                                              \
-            E##_load_seq(&t, k, den, 8 * (size_t)v, true, &m);                                                        \
+            E##_load_seq(&t, k, den, 8 * (size_t)v, true, &m);                                                         \
             E##_mul(&acc, &acc, &t, &m);                                                                               \
         }                                                                                                              \
         F##_t lanes[8], tmp[8];                                                                                        \
-        E##_to_words((uint64_t *)lanes, &acc);                                     \
+        E##_to_words((uint64_t *)lanes, &acc);                                                                         \
         F##_batch_inv(lanes, tmp, 8);                                                                                  \
         E##_from_words(&acc, (const uint64_t *)lanes, &m); /* the inverses of the lane products */                     \
         for (unsigned v = nv; v-- > 0;) {                                                                              \
@@ -203,7 +206,7 @@ IFMA_FN void e2_load_pts(e2_t *x, e2_t *y, __mmask8 k, const uint64_t *base, siz
                 _mm512_cvtepu32_epi64(_mm512_castsi512_si256(_mm512_maskz_loadu_epi32((__mmask16)k, bidx + 8 * v))),   \
                 2 * (W));                                                                                              \
             E##_t inv, d, bx, by, px, py, lam, x3, y3;                                                                 \
-            E##_load_seq(&d, k, den, 8 * (size_t)v, true, &m);                                                        \
+            E##_load_seq(&d, k, den, 8 * (size_t)v, true, &m);                                                         \
             E##_mul(&inv, &acc, &pre[v], &m); /* 1 / den */                                                            \
             E##_mul(&acc, &acc, &d, &m);                                                                               \
             E##_load(&bx, k, bi, bucket, 0, false, &m);                                                                \
@@ -247,27 +250,27 @@ IFMA_XYZZ(e2)
         E##_to_words(w[0], &v->x), E##_to_words(w[1], &v->y), E##_to_words(w[2], &v->zz);                              \
         E##_to_words(w[3], &v->zzz);                                                                                   \
         for (int l = 0; l < 8; l++) {                                                                                  \
-            memcpy(&r[l].x, w[0] + (W) * l, 8 * (W)), memcpy(&r[l].y, w[1] + (W) * l, 8 * (W));                        \
-            memcpy(&r[l].zz, w[2] + (W) * l, 8 * (W)), memcpy(&r[l].zzz, w[3] + (W) * l, 8 * (W));                     \
+            memcpy(&r[l].x, w[0] + (W)*l, 8 * (W)), memcpy(&r[l].y, w[1] + (W)*l, 8 * (W));                            \
+            memcpy(&r[l].zz, w[2] + (W)*l, 8 * (W)), memcpy(&r[l].zzz, w[3] + (W)*l, 8 * (W));                         \
         }                                                                                                              \
     }                                                                                                                  \
-    IFMA_FN void NAME##_put(E##_xyzz_t *v, const G##_xyzz_t r[8], const v52_mod_t *m) {                               \
+    IFMA_FN void NAME##_put(E##_xyzz_t *v, const G##_xyzz_t r[8], const v52_mod_t *m) {                                \
         uint64_t w[4][8 * (W)];                                                                                        \
         for (int l = 0; l < 8; l++) {                                                                                  \
-            memcpy(w[0] + (W) * l, &r[l].x, 8 * (W)), memcpy(w[1] + (W) * l, &r[l].y, 8 * (W));                        \
-            memcpy(w[2] + (W) * l, &r[l].zz, 8 * (W)), memcpy(w[3] + (W) * l, &r[l].zzz, 8 * (W));                     \
+            memcpy(w[0] + (W)*l, &r[l].x, 8 * (W)), memcpy(w[1] + (W)*l, &r[l].y, 8 * (W));                            \
+            memcpy(w[2] + (W)*l, &r[l].zz, 8 * (W)), memcpy(w[3] + (W)*l, &r[l].zzz, 8 * (W));                         \
         }                                                                                                              \
-        E##_from_words(&v->x, w[0], m), E##_from_words(&v->y, w[1], m), E##_from_words(&v->zz, w[2], m);              \
+        E##_from_words(&v->x, w[0], m), E##_from_words(&v->y, w[1], m), E##_from_words(&v->zz, w[2], m);               \
         E##_from_words(&v->zzz, w[3], m);                                                                              \
     }                                                                                                                  \
-    __attribute__((target("avx512f,avx512ifma"))) void NAME(void *out_v, const void *bucket_v, const void *side_v,      \
+    __attribute__((target("avx512f,avx512ifma"))) void NAME(void *out_v, const void *bucket_v, const void *side_v,     \
                                                             const uint8_t *state, size_t nb) {                         \
         const uint64_t *bucket = bucket_v;                                                                             \
         const G##_aff_t *baff = bucket_v;                                                                              \
         const G##_xyzz_t *side = side_v;                                                                               \
         G##_xyzz_t *out = out_v;                                                                                       \
         v52_mod_t m;                                                                                                   \
-        v52_mod_init(&m, bn_fq_P.l, BN_FQ_INV, bn_fq_ONE.l);                                                          \
+        v52_mod_init(&m, bn_fq_P.l, BN_FQ_INV, bn_fq_ONE.l);                                                           \
         const size_t L = nb / 8;                                                                                       \
         const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);                                                 \
         const __m512i start = _mm512_mullo_epi64_w(lane, L); /* L is a power of two */                                 \
@@ -285,7 +288,8 @@ IFMA_XYZZ(e2)
                 sd |= (__mmask8)(((st >> 2) & 1u) << l);                                                               \
             }                                                                                                          \
             if (occ) { /* S += bucket */                                                                               \
-                __m512i bi = _mm512_mullo_epi64_w(_mm512_add_epi64(start, _mm512_set1_epi64((long long)off)), 2 * (W)); \
+                __m512i bi =                                                                                           \
+                    _mm512_mullo_epi64_w(_mm512_add_epi64(start, _mm512_set1_epi64((long long)off)), 2 * (W));         \
                 E##_t bx, by, u, P, R, PP, PPP, Q;                                                                     \
                 E##_load(&bx, occ, bi, bucket, 0, false, &m);                                                          \
                 E##_load(&by, occ, bi, bucket, W, false, &m);                                                          \
@@ -324,7 +328,8 @@ IFMA_XYZZ(e2)
                     if (sd >> l & 1) G##_xyzz_add(&sl[l], &sl[l], &side[i]);                                           \
                     if (G##_xyzz_is_inf(&sl[l])) {                                                                     \
                         sinf |= (__mmask8)(1u << l);                                                                   \
-                        F##_one(&sl[l].x), sl[l].y = sl[l].zz = sl[l].zzz = sl[l].x; /* any value: the mask says inf */ \
+                        F##_one(&sl[l].x),                                                                             \
+                            sl[l].y = sl[l].zz = sl[l].zzz = sl[l].x; /* any value: the mask says inf */               \
                     } else {                                                                                           \
                         sinf &= (__mmask8) ~(1u << l);                                                                 \
                     }                                                                                                  \
@@ -380,7 +385,7 @@ IFMA_XYZZ(e2)
         NAME##_get(sl, &S);                                                                                            \
         NAME##_get(al, &A);                                                                                            \
         G##_xyzz_t total, run, wsum;                                                                                   \
-        G##_xyzz_set_inf(&total), G##_xyzz_set_inf(&run), G##_xyzz_set_inf(&wsum);                                    \
+        G##_xyzz_set_inf(&total), G##_xyzz_set_inf(&run), G##_xyzz_set_inf(&wsum);                                     \
         for (int l = 8; l-- > 0;) {                                                                                    \
             if (sinf >> l & 1) G##_xyzz_set_inf(&sl[l]);                                                               \
             if (ainf >> l & 1) G##_xyzz_set_inf(&al[l]);                                                               \
@@ -393,7 +398,6 @@ IFMA_XYZZ(e2)
 
 IFMA_REDUCE(zk_ifma_bn_g1_reduce, e1, 4, bn_g1, bn_fq)
 IFMA_REDUCE(zk_ifma_bn_g2_reduce, e2, 8, bn_g2, bn_fq2)
-
 
 #else
 void zk_ifma_bn_g1_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n) {

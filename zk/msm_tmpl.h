@@ -39,7 +39,8 @@ typedef struct {
     AFF_T *bucket;  /* nb affine buckets */
     XYZZ_T *side;   /* nb XYZZ side accumulators */
     uint8_t *state; /* per bucket: bit0 affine bucket occupied, bit1 in current batch, bit2 side used */
-    uint32_t bidx[2 * MSM_BATCH]; /* [0, batch): the batch; [MSM_BATCH, +deferred): deferred points */
+    /* [0, batch): the batch; [MSM_BATCH, MSM_BATCH + deferred): the deferred points */
+    uint32_t bidx[2 * MSM_BATCH];
     AFF_T pt[2 * MSM_BATCH];
     F_T den[MSM_BATCH], tmp[MSM_BATCH];
     unsigned nbatch; /* 0 to start (empty batch, nothing deferred); see MSM_DEFER_SHIFT */
@@ -100,8 +101,10 @@ static inline void GF(msm_batch_add)(GF(msm_ctx_t) *x, uint32_t b, const AFF_T *
     x->state[b] |= 2;
     x->nbatch++;
     if (j + 1 == x->limit) {
-        if (in_flush) GF(msm_apply)(x);
-        else GF(msm_cycle)(x);
+        if (in_flush)
+            GF(msm_apply)(x);
+        else
+            GF(msm_cycle)(x);
     }
 }
 
@@ -135,8 +138,10 @@ static void GF(msm_cycle)(GF(msm_ctx_t) *x) {
         uint32_t b = x->bidx[MSM_BATCH + k];
         const AFF_T *p = &x->pt[MSM_BATCH + k];
         uint8_t s = x->state[b];
-        if (s & 2) GF(msm_side_add)(x, b, p);   /* collides again: the side path */
-        else GF(msm_batch_add)(x, b, p, true); /* the bucket is occupied: it was when p was deferred */
+        if (s & 2)
+            GF(msm_side_add)(x, b, p); /* collides again: the side path */
+        else
+            GF(msm_batch_add)(x, b, p, true); /* the bucket is occupied: it was when p was deferred */
     }
 }
 
@@ -315,8 +320,10 @@ void GF(msm)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, size_t n, 
             hi |= v;
         }
         memcpy(&lo, k, 8);
-        if (hi == 0 && lo <= 1) nones += lo;
-        else nrest++;
+        if (hi == 0 && lo <= 1)
+            nones += lo;
+        else
+            nrest++;
     }
     if (nrest == n) {
         GF(msm_pippenger)(out, bases, scalars, NULL, n, threads);
