@@ -46,6 +46,8 @@ static void kern_detect(void) {
 #ifdef ZK_X86_KERNELS /* built with the kernels of zk/fp_x86_64.h (meson option asm) */
     if (bmi2 && adx) kern_supported |= 1u << ZK_KERNELS_MULX;
     if (bmi2 && adx && avx512f && ifma && zmm_os) kern_supported |= 1u << ZK_KERNELS_IFMA;
+#else
+    (void)avx512f;
 #endif
     snprintf(kern_cpu, sizeof(kern_cpu), "cpu:%s%s%s%s%s", bmi2 ? " bmi2" : "", adx ? " adx" : "",
              ifma ? " avx512ifma" : "", ifma && !zmm_os ? " (no zmm state from the OS)" : "",
