@@ -75,6 +75,7 @@ static void explain_bad_proof(const zk_zkey_t *z, const char *zkey_path, const c
                               zk_err_t *err) {
     zk_err_t why;
     snprintf(why.msg, sizeof(why.msg), "%s", err->msg);
+    zk_zkey_hold_all(z); /* a lazy key's sections, for the scan */
     if (zk_zkey_check_points(z, zkey_path, verify_rc == -EINVAL && strstr(why.msg, "subgroup"), err) < 0) {
         size_t l = strlen(err->msg);
         snprintf(err->msg + l, sizeof(err->msg) - l, ": the key is corrupt");
@@ -153,7 +154,7 @@ int cli_prove_witness(const zk_zkey_t *z, const char *zkey_path, const zk_wtns_t
 
     size_t n = z->domain_size;
     abc = alloc_aligned(zk_abc_size(z));
-    scratch = alloc_aligned(zk_core_scratch_size(z));
+    scratch = alloc_aligned(zk_core_inplace_scratch_size(z));
     if (!abc || !scratch) {
         zk_fail(err, ENOMEM, "%s: out of memory for a domain of %zu", zkey_path, n);
         goto fail;
@@ -170,7 +171,7 @@ int cli_prove_witness(const zk_zkey_t *z, const char *zkey_path, const zk_wtns_t
     zk_raw_t raw;
     zk_core_times_t ct;
     clock_gettime(CLOCK_MONOTONIC, &tstage);
-    if (zk_prove_core(z, w->values, a, b, cc, scratch, &raw, &ct, threads) < 0) {
+    if (zk_prove_core_inplace(z, w->values, abc, scratch, &raw, &ct, threads) < 0) { /* abc is not needed after */
         zk_fail(err, EINVAL, "%s: proving failed", zkey_path);
         goto fail;
     }
@@ -192,6 +193,7 @@ int cli_prove_witness(const zk_zkey_t *z, const char *zkey_path, const zk_wtns_t
         zk_vk_t vk;
         if (zk_vk_from_zkey(&vk, z, err) < 0) {
             zk_err_t why = *err;
+            zk_zkey_hold_all(z);
             if (zk_zkey_check_points(z, zkey_path, true, err) == 0) zk_fail(err, EINVAL, "%s: %.400s", zkey_path, why.msg);
             goto fail;
         }
@@ -279,7 +281,8 @@ int zkpipe_cmd_prove(int argc, char **argv) {
     outputs_removed = true;
 
     tstage = t0;
-    if (zk_zkey_open(&z, zkey_path, &err) < 0) goto fail;
+    /* lazy: an unaligned point section is copied only for its MSM (zk/zkey.h), one at a time */
+    if (zk_zkey_open_flags(&z, zkey_path, ZK_ZKEY_LAZY, &err) < 0) goto fail;
     have_zkey = true;
     if (zk_wtns_load(&w, wtns_path, &err) < 0) goto fail;
     have_wtns = true;

@@ -32,6 +32,16 @@ static void rnd(void *p, size_t n) {
         F##_t two, four, x;                                                                                          \
         F##_set_u64(&two, 2); F##_set_u64(&four, 4); F##_mul(&x, &two, &two); CHECK(F##_eq(&x, &four));             \
         CHECK(F##_geq_p(F##_P.l));                                                                                   \
+        /* inverse edges: inv(0) = 0, inv(1) = 1, inv(-1) = -1, inv(2)·2 = 1, and the same as pow(p-2) */          \
+        F##_t z, m1, y;                                                                                              \
+        F##_zero(&z); F##_inv(&x, &z); CHECK(F##_is_zero(&x));                                                       \
+        F##_inv(&x, &F##_ONE); CHECK(F##_eq(&x, &F##_ONE));                                                          \
+        F##_neg(&m1, &F##_ONE); F##_inv(&x, &m1); CHECK(F##_eq(&x, &m1));                                            \
+        F##_inv(&x, &two); F##_mul(&x, &x, &two); CHECK(F##_eq(&x, &F##_ONE));                                       \
+        for (int it = 0; it < 20; it++) {                                                                            \
+            rnd(&y, sizeof y); y.l[NL - 1] >>= 4;                                                                    \
+            F##_inv(&x, &y); F##_pow(&z, &y, F##_PM2.l, NL); CHECK(F##_eq(&x, &z));                                  \
+        }                                                                                                            \
         return 0;                                                                                                    \
     }
 

@@ -159,3 +159,139 @@ ASM_TESTS(bn_fq, 4)
 ASM_TESTS(bn_fr, 4)
 ASM_TESTS(bls_fq, 6)
 ASM_TESTS(bls_fr, 4)
+
+/* The AVX-512 IFMA bucket additions (zk/msm_ifma.c, the ifma kernel set; skipped on a CPU without
+ * it) against the affine addition formulas of the scalar flush (zk/msm_tmpl.h) in the scalar
+ * kernels, for G1 (Fq) and G2 (Fq2): coordinates are edge values (p-1, 1, carry patterns ...) and
+ * random field elements (the formulas do not need points on the curve), batch sizes 1..17 (lanes
+ * left over in the last vector), 63, 64, 1000 and 1024, buckets in a scattered order; every result
+ * must be fully reduced. */
+#include "zk/msm_ifma.h"
+
+static void bn_fq_pick(bn_fq_t *x, const bn_fq_t *e, int ne) {
+    int pick = (int)(rng() % 3);
+    if (pick == 0) *x = e[rng() % (unsigned)ne];
+    else if (pick == 1) bn_fq_rand_pattern(x);
+    else bn_fq_rand(x);
+}
+static void bn_fq2_pick(bn_fq2_t *x, const bn_fq_t *e, int ne) {
+    bn_fq_pick(&x->c0, e, ne);
+    bn_fq_pick(&x->c1, e, ne);
+    if (rng() % 8 == 0) bn_fq_zero(rng() % 2 ? &x->c0 : &x->c1);
+}
+static bool bn_fq2_below_p(const bn_fq2_t *x) { return bn_fq_below_p(&x->c0) && bn_fq_below_p(&x->c1); }
+
+#define IFMA_FLUSH_TEST(G, F)                                                                                        \
+    static void G##_ifma_ref_add(G##_aff_t *b, const G##_aff_t *p) {                                                 \
+        F##_t d, lam, t, x3;                                                                                         \
+        F##_sub(&d, &p->x, &b->x);                                                                                   \
+        F##_inv(&d, &d);                                                                                             \
+        F##_sub(&t, &p->y, &b->y);                                                                                   \
+        F##_mul(&lam, &t, &d);                                                                                       \
+        F##_sqr(&x3, &lam);                                                                                          \
+        F##_sub(&x3, &x3, &b->x);                                                                                    \
+        F##_sub(&x3, &x3, &p->x);                                                                                    \
+        F##_sub(&t, &b->x, &x3);                                                                                     \
+        F##_mul(&t, &t, &lam);                                                                                       \
+        F##_sub(&b->y, &t, &b->y);                                                                                   \
+        b->x = x3;                                                                                                   \
+    }                                                                                                                \
+                                                                                                                     \
+    TEST(G##_ifma_flush_vs_scalar) {                                                                                 \
+        if (!(zk_kernels_supported() & (1u << ZK_KERNELS_IFMA))) return TEST_SKIP;                                 \
+        enum { NB = 2048 };                                                                                          \
+        static G##_aff_t bucket[NB], want[NB], pt[ZK_IFMA_BATCH_MAX];                                                \
+        static F##_t den[ZK_IFMA_BATCH_MAX];                                                                         \
+        static uint32_t bidx[ZK_IFMA_BATCH_MAX];                                                                     \
+        bn_fq_t e[N_EDGE_MAX];                                                                                       \
+        int ne = bn_fq_edges(e);                                                                                     \
+        static const unsigned sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 63, 64, 1000, 1024}; \
+        for (unsigned si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {                                         \
+            unsigned n = sizes[si];                                                                                  \
+            for (unsigned i = 0; i < NB; i++) {                                                                      \
+                F##_pick(&bucket[i].x, e, ne);                                                                       \
+                F##_pick(&bucket[i].y, e, ne);                                                                       \
+                want[i] = bucket[i];                                                                                 \
+            }                                                                                                        \
+            uint32_t step = 2 * (uint32_t)(rng() % 500) + 1, start = (uint32_t)(rng() % NB); /* odd: distinct */   \
+            for (unsigned j = 0; j < n; j++) {                                                                       \
+                bidx[j] = (start + j * step) % NB;                                                                   \
+                do {                                                                                                 \
+                    F##_pick(&pt[j].x, e, ne);                                                                       \
+                    F##_pick(&pt[j].y, e, ne);                                                                       \
+                    F##_sub(&den[j], &pt[j].x, &bucket[bidx[j]].x);                                                  \
+                } while (F##_is_zero(&den[j]));                                                                      \
+                G##_ifma_ref_add(&want[bidx[j]], &pt[j]);                                                            \
+            }                                                                                                        \
+            zk_ifma_##G##_flush(bucket, bidx, pt, den, n);                                                           \
+            for (unsigned i = 0; i < NB; i++) {                                                                      \
+                bool same = F##_eq(&bucket[i].x, &want[i].x) && F##_eq(&bucket[i].y, &want[i].y);                    \
+                CHECK_MSG(same && F##_below_p(&bucket[i].x) && F##_below_p(&bucket[i].y),                            \
+                          #G " ifma flush of %u additions: bucket %u differs", n, i);                                 \
+                if (!same) return 1;                                                                                 \
+            }                                                                                                        \
+        }                                                                                                            \
+        return 0;                                                                                                    \
+    }
+
+IFMA_FLUSH_TEST(bn_g1, bn_fq)
+IFMA_FLUSH_TEST(bn_g2, bn_fq2)
+
+/* The vector bucket reduction (zk_ifma_*_reduce, the ifma set) against the scalar running sum, on
+ * real points (multiples of the generator): random empty/occupied/side patterns, every bucket the
+ * same point (doublings in both running sums), a point and its negative next to each other
+ * (cancellation to infinity mid-run), everything empty, sides only; nb = 64 .. 16384. */
+#define IFMA_REDUCE_TEST(G)                                                                                          \
+    static void G##_small_mul(G##_xyzz_t *r, uint64_t k) {                                                           \
+        G##_xyzz_t g;                                                                                                \
+        G##_xyzz_from_aff(&g, &G##_gen);                                                                             \
+        uint64_t kl[4] = {k, 0, 0, 0};                                                                               \
+        G##_xyzz_mul(r, &g, kl, 1);                                                                                  \
+    }                                                                                                                \
+    TEST(G##_ifma_reduce_vs_scalar) {                                                                                \
+        if (!(zk_kernels_supported() & (1u << ZK_KERNELS_IFMA))) return TEST_SKIP;                                 \
+        enum { NBMAX = 16384, NPTS = 64 };                                                                           \
+        static G##_aff_t bucket[NBMAX], pts[NPTS];                                                                   \
+        static G##_xyzz_t side[NBMAX], sides[NPTS];                                                                  \
+        static uint8_t state[NBMAX];                                                                                 \
+        for (int i = 0; i < NPTS; i++) {                                                                             \
+            G##_xyzz_t p;                                                                                            \
+            G##_small_mul(&p, 1 + rng() % 1000000);                                                                  \
+            G##_xyzz_to_aff(&pts[i], &p);                                                                            \
+            G##_small_mul(&sides[i], 1 + rng() % 1000000); /* ZZ != 1 */                                             \
+        }                                                                                                            \
+        static const size_t nbs[] = {64, 128, 256, 2048, 16384}; /* 16384: the window c = 15 */                      \
+        for (int mode = 0; mode < 6; mode++)                                                                         \
+            for (size_t ni = 0; ni < sizeof(nbs) / sizeof(nbs[0]); ni++) {                                           \
+                size_t nb = nbs[ni];                                                                                 \
+                for (size_t i = 0; i < nb; i++) {                                                                    \
+                    unsigned r = (unsigned)(rng() % 8);                                                              \
+                    state[i] = 0;                                                                                    \
+                    bucket[i] = pts[rng() % NPTS];                                                                   \
+                    side[i] = sides[rng() % NPTS];                                                                   \
+                    if (mode == 0) state[i] = r < 3 ? 0 : r < 7 ? 1 : 5;    /* mixed */                              \
+                    if (mode == 1) state[i] = 1, bucket[i] = pts[0];        /* all the same point */                 \
+                    if (mode == 2) {                                        /* P, -P pairs and runs of one point */  \
+                        state[i] = 1;                                                                                \
+                        bucket[i] = pts[(i / 4) % 3];                                                                \
+                        if (i % 2) G##_aff_neg(&bucket[i], &bucket[i]);                                              \
+                    }                                                                                                \
+                    if (mode == 3) state[i] = 0;                            /* all empty */                          \
+                    if (mode == 4) state[i] = r < 4 ? 4 : 0;                /* sides only */                         \
+                    if (mode == 5) state[i] = i % 64 == 7 ? 1 : 0;          /* sparse: long empty runs */            \
+                }                                                                                                    \
+                G##_xyzz_t want, sum, got;                                                                           \
+                G##_xyzz_set_inf(&want), G##_xyzz_set_inf(&sum);                                                     \
+                for (size_t i = nb; i-- > 0;) {                                                                      \
+                    if (state[i] & 1) G##_xyzz_add_aff(&sum, &sum, &bucket[i]);                                      \
+                    if (state[i] & 4) G##_xyzz_add(&sum, &sum, &side[i]);                                            \
+                    G##_xyzz_add(&want, &want, &sum);                                                                \
+                }                                                                                                    \
+                zk_ifma_##G##_reduce(&got, bucket, side, state, nb);                                                 \
+                CHECK_MSG(G##_xyzz_eq(&got, &want), #G " ifma reduce, mode %d, %zu buckets", mode, nb);              \
+            }                                                                                                        \
+        return 0;                                                                                                    \
+    }
+
+IFMA_REDUCE_TEST(bn_g1)
+IFMA_REDUCE_TEST(bn_g2)

@@ -75,7 +75,12 @@ static void rnd_scalar(uint8_t *s, const uint8_t *r) {
     }
 
 /* Scalar patterns: 0 all zero, 1 all one, 2 mixed 0/1/small/large, 3 around lambda and 2^128 (the
- * GLV split's edges), 4 random with every point the same base (repeated points). */
+ * GLV split's edges), 4 random with every point the same base (repeated points); for the sum of the
+ * scalars 1 (zk/msm_tmpl.h: msm_sum): 5 all one with every point the same base (doublings in the
+ * accumulators), 6 all one with bases P, -P, P, -P ... and infinity (cancellations), 7 a witness of
+ * bits (60 % zero, 40 % one), 8 ones and a few large scalars among them; for deferred collisions
+ * (zk/msm_tmpl.h: msm_ctx_t), 9 every scalar 7 and 10 every scalar one large value (every point
+ * to the same bucket of every window: the deferred area fills, then the side path). */
 static void pattern_scalar(uint8_t *s, const zk_curve_t *c, const zk_glv_t *glv, int pattern, size_t i) {
     memset(s, 0, 32);
     switch (pattern) {
@@ -95,16 +100,26 @@ static void pattern_scalar(uint8_t *s, const zk_curve_t *c, const zk_glv_t *glv,
         memcpy(s, k, 32);
         break;
     }
+    case 5:
+    case 6: s[0] = 1; break;
+    case 7: s[0] = (uint8_t)(i * 7 % 10 < 4); break;
+    case 8:
+        if (i % 50 == 3) rnd_scalar(s, c->r);
+        else s[0] = 1;
+        break;
+    case 9: s[0] = 7; break;
+    case 10: memset(s, 0x5a, 31); break;
     default: rnd_scalar(s, c->r); break;
     }
 }
 
 #define MSM_PATTERN_TEST(G, CURVE, GLV)                                                                              \
     TEST(G##_msm_patterns) {                                                                                         \
-        static const size_t sizes[] = {1, 2, 3, 31, 64, 200};                                                        \
-        for (int pattern = 0; pattern < 5; pattern++)                                                                \
+        static const size_t sizes[] = {1, 2, 3, 31, 64, 200, 3001};                                                  \
+        for (int pattern = 0; pattern < 11; pattern++)                                                               \
             for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {                                       \
                 size_t n = sizes[si];                                                                                \
+                if (n > 1000 && pattern < 5) continue; /* the large size for the sums of ones */                     \
                 G##_aff_t *bases = calloc(n, sizeof(*bases));                                                        \
                 uint8_t *sc = calloc(n, 32), k0[32];                                                                 \
                 G##_xyzz_t p, q, acc, t;                                                                             \
@@ -112,16 +127,28 @@ static void pattern_scalar(uint8_t *s, const zk_curve_t *c, const zk_glv_t *glv,
                 G##_xyzz_from_aff(&q, &G##_gen);                                                                     \
                 G##_xyzz_mul(&p, &q, (const uint64_t *)k0, 4);                                                       \
                 for (size_t i = 0; i < n; i++) {                                                                     \
-                    if (pattern != 4 && i % 3 == 1) G##_xyzz_add(&p, &p, &q); /* else a repeat of the last */       \
-                    if (pattern == 2 && i % 9 == 8) memset(&bases[i], 0, sizeof(bases[i]));                         \
+                    if (pattern != 4 && pattern != 5 && i % 3 == 1) G##_xyzz_add(&p, &p, &q); /* else a repeat */   \
+                    if ((pattern == 2 && i % 9 == 8) || (pattern == 6 && i % 7 == 6))                               \
+                        memset(&bases[i], 0, sizeof(bases[i]));                                                      \
                     else G##_xyzz_to_aff(&bases[i], &p);                                                             \
+                    if (pattern == 6 && i % 2) G##_aff_neg(&bases[i], &bases[i - 1]);                                \
                     pattern_scalar(sc + 32 * i, &CURVE, GLV, pattern, i);                                            \
                 }                                                                                                    \
                 G##_xyzz_set_inf(&acc);                                                                              \
-                for (size_t i = 0; i < n; i++) {                                                                     \
+                for (size_t i = 0; i < n && pattern >= 9; i++) G##_xyzz_add_aff(&acc, &acc, &bases[i]);              \
+                if (pattern >= 9) { /* one scalar for all: k·(sum of the bases) */                                   \
+                    uint64_t kl[4];                                                                                  \
+                    memcpy(kl, sc, 32);                                                                              \
+                    G##_xyzz_mul(&acc, &acc, kl, 4);                                                                 \
+                }                                                                                                    \
+                for (size_t i = 0; i < n && pattern < 9; i++) {                                                      \
                     G##_xyzz_t b;                                                                                    \
                     G##_xyzz_from_aff(&b, &bases[i]);                                                                \
-                    G##_xyzz_mul(&t, &b, (const uint64_t *)(sc + 32 * i), 4);                                        \
+                    uint64_t kl[4];                                                                                  \
+                    memcpy(kl, sc + 32 * i, 32);                                                                     \
+                    int nl = 4;                                                                                      \
+                    while (nl > 1 && kl[nl - 1] == 0) nl--;                                                          \
+                    G##_xyzz_mul(&t, &b, kl, nl);                                                                    \
                     G##_xyzz_add(&acc, &acc, &t);                                                                    \
                 }                                                                                                    \
                 for (int threads = 1; threads <= 2; threads++) {                                                     \
@@ -261,3 +288,5 @@ MSM_LARGE_TEST(bls_g2, bls_fr, zk_curve_bls12381, 5000, large)
 /* Just above the size where G1 stops using the GLV split (zk/msm_tmpl.h: MSM_GLV_MAX = 2^15). */
 MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 32771, above_glv)
 MSM_LARGE_TEST(bls_g1, bls_fr, zk_curve_bls12381, 32771, above_glv)
+/* 2^16 + 1 points: with the ifma kernels G1 takes the widest window, c = 15 (zk_msm_window). */
+MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 65537, wide_window)

@@ -224,8 +224,27 @@ static inline void FPF(pow)(FP_T *r, const FP_T *a, const uint64_t *e, int nlimb
     *r = acc;
 }
 
-/* Inverse by Fermat; inv(0) = 0. */
-static inline void FPF(inv)(FP_T *r, const FP_T *a) { FPF(pow)(r, a, FPF(PM2).l, FP_N); }
+/* Inverse by Fermat, a^(p-2) with 4-bit windows (a^0..a^15 first: 14 products, then 4 squarings
+ * and at most one product per nibble, against one product per set bit); inv(0) = 0. */
+static inline void FPF(inv)(FP_T *r, const FP_T *a) {
+    FP_T t[16], acc = FPF(ONE);
+    t[0] = FPF(ONE);
+    t[1] = *a;
+    for (int i = 2; i < 16; i++) FPF(mul)(&t[i], &t[i - 1], a);
+    bool started = false;
+    for (int i = FP_N * 16 - 1; i >= 0; i--) {
+        unsigned nib = (unsigned)(FPF(PM2).l[i / 16] >> (4 * (i % 16))) & 15;
+        if (started)
+            for (int k = 0; k < 4; k++) FPF(sqr)(&acc, &acc);
+        if (nib) {
+            if (started)
+                FPF(mul)(&acc, &acc, &t[nib]);
+            else
+                acc = t[nib], started = true;
+        }
+    }
+    *r = acc;
+}
 
 /* Loads n8 = 8*FP_N bytes, little-endian; the caller range-checks where the input is untrusted. */
 static inline void FPF(load_le)(FP_T *r, const uint8_t *p) { memcpy(r->l, p, sizeof(r->l)); }

@@ -14,7 +14,9 @@
 
 #include "json_out.h"
 #include "msm.h"
+#include "kernels.h"
 #include "ntt.h"
+#include "ntt_ifma.h"
 
 static inline uint64_t zk_bitrev64(uint64_t x) {
     x = ((x >> 1) & 0x5555555555555555ull) | ((x & 0x5555555555555555ull) << 1);
@@ -75,8 +77,20 @@ int zk_synth(const zk_zkey_t *z, const uint8_t *witness, void *a, void *b, void 
 
 int zk_prove_core(const zk_zkey_t *z, const uint8_t *witness, const void *a, const void *b, const void *c,
                   void *scratch, zk_raw_t *out, zk_core_times_t *times, int threads) {
-    if (z->curve->id == ZK_CURVE_BN128) return bn_core(z, witness, a, b, c, scratch, out, times, threads);
-    return bls_core(z, witness, a, b, c, scratch, out, times, threads);
+    if (z->curve->id == ZK_CURVE_BN128) return bn_core(z, witness, a, b, c, scratch, out, times, threads, false);
+    return bls_core(z, witness, a, b, c, scratch, out, times, threads, false);
+}
+
+/* twiddles and inverse twiddles (n/2+1 each), the coset factors (2) */
+size_t zk_core_inplace_scratch_size(const zk_zkey_t *z) { return ((size_t)z->domain_size + 4) * 32; }
+
+int zk_prove_core_inplace(const zk_zkey_t *z, const uint8_t *witness, void *abc, void *scratch, zk_raw_t *out,
+                          zk_core_times_t *times, int threads) {
+    size_t n = z->domain_size;
+    uint8_t *a = abc, *b = a + 32 * n, *c = b + 32 * n;
+    if (z->curve->id == ZK_CURVE_BN128)
+        return bn_core(z, witness, (void *)a, (void *)b, (void *)c, scratch, out, times, threads, true);
+    return bls_core(z, witness, (void *)a, (void *)b, (void *)c, scratch, out, times, threads, true);
 }
 
 int zk_finalize(const zk_zkey_t *z, const zk_raw_t *raw, const uint8_t r[32], const uint8_t s[32], zk_proof_t *out) {

@@ -54,6 +54,15 @@ int zk_prove_core(const zk_zkey_t *z, const uint8_t *witness, const void *a, con
 /* After zk_prove_core, the first domain_size*32 bytes of scratch hold P, the H-MSM scalars
  * (standard form): useful to compare with reference vectors. */
 
+/* The same proof for a caller that does not need a, b, c afterwards (the one-shot prover): abc
+ * (zk_abc_size bytes, a then b then c, as zk_synth wrote them) is transformed in place, so scratch
+ * holds only the twiddles (zk_core_inplace_scratch_size, 64-byte aligned), and b, c go back to the
+ * kernel (MADV_DONTNEED) before the MSMs: 4 domains of 32 bytes less at the peak. Afterwards the
+ * first domain_size*32 bytes of abc hold P; the rest of abc reads as zero. */
+size_t zk_core_inplace_scratch_size(const zk_zkey_t *z);
+int zk_prove_core_inplace(const zk_zkey_t *z, const uint8_t *witness, void *abc, void *scratch, zk_raw_t *out,
+                          zk_core_times_t *times, int threads);
+
 /* x (Montgomery Fr, natural order, 2^logn values on {w^i}) -> values on the odd coset
  * {w_2n^(2i+1)}, in place (iNTT, scale by n^-1·w_2n^k, NTT). */
 int zk_fr_to_odd_coset(const zk_curve_t *curve, void *x, unsigned logn, int threads);

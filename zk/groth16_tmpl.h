@@ -101,42 +101,76 @@ static inline size_t P_(ntt_split)(size_t n, int threads) {
     return threads > 1 ? blocks : 1;
 }
 
+/* With the ifma kernel set (BN254 only) the stages run eight butterflies to a vector
+ * (zk/ntt_ifma.h) on the array in lanes order, converted in place before and after; the three
+ * stages of half-length 4, 2, 1 run inside each block of 8 in registers. */
+static const bool P_(ntt_has_vec) = _Generic((FR_T *)0, bn_fr_t *: true, default: false);
+static inline bool P_(ntt_vec)(size_t n, size_t blocks) {
+    return P_(ntt_has_vec) && zk_kernels_ifma && n >= 64 && n / blocks >= 16;
+}
+/* The share [lo, hi) of thread t of n/2 butterflies (multiples of 8 for the vector stages). */
+static inline size_t P_(ntt_share)(size_t n, int t, int threads, bool vec) {
+    size_t v = n / 2 * (size_t)t / (size_t)threads;
+    return vec && t < threads ? v & ~(size_t)7 : v;
+}
+static inline void P_(dif_any)(bool vec, FR_T *a, size_t len, size_t stride, const FR_T *tw, size_t lo, size_t hi) {
+    if (vec)
+        zk_ifma_fr_dif_stage(a, len, stride, tw, lo, hi);
+    else
+        P_(dif_stage)(a, len, stride, tw, lo, hi);
+}
+static inline void P_(dit_any)(bool vec, FR_T *a, size_t len, size_t stride, const FR_T *tw, size_t lo, size_t hi) {
+    if (vec)
+        zk_ifma_fr_dit_stage(a, len, stride, tw, lo, hi);
+    else
+        P_(dit_stage)(a, len, stride, tw, lo, hi);
+}
+
 /* Decimation in frequency: natural order in, bit-reversed out. tw[k] = w^k, k < n/2, for the
  * n-th root w. The top stages run with all threads; then each block of n/blocks elements is
  * finished by one thread (no barriers, and the block stays in cache). */
 void P_(ntt_dif)(FR_T *a, size_t n, const FR_T *tw, int threads) {
     if (n < 2) return;
     size_t blocks = n >= 4096 ? P_(ntt_split)(n, threads) : 1;
+    bool vec = P_(ntt_vec)(n, blocks);
+    if (vec) zk_ifma_fr_to_lanes(a, n);
     size_t len = n / 2, stride = 1;
     for (; 2 * len > n / blocks; len /= 2, stride *= 2) {
 #pragma omp parallel for num_threads(threads) schedule(static)
         for (int t = 0; t < threads; t++)
-            P_(dif_stage)(a, len, stride, tw, n / 2 * (size_t)t / (size_t)threads,
-                          n / 2 * (size_t)(t + 1) / (size_t)threads);
+            P_(dif_any)(vec, a, len, stride, tw, P_(ntt_share)(n, t, threads, vec),
+                        P_(ntt_share)(n, t + 1, threads, vec));
     }
     size_t bs = n / blocks;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (blocks > 1)
     for (size_t b = 0; b < blocks; b++) {
         size_t l = len, st = stride;
-        for (; l >= 1; l /= 2, st *= 2) P_(dif_stage)(a + b * bs, l, st, tw, 0, bs / 2);
+        for (; l >= (vec ? 8 : 1); l /= 2, st *= 2) P_(dif_any)(vec, a + b * bs, l, st, tw, 0, bs / 2);
+        if (vec) zk_ifma_fr_dif_small(a + b * bs, bs, st, tw);
     }
+    if (vec) zk_ifma_fr_from_lanes(a, n);
 }
 
 /* Decimation in time: bit-reversed in, natural order out; same twiddles as ntt_dif. */
 void P_(ntt_dit)(FR_T *a, size_t n, const FR_T *tw, int threads) {
     if (n < 2) return;
     size_t blocks = n >= 4096 ? P_(ntt_split)(n, threads) : 1;
+    bool vec = P_(ntt_vec)(n, blocks);
+    if (vec) zk_ifma_fr_to_lanes(a, n);
     size_t bs = n / blocks;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (blocks > 1)
     for (size_t b = 0; b < blocks; b++) {
-        for (size_t l = 1, st = n / 2; l < bs; l *= 2, st /= 2) P_(dit_stage)(a + b * bs, l, st, tw, 0, bs / 2);
+        size_t l = 1, st = n / 2;
+        if (vec) zk_ifma_fr_dit_small(a + b * bs, bs, st, tw), l = 8, st /= 8;
+        for (; l < bs; l *= 2, st /= 2) P_(dit_any)(vec, a + b * bs, l, st, tw, 0, bs / 2);
     }
     for (size_t len = bs, stride = n / (2 * bs); len < n; len *= 2, stride /= 2) {
 #pragma omp parallel for num_threads(threads) schedule(static)
         for (int t = 0; t < threads; t++)
-            P_(dit_stage)(a, len, stride, tw, n / 2 * (size_t)t / (size_t)threads,
-                          n / 2 * (size_t)(t + 1) / (size_t)threads);
+            P_(dit_any)(vec, a, len, stride, tw, P_(ntt_share)(n, t, threads, vec),
+                        P_(ntt_share)(n, t + 1, threads, vec));
     }
+    if (vec) zk_ifma_fr_from_lanes(a, n);
 }
 
 static inline size_t P_(bitrev)(size_t i, unsigned logn) {
@@ -179,23 +213,31 @@ static void P_(odd_coset_tables)(FR_T *tw, FR_T *itw, FR_T *coef, unsigned logn,
     P_(powers)(itw, &iw, n / 2 + 1, threads);
 }
 
+/* With 2 threads or more, one thread forms a (the records of matrix 0) while another forms b;
+ * records of a zero witness value add nothing and are skipped. */
 static int P_(synth)(const zk_zkey_t *z, const uint8_t *witness, FR_T *a, FR_T *b, FR_T *c, int threads) {
     size_t n = z->domain_size;
-    memset(a, 0, n * sizeof(FR_T));
-    memset(b, 0, n * sizeof(FR_T));
-    const uint8_t *rec = z->coefs;
-    for (uint32_t i = 0; i < z->n_coefs; i++, rec += 44) {
-        uint32_t m, row, sig;
-        memcpy(&m, rec, 4);
-        memcpy(&row, rec + 4, 4);
-        memcpy(&sig, rec + 8, 4);
-        FR_T coef, w, v;
-        memcpy(coef.l, rec + 12, 32);
-        memcpy(w.l, witness + 32 * (size_t)sig, 32);
-        /* coef is v*R^2 (double Montgomery) and w standard: their Montgomery product is v*w*R. */
-        FR(mul)(&v, &coef, &w);
-        FR_T *dst = m == 0 ? &a[row] : &b[row];
-        FR(add)(dst, dst, &v);
+    int nt = threads >= 2 ? 2 : 1;
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int t = 0; t < nt; t++) {
+        if (nt == 1 || t == 0) memset(a, 0, n * sizeof(FR_T));
+        if (nt == 1 || t == 1) memset(b, 0, n * sizeof(FR_T));
+        const uint8_t *rec = z->coefs;
+        for (uint32_t i = 0; i < z->n_coefs; i++, rec += 44) {
+            uint32_t m, row, sig;
+            memcpy(&m, rec, 4);
+            if (nt == 2 && m != (uint32_t)t) continue;
+            memcpy(&row, rec + 4, 4);
+            memcpy(&sig, rec + 8, 4);
+            FR_T coef, w, v;
+            memcpy(w.l, witness + 32 * (size_t)sig, 32);
+            if (FR(is_zero)(&w)) continue;
+            memcpy(coef.l, rec + 12, 32);
+            /* coef is v*R^2 (double Montgomery) and w standard: their Montgomery product is v*w*R. */
+            FR(mul)(&v, &coef, &w);
+            FR_T *dst = m == 0 ? &a[row] : &b[row];
+            FR(add)(dst, dst, &v);
+        }
     }
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; i++) FR(mul)(&c[i], &a[i], &b[i]);
@@ -208,17 +250,30 @@ static uint64_t P_(now_ns)(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* own: a, b, c are the core's to overwrite (zk_prove_core_inplace): the transforms run in them, P
+ * ends in a, and b, c go back to the kernel before the MSMs; scratch then holds only the twiddles.
+ * Otherwise a, b, c are left alone and copied into scratch (s0, s1). */
 static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, const FR_T *b, const FR_T *c,
-                    void *scratch, zk_raw_t *out, zk_core_times_t *times, int threads) {
+                    void *scratch, zk_raw_t *out, zk_core_times_t *times, int threads, bool own) {
     size_t n = z->domain_size;
     unsigned logn = z->log_domain;
-    FR_T *s0 = scratch, *s1 = s0 + n, *tw = s1 + n, *itw = tw + n / 2 + 1, *scale = itw + n / 2 + 1; /* scale: 2 */
+    FR_T *s0, *s1, *sc, *tw, *itw, *scale;
+    if (own) {
+        s0 = (FR_T *)a, s1 = (FR_T *)b, sc = (FR_T *)c;
+        tw = scratch;
+    } else {
+        s0 = scratch, s1 = s0 + n, sc = s1;
+        tw = s1 + n;
+    }
+    itw = tw + n / 2 + 1, scale = itw + n / 2 + 1; /* scale: 2 */
     uint64_t t0 = P_(now_ns)();
 
     P_(odd_coset_tables)(tw, itw, scale, logn, threads);
 
-    memcpy(s0, a, n * sizeof(FR_T));
-    memcpy(s1, b, n * sizeof(FR_T));
+    if (!own) {
+        memcpy(s0, a, n * sizeof(FR_T));
+        memcpy(s1, b, n * sizeof(FR_T));
+    }
     if (threads == 2 || threads == 3) {
         /* A and B side by side, one thread each: no barrier between the NTT stages of either (on a
          * shared or loaded machine each barrier can cost a scheduling slice) */
@@ -235,16 +290,22 @@ static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, c
     }
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; i++) FR(mul)(&s0[i], &s0[i], &s1[i]);
-    memcpy(s1, c, n * sizeof(FR_T));
-    P_(to_odd_coset)(s1, n, logn, tw, itw, scale, threads);
+    if (!own) memcpy(sc, c, n * sizeof(FR_T));
+    P_(to_odd_coset)(sc, n, logn, tw, itw, scale, threads);
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; i++) {
-        FR(sub)(&s0[i], &s0[i], &s1[i]);
+        FR(sub)(&s0[i], &s0[i], &sc[i]);
         FR(from_mont)(&s0[i], &s0[i]); /* the H MSM takes standard-form scalars */
     }
     /* Only P (s0) is needed from here on: hand the rest of the scratch back to the kernel, so the
      * MSMs, which touch the key's points, do not add to a peak that the NTTs already set. */
-    zk_release_pages(s1, (size_t)((uint8_t *)(scale + 2) - (uint8_t *)s1));
+    if (own) {
+        zk_release_pages(s1, n * sizeof(FR_T));
+        zk_release_pages(sc, n * sizeof(FR_T));
+        zk_release_pages(tw, (size_t)((uint8_t *)(scale + 2) - (uint8_t *)tw));
+    } else {
+        zk_release_pages(s1, (size_t)((uint8_t *)(scale + 2) - (uint8_t *)s1));
+    }
     uint64_t t1 = P_(now_ns)();
 
     G1X r1;
@@ -254,27 +315,37 @@ static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, c
     size_t nv = z->n_vars, np = z->n_pub;
     memset(out, 0, sizeof(*out));
 
+    zk_zkey_hold(z, 5); /* a lazy key's unaligned section is resident only for its MSM */
     G1(msm)(&r1, z->points_a, witness, nv, threads);
+    zk_zkey_drop(z, 5);
     G1(xyzz_to_aff)(&aff1, &r1);
     memcpy(out->a, &aff1, sizeof(aff1));
     uint64_t t2 = P_(now_ns)();
 
+    zk_zkey_hold(z, 6);
     G1(msm)(&r1, z->points_b1, witness, nv, threads);
+    zk_zkey_drop(z, 6);
     G1(xyzz_to_aff)(&aff1, &r1);
     memcpy(out->b1, &aff1, sizeof(aff1));
     uint64_t t3 = P_(now_ns)();
 
+    zk_zkey_hold(z, 7);
     G2(msm)(&r2, z->points_b2, witness, nv, threads);
+    zk_zkey_drop(z, 7);
     G2(xyzz_to_aff)(&aff2, &r2);
     memcpy(out->b2, &aff2, sizeof(aff2));
     uint64_t t4 = P_(now_ns)();
 
+    zk_zkey_hold(z, 8);
     G1(msm)(&r1, z->points_c, witness + 32 * (np + 1), nv - np - 1, threads);
+    zk_zkey_drop(z, 8);
     G1(xyzz_to_aff)(&aff1, &r1);
     memcpy(out->c, &aff1, sizeof(aff1));
     uint64_t t5 = P_(now_ns)();
 
+    zk_zkey_hold(z, 9);
     G1(msm)(&r1, z->points_h, (const uint8_t *)s0, n, threads);
+    zk_zkey_drop(z, 9);
     G1(xyzz_to_aff)(&aff1, &r1);
     memcpy(out->h, &aff1, sizeof(aff1));
     uint64_t t6 = P_(now_ns)();

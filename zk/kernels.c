@@ -2,6 +2,7 @@
 #include "kernels.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #endif
 
 int zk_kernels_mulx;
+int zk_kernels_ifma;
 
 static unsigned kern_supported = 1u << ZK_KERNELS_PORTABLE;
 static enum zk_kernel_set kern_current = ZK_KERNELS_PORTABLE;
@@ -18,32 +20,45 @@ static char kern_cpu[96] = "not x86-64";
 static char kern_env_note[96];
 static char kern_line[256];
 
-static const char *const kern_names[ZK_KERNELS_COUNT] = {"portable", "mulx"};
+static const char *const kern_names[ZK_KERNELS_COUNT] = {"portable", "mulx", "ifma"};
 static const char *const kern_what[ZK_KERNELS_COUNT] = {
     "portable C Montgomery multiplication",
     "x86-64 BMI2+ADX MULX/ADCX/ADOX multiplication",
+    "MULX/ADX multiplication, AVX-512 IFMA BN254 MSM buckets and NTT",
 };
 
 static void kern_detect(void) {
 #if defined(__x86_64__)
     unsigned a, b, c, d;
-    bool bmi2 = false, adx = false, ifma = false;
+    bool bmi2 = false, adx = false, ifma = false, avx512f = false, zmm_os = false;
     if (__get_cpuid_max(0, NULL) >= 7 && __get_cpuid_count(7, 0, &a, &b, &c, &d)) {
         bmi2 = b & (1u << 8);
         adx = b & (1u << 19);
         ifma = b & (1u << 21);
+        avx512f = b & (1u << 16);
+    }
+    /* OSXSAVE, then XCR0: the OS saves SSE, AVX, opmask, ZMM_Hi256 and Hi16_ZMM state */
+    if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 27))) {
+        uint32_t lo, hi;
+        __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+        zmm_os = (lo & 0xe6) == 0xe6;
     }
 #ifdef ZK_X86_KERNELS /* built with the kernels of zk/fp_x86_64.h (meson option asm) */
     if (bmi2 && adx) kern_supported |= 1u << ZK_KERNELS_MULX;
+    if (bmi2 && adx && avx512f && ifma && zmm_os) kern_supported |= 1u << ZK_KERNELS_IFMA;
+#else
+    (void)avx512f;
 #endif
-    snprintf(kern_cpu, sizeof(kern_cpu), "cpu:%s%s%s%s", bmi2 ? " bmi2" : "", adx ? " adx" : "",
-             ifma ? " avx512ifma" : "", !bmi2 && !adx ? " no bmi2/adx" : "");
+    snprintf(kern_cpu, sizeof(kern_cpu), "cpu:%s%s%s%s%s", bmi2 ? " bmi2" : "", adx ? " adx" : "",
+             ifma ? " avx512ifma" : "", ifma && !zmm_os ? " (no zmm state from the OS)" : "",
+             !bmi2 && !adx ? " no bmi2/adx" : "");
 #endif
 }
 
 static void kern_apply(enum zk_kernel_set s) {
     kern_current = s;
-    zk_kernels_mulx = s == ZK_KERNELS_MULX;
+    zk_kernels_mulx = s == ZK_KERNELS_MULX || s == ZK_KERNELS_IFMA;
+    zk_kernels_ifma = s == ZK_KERNELS_IFMA;
     snprintf(kern_line, sizeof(kern_line), "%s (%s; %s%s)", kern_names[s], kern_what[s], kern_cpu, kern_env_note);
 }
 
@@ -68,8 +83,8 @@ __attribute__((constructor)) static void kern_init(void) {
             if (strcmp(env, kern_names[i]) == 0) found = i;
         if (found < 0) {
             kern_env_status = -EINVAL;
-            snprintf(kern_env_note, sizeof(kern_env_note), "; ZKPIPE_KERNELS=%.24s ignored: not portable, mulx or auto",
-                     env);
+            snprintf(kern_env_note, sizeof(kern_env_note),
+                     "; ZKPIPE_KERNELS=%.24s ignored: not portable, mulx, ifma or auto", env);
         } else if (!(kern_supported & (1u << found))) {
             kern_env_status = -ENOTSUP;
             snprintf(kern_env_note, sizeof(kern_env_note), "; ZKPIPE_KERNELS=%.24s ignored: this CPU lacks it", env);

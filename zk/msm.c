@@ -1,5 +1,7 @@
 /* MSM instantiations and the window/digit helpers they share. */
 #include "msm.h"
+#include "kernels.h"
+#include "msm_ifma.h"
 
 #include <stdlib.h>
 
@@ -9,6 +11,14 @@ unsigned zk_msm_window(size_t n, size_t point_size, unsigned bits) {
      * bucket additions, so narrow windows pay for short batches. W fitted to bench/msm_ntt CPU times
      * (bn128 G1, 1 thread, c = 10..15 at 2^14..2^16 points: each measured within ~3 % of this model);
      * G2 buckets are twice as large, so caches favour fewer of them. */
+    /* With the ifma kernels (BN254 G1, G2: 64- and 128-byte points) the widest window measured
+     * fastest from 2^16 G1 / 2^17 G2 points on (bench/msm_ntt, 1 thread, CPU ms, c = 13 / 14 / 15:
+     * G1 2^16 138 / 134 / 124, 2^17 273 / 254 / 225; G2 2^17 677 / 678 / 610; below that 13 or the
+     * model's choice was within 5 %), which this model does not reproduce; the extra buckets cost
+     * 1 MB (G1) or 2 MB (G2) per thread. */
+    if (zk_kernels_ifma && bits > 128 &&
+        ((point_size == 64 && n >= ((size_t)1 << 16)) || (point_size == 128 && n >= ((size_t)1 << 17))))
+        return 15;
     double w_reduce = point_size >= 128 ? 3.6 : 1.8;
     unsigned best = 2;
     double best_cost = 1e300;
@@ -99,17 +109,19 @@ static void glv_sub256(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) 
     }
 }
 
-/* round(k·g / 2^256) for g < 2^192: the top limbs of k·g + 2^255. */
+/* round(k·g / 2^256) for g < 2^192: the top limbs of k·g + 2^255 (only g's non-zero limbs). */
 static void glv_round(uint64_t c[4], const uint64_t k[4], const uint64_t g[4]) {
     uint64_t t[8] = {0};
+    int ng = 4;
+    while (ng > 1 && g[ng - 1] == 0) ng--;
     for (int i = 0; i < 4; i++) {
         unsigned __int128 acc = 0;
-        for (int j = 0; j < 4; j++) {
+        for (int j = 0; j < ng; j++) {
             acc += (unsigned __int128)k[i] * g[j] + t[i + j];
             t[i + j] = (uint64_t)acc;
             acc >>= 64;
         }
-        t[i + 4] = (uint64_t)acc;
+        t[i + ng] = (uint64_t)acc;
     }
     unsigned __int128 acc = (unsigned __int128)t[3] + (1ULL << 63);
     for (int i = 4; i < 8; i++) {
@@ -125,6 +137,12 @@ static void glv_abs(uint64_t r[4], bool *neg, const uint64_t v[4]) {
 }
 
 void zk_glv_split(const zk_glv_t *g, const uint64_t k[4], uint64_t k1[4], bool *neg1, uint64_t k2[4], bool *neg2) {
+    if (k[2] == 0 && k[3] == 0) { /* k < 2^128 (witness bits, small values): k1 = k, k2 = 0 */
+        memcpy(k1, k, 32);
+        memset(k2, 0, 32);
+        *neg1 = *neg2 = false;
+        return;
+    }
     uint64_t c1[4], c2[4], t[4], u[4];
     glv_round(c1, k, g->g1);
     if (g->neg_c1) glv_neg256(c1, c1);

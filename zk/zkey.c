@@ -31,23 +31,43 @@ static unsigned curve_two_adicity(const zk_curve_t *c) { return c->id == ZK_CURV
 /* An aligned pointer to size bytes at p: p itself when 8-byte aligned, else a copy kept in *copy.
  * When p lies in our own read-only file mapping (mapped), the pages the copy was read from are
  * dropped again, so an unaligned section is resident once (the copy), not twice. */
-static int aligned_view(const uint8_t *p, uint64_t size, void **copy, const void **ret, bool mapped) {
+/* Drops the whole pages inside [p, p + size) (a mapping's: read again from the file; anonymous
+ * memory's: read as zero); its neighbours may still be in use. */
+static void drop_pages(const void *p, uint64_t size) {
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + (uintptr_t)size) & ~(page - 1);
+    if (e > a) (void)madvise((void *)a, e - a, MADV_DONTNEED);
+}
+
+/* With lazy (and p unaligned in our mapping) the copy is only allocated: zk_zkey_hold fills it. */
+static int aligned_view(const uint8_t *p, uint64_t size, void **copy, const void **ret, bool mapped, bool lazy) {
     if (((uintptr_t)p & 7) == 0) {
         *ret = p;
         return 0;
     }
     void *m = NULL;
     if (posix_memalign(&m, 64, size ? (size_t)size : 1) != 0) return -ENOMEM;
-    memcpy(m, p, (size_t)size);
     *copy = m;
     *ret = m;
-    if (mapped) {
-        /* only whole pages inside the section: its neighbours may still be read from the mapping */
-        const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-        uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + (uintptr_t)size) & ~(page - 1);
-        if (e > a) (void)madvise((void *)a, e - a, MADV_DONTNEED);
-    }
+    if (lazy && mapped) return 1;
+    memcpy(m, p, (size_t)size);
+    if (mapped) drop_pages(p, size);
     return 0;
+}
+
+void zk_zkey_hold(const zk_zkey_t *z, int id) {
+    if (id < 0 || id >= 10 || !z->lazy_src[id]) return;
+    memcpy(z->copies[id], z->lazy_src[id], (size_t)z->lazy_size[id]);
+    drop_pages(z->lazy_src[id], z->lazy_size[id]);
+}
+
+void zk_zkey_drop(const zk_zkey_t *z, int id) {
+    if (id < 0 || id >= 10 || !z->lazy_src[id]) return;
+    drop_pages(z->copies[id], z->lazy_size[id]);
+}
+
+void zk_zkey_hold_all(const zk_zkey_t *z) {
+    for (int id = 5; id <= 9; id++) zk_zkey_hold(z, id);
 }
 
 static void release(zk_zkey_t *z) {
@@ -61,13 +81,15 @@ void zk_zkey_close(zk_zkey_t *z) {
     if (z) release(z);
 }
 
-static int zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_t size, bool mapped, zk_err_t *err);
+static int zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_t size, bool mapped, bool lazy,
+                      zk_err_t *err);
 
 int zk_zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_t size, zk_err_t *err) {
-    return zkey_parse(z, name, data, size, false, err);
+    return zkey_parse(z, name, data, size, false, false, err);
 }
 
-static int zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_t size, bool mapped, zk_err_t *err) {
+static int zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_t size, bool mapped, bool lazy,
+                      zk_err_t *err) {
     memset(z, 0, sizeof(*z));
     zk_bin_t b;
     int rc = zk_bin_parse(&b, name, data, size, "zkey", 1, 2, "section", err);
@@ -180,7 +202,7 @@ static int zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_
 
     const void *hp;
     const uint8_t *pts = p + 12;
-    if (aligned_view(pts, 18 * (uint64_t)n8q, &z->hdr_copy, &hp, false) < 0) goto nomem;
+    if (aligned_view(pts, 18 * (uint64_t)n8q, &z->hdr_copy, &hp, false, false) < 0) goto nomem;
     const uint8_t *hb = hp;
     z->alpha1 = hb;
     z->beta1 = hb + g1;
@@ -195,8 +217,10 @@ static int zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_
     };
     for (int id = 3; id <= 9; id++) {
         if (id == 4) continue;
-        if (aligned_view(zk_bin_payload(&b, (uint32_t)id), b.sec[id].size, &z->copies[id], dst[id], mapped) < 0)
-            goto nomem;
+        const uint8_t *src = zk_bin_payload(&b, (uint32_t)id);
+        int rc = aligned_view(src, b.sec[id].size, &z->copies[id], dst[id], mapped, lazy && id >= 5);
+        if (rc < 0) goto nomem;
+        if (rc == 1) z->lazy_src[id] = src, z->lazy_size[id] = b.sec[id].size;
     }
     return 0;
 
@@ -205,13 +229,15 @@ nomem:
     return zk_fail(err, ENOMEM, "%s: out of memory copying unaligned sections", name);
 }
 
-int zk_zkey_open(zk_zkey_t *z, const char *path, zk_err_t *err) {
+int zk_zkey_open(zk_zkey_t *z, const char *path, zk_err_t *err) { return zk_zkey_open_flags(z, path, 0, err); }
+
+int zk_zkey_open_flags(zk_zkey_t *z, const char *path, unsigned flags, zk_err_t *err) {
     memset(z, 0, sizeof(*z));
     void *map;
     size_t size;
     int rc = zk_map_file(path, &map, &size, err);
     if (rc < 0) return rc;
-    rc = zkey_parse(z, path, map, size, true, err);
+    rc = zkey_parse(z, path, map, size, true, (flags & ZK_ZKEY_LAZY) != 0, err);
     if (rc < 0) {
         if (map) munmap(map, size);
         return rc;

@@ -38,9 +38,23 @@ typedef struct zk_zkey {
     size_t map_size;
     void *copies[10];
     void *hdr_copy;
+    const uint8_t *lazy_src[10]; /* ZK_ZKEY_LAZY: where an unaligned point section lies in the mapping */
+    uint64_t lazy_size[10];
 } zk_zkey_t;
 
 int zk_zkey_open(zk_zkey_t *z, const char *path, zk_err_t *err);
+/* ZK_ZKEY_LAZY (for a one-shot prover, which reads each point section in one MSM): an unaligned point
+ * section (5..9) gets its aligned buffer at open, but is copied into it only by zk_zkey_hold and given
+ * back by zk_zkey_drop, so that at most the section of the running MSM is resident twice over...
+ * once. Until held, such a section reads as zero: every reader of points_* of a lazy key holds it
+ * first (the core does, zk_zkey_hold_all for anything else). */
+#define ZK_ZKEY_LAZY 1u
+int zk_zkey_open_flags(zk_zkey_t *z, const char *path, unsigned flags, zk_err_t *err);
+/* Section id (5..9) readable at its points_* pointer: copied from the mapping (whose pages are then
+ * dropped) when it is a lazy one; a no-op otherwise. zk_zkey_drop gives a lazy copy's pages back. */
+void zk_zkey_hold(const zk_zkey_t *z, int id);
+void zk_zkey_drop(const zk_zkey_t *z, int id);
+void zk_zkey_hold_all(const zk_zkey_t *z);
 /* Validates a zkey image already in memory (name is only used in messages); the pointers of *z
  * point into data, which must outlive z. zk_zkey_close frees the copies and leaves data alone. */
 int zk_zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_t size, zk_err_t *err);

@@ -125,6 +125,10 @@ corrupt "$tmp/bad_a.zkey" $((89064 + 64 * 1 + 32))
 expect "corrupt PointsA" "section 5 (PointsA): point 1 (G1) is not on the curve" bad_a.zkey "$tmp/bad_a.zkey" $mw
 corrupt "$tmp/bad_h.zkey" $((409880 + 64 * 3 + 32))
 expect "corrupt PointsH" "section 9 (PointsH): point 3 (G1) is not on the curve" bad_h.zkey "$tmp/bad_h.zkey" $mw
+# PointsC (section 8, payload at 345868) is not 8-byte aligned in the file: zkpipe prove copies it only
+# for its MSM (ZK_ZKEY_LAZY), and the scan of a bad proof still reads the real points
+corrupt "$tmp/bad_c.zkey" $((345868 + 64 * 500 + 32))
+expect "corrupt PointsC (unaligned)" "section 8 (PointsC): point 500 (G1) is not on the curve" bad_c.zkey "$tmp/bad_c.zkey" $mw
 # delta2's x.c0 (section 2 payload at 40, then 84 bytes of fields and counts, alpha1, beta1, beta2,
 # gamma2, delta1) set to all ones: not below q
 cp $mz "$tmp/bad_d.zkey"

@@ -1,0 +1,417 @@
+/* AVX-512 IFMA batch-affine bucket additions for BN254 G1 and G2 (zk/msm_ifma.h), eight field elements per
+ * vector in 52-bit limbs.
+ *
+ * The arithmetic (52-bit limbs, Montgomery form unchanged) is zk/ifma52.h.
+ *
+ * Compiled for every x86-64 build with function-level target attributes only, so the rest of the
+ * binary never contains an AVX-512 instruction; zk/kernels.c selects it only where cpuid reports
+ * AVX512F + AVX512IFMA and XGETBV says the OS saves the zmm state. */
+#include "msm_ifma.h"
+
+#include <stdlib.h>
+
+#include "curve.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+
+#include "ifma52.h"
+
+/* The two element types of the flush template: Fq (G1) and Fq2 = Fq[u]/(u^2 + 1) (G2), eight per
+ * vector. Loads and stores take the element's offset `off` in 64-bit words within records that idx
+ * points to (idx in words); `one` fills the lanes that k leaves out with 1 instead of 0. */
+typedef v52_t e1_t;
+typedef struct {
+    v52_t c0, c1;
+} e2_t;
+
+IFMA_FN void e1_load(e1_t *r, __mmask8 k, __m512i idx, const uint64_t *base, int off, bool one, const v52_mod_t *m) {
+    __m512i fill[4];
+    for (int i = 0; i < 4; i++) fill[i] = _mm512_set1_epi64(one ? (long long)m->one[i] : 0);
+    v52_gather(r, k, idx, base, off, 0, fill, m);
+}
+IFMA_FN void e1_store(uint64_t *base, __mmask8 k, __m512i idx, int off, const e1_t *a) {
+    v52_scatter(base, k, idx, off, a);
+}
+IFMA_FN void e1_mul(e1_t *r, const e1_t *a, const e1_t *b, const v52_mod_t *m) { v52_mulr(r, a, b, m); }
+IFMA_FN void e1_sqr(e1_t *r, const e1_t *a, const v52_mod_t *m) { v52_mulr(r, a, a, m); }
+IFMA_FN void e1_sub(e1_t *r, const e1_t *a, const e1_t *b, const v52_mod_t *m) { v52_sub(r, a, b, m); }
+/* lane l of a <-> w[4 l .. 4 l + 4) (the 64-bit limbs of element l) */
+IFMA_FN void e1_to_words(uint64_t *w, const e1_t *a) {
+    __m512i q[4];
+    v52_to64(q, a);
+    for (int i = 0; i < 4; i++) {
+        uint64_t t[8];
+        _mm512_storeu_si512(t, q[i]);
+        for (int l = 0; l < 8; l++) w[4 * l + i] = t[l];
+    }
+}
+IFMA_FN void e1_from_words(e1_t *r, const uint64_t *w, const v52_mod_t *m) {
+    __m512i q[4];
+    for (int i = 0; i < 4; i++) {
+        uint64_t t[8];
+        for (int l = 0; l < 8; l++) t[l] = w[4 * l + i];
+        q[i] = _mm512_loadu_si512(t);
+    }
+    v52_from64(r, q, 0, m);
+}
+
+IFMA_FN void e2_load(e2_t *r, __mmask8 k, __m512i idx, const uint64_t *base, int off, bool one, const v52_mod_t *m) {
+    e1_load(&r->c0, k, idx, base, off, one, m);
+    e1_load(&r->c1, k, idx, base, off + 4, false, m);
+}
+IFMA_FN void e2_store(uint64_t *base, __mmask8 k, __m512i idx, int off, const e2_t *a) {
+    v52_scatter(base, k, idx, off, &a->c0);
+    v52_scatter(base, k, idx, off + 4, &a->c1);
+}
+/* Karatsuba: c0 = a0 b0 - a1 b1, c1 = (a0 + a1)(b0 + b1) - a0 b0 - a1 b1 */
+IFMA_FN void e2_mul(e2_t *r, const e2_t *a, const e2_t *b, const v52_mod_t *m) {
+    v52_t v0, v1, sa, sb, s;
+    v52_mulr(&v0, &a->c0, &b->c0, m);
+    v52_mulr(&v1, &a->c1, &b->c1, m);
+    v52_add(&sa, &a->c0, &a->c1, m);
+    v52_add(&sb, &b->c0, &b->c1, m);
+    v52_mulr(&s, &sa, &sb, m);
+    v52_sub(&r->c0, &v0, &v1, m);
+    v52_sub(&s, &s, &v0, m);
+    v52_sub(&r->c1, &s, &v1, m);
+}
+/* c0 = (a0 + a1)(a0 - a1), c1 = 2 a0 a1 */
+IFMA_FN void e2_sqr(e2_t *r, const e2_t *a, const v52_mod_t *m) {
+    v52_t s, d, p;
+    v52_add(&s, &a->c0, &a->c1, m);
+    v52_sub(&d, &a->c0, &a->c1, m);
+    v52_mulr(&p, &a->c0, &a->c1, m);
+    v52_mulr(&r->c0, &s, &d, m);
+    v52_add(&r->c1, &p, &p, m);
+}
+IFMA_FN void e2_sub(e2_t *r, const e2_t *a, const e2_t *b, const v52_mod_t *m) {
+    v52_sub(&r->c0, &a->c0, &b->c0, m);
+    v52_sub(&r->c1, &a->c1, &b->c1, m);
+}
+IFMA_FN void e2_to_words(uint64_t *w, const e2_t *a) {
+    uint64_t t0[32], t1[32];
+    e1_to_words(t0, &a->c0);
+    e1_to_words(t1, &a->c1);
+    for (int l = 0; l < 8; l++) memcpy(w + 8 * l, t0 + 4 * l, 32), memcpy(w + 8 * l + 4, t1 + 4 * l, 32);
+}
+IFMA_FN void e2_from_words(e2_t *r, const uint64_t *w, const v52_mod_t *m) {
+    uint64_t t0[32], t1[32];
+    for (int l = 0; l < 8; l++) memcpy(t0 + 4 * l, w + 8 * l, 32), memcpy(t1 + 4 * l, w + 8 * l + 4, 32);
+    e1_from_words(&r->c0, t0, m);
+    e1_from_words(&r->c1, t1, m);
+}
+
+IFMA_FN __mmask8 e1_is_zero(const e1_t *a) {
+    __m512i o = _mm512_or_si512(_mm512_or_si512(a->l[0], a->l[1]), _mm512_or_si512(a->l[2], a->l[3]));
+    return _mm512_cmpeq_epi64_mask(_mm512_or_si512(o, a->l[4]), _mm512_setzero_si512());
+}
+IFMA_FN void e1_blend(e1_t *r, __mmask8 k, const e1_t *b) { /* r = b in the lanes of k */
+    for (int i = 0; i < 5; i++) r->l[i] = _mm512_mask_blend_epi64(k, r->l[i], b->l[i]);
+}
+IFMA_FN void e1_add(e1_t *r, const e1_t *a, const e1_t *b, const v52_mod_t *m) { v52_add(r, a, b, m); }
+IFMA_FN __mmask8 e2_is_zero(const e2_t *a) { return e1_is_zero(&a->c0) & e1_is_zero(&a->c1); }
+IFMA_FN void e2_blend(e2_t *r, __mmask8 k, const e2_t *b) {
+    e1_blend(&r->c0, k, &b->c0);
+    e1_blend(&r->c1, k, &b->c1);
+}
+IFMA_FN void e2_add(e2_t *r, const e2_t *a, const e2_t *b, const v52_mod_t *m) {
+    v52_add(&r->c0, &a->c0, &b->c0, m);
+    v52_add(&r->c1, &a->c1, &b->c1, m);
+}
+
+/* idx · w for a power of two w (a shift; AVX512DQ's vpmullq is not assumed) */
+#define _mm512_mullo_epi64_w(x, w) _mm512_slli_epi64((x), (unsigned)__builtin_ctzll(w))
+
+/* 8 consecutive elements of 4 words held as two per vector (q[i] = elements 2i, 2i+1) -> limb
+ * vectors (limb k of the eight in r[k]): an 8x4 transpose by two rounds of permutes. */
+IFMA_FN void tr8x4(__m512i r[4], const __m512i q[4]) {
+    const __m512i ia = _mm512_set_epi64(13, 9, 5, 1, 12, 8, 4, 0), ib = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);
+    const __m512i lo = _mm512_set_epi64(11, 10, 9, 8, 3, 2, 1, 0), hi = _mm512_set_epi64(15, 14, 13, 12, 7, 6, 5, 4);
+    __m512i t0 = _mm512_permutex2var_epi64(q[0], ia, q[1]), t1 = _mm512_permutex2var_epi64(q[0], ib, q[1]);
+    __m512i t2 = _mm512_permutex2var_epi64(q[2], ia, q[3]), t3 = _mm512_permutex2var_epi64(q[2], ib, q[3]);
+    r[0] = _mm512_permutex2var_epi64(t0, lo, t2);
+    r[1] = _mm512_permutex2var_epi64(t0, hi, t2);
+    r[2] = _mm512_permutex2var_epi64(t1, lo, t3);
+    r[3] = _mm512_permutex2var_epi64(t1, hi, t3);
+}
+/* Fq elements j0 .. j0+7 of a contiguous array (the lanes past k: 1 when one, else 0). */
+IFMA_FN void e1_load_seq(e1_t *r, __mmask8 k, const uint64_t *base, size_t j0, bool one, const v52_mod_t *m) {
+    __m512i q[4], t[4];
+    for (int i = 0; i < 4; i++) q[i] = _mm512_loadu_si512(base + 4 * j0 + 8 * i);
+    tr8x4(t, q);
+    for (int i = 0; i < 4; i++)
+        t[i] = _mm512_mask_blend_epi64(k, _mm512_set1_epi64(one ? (long long)m->one[i] : 0), t[i]);
+    v52_from64(r, t, 0, m);
+}
+/* x and y of the G1 points j0 .. j0+7 of a contiguous array (8 words each). */
+IFMA_FN void e1_load_pts(e1_t *x, e1_t *y, __mmask8 k, const uint64_t *base, size_t j0, const v52_mod_t *m) {
+    const __m512i xs = _mm512_set_epi64(11, 10, 9, 8, 3, 2, 1, 0), ys = _mm512_set_epi64(15, 14, 13, 12, 7, 6, 5, 4);
+    __m512i p[8], qx[4], qy[4], t[4];
+    for (int i = 0; i < 8; i++) p[i] = _mm512_loadu_si512(base + 8 * (j0 + (size_t)i));
+    for (int i = 0; i < 4; i++) {
+        qx[i] = _mm512_permutex2var_epi64(p[2 * i], xs, p[2 * i + 1]);
+        qy[i] = _mm512_permutex2var_epi64(p[2 * i], ys, p[2 * i + 1]);
+    }
+    tr8x4(t, qx);
+    for (int i = 0; i < 4; i++) t[i] = _mm512_maskz_mov_epi64(k, t[i]);
+    v52_from64(x, t, 0, m);
+    tr8x4(t, qy);
+    for (int i = 0; i < 4; i++) t[i] = _mm512_maskz_mov_epi64(k, t[i]);
+    v52_from64(y, t, 0, m);
+}
+/* The same for Fq2 (G2): element pairs by gathers, as before. */
+IFMA_FN void e2_load_seq(e2_t *r, __mmask8 k, const uint64_t *base, size_t j0, bool one, const v52_mod_t *m) {
+    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    e2_load(r, k, _mm512_slli_epi64(_mm512_add_epi64(_mm512_set1_epi64((long long)j0), lane), 3), base, 0, one, m);
+}
+IFMA_FN void e2_load_pts(e2_t *x, e2_t *y, __mmask8 k, const uint64_t *base, size_t j0, const v52_mod_t *m) {
+    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    __m512i pi = _mm512_slli_epi64(_mm512_add_epi64(_mm512_set1_epi64((long long)j0), lane), 4);
+    e2_load(x, k, pi, base, 0, false, m);
+    e2_load(y, k, pi, base, 8, false, m);
+}
+
+#define IFMA_MAXV (ZK_IFMA_BATCH_MAX / 8)
+
+/* The flush for element type E (e1, e2) of W 64-bit words, the group's affine type AFF and the
+ * scalar field F (for the one inversion of the eight lane products). Element j sits in lane j % 8 of
+ * vector j / 8; lanes past n hold den = 1 and are neither read from nor written to memory. */
+#define IFMA_FLUSH(NAME, E, W, AFF, F)                                                                                 \
+    __attribute__((target("avx512f,avx512ifma"))) void NAME(void *bucket_v, const uint32_t *bidx, const void *pt_v,    \
+                                                            const void *den_v, unsigned n) {                           \
+        uint64_t *bucket = bucket_v; /* the records as 64-bit words (both types are arrays of them) */                 \
+        const uint64_t *pt = pt_v, *den = den_v;                                                                       \
+        _Static_assert(sizeof(AFF) == 16 * (W) && sizeof(F##_t) == 8 * (W), "layout");                                 \
+        v52_mod_t m;                                                                                                   \
+        v52_mod_init(&m, bn_fq_P.l, BN_FQ_INV, bn_fq_ONE.l);                                                           \
+        unsigned nv = (n + 7) / 8;                                                                                     \
+        E##_t pre[IFMA_MAXV], acc, t;                                                                                  \
+        const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);                                                 \
+        E##_load(&acc, 0, lane, den, 0, true, &m); /* all lanes 1 */                                                   \
+        for (unsigned v = 0; v < nv; v++) {                                                                            \
+            unsigned left = n - 8 * v;                                                                                 \
+            __mmask8 k = left >= 8 ? 0xff : (__mmask8)((1u << left) - 1);                                              \
+            pre[v] = acc;                                                                                              \
+            E##_load_seq(&t, k, den, 8 * (size_t)v, true, &m);                                                         \
+            E##_mul(&acc, &acc, &t, &m);                                                                               \
+        }                                                                                                              \
+        F##_t lanes[8], tmp[8];                                                                                        \
+        E##_to_words((uint64_t *)lanes, &acc);                                                                         \
+        F##_batch_inv(lanes, tmp, 8);                                                                                  \
+        E##_from_words(&acc, (const uint64_t *)lanes, &m); /* the inverses of the lane products */                     \
+        for (unsigned v = nv; v-- > 0;) {                                                                              \
+            unsigned left = n - 8 * v;                                                                                 \
+            __mmask8 k = left >= 8 ? 0xff : (__mmask8)((1u << left) - 1);                                              \
+            __m512i bi = _mm512_mullo_epi64_w(                                                                         \
+                _mm512_cvtepu32_epi64(_mm512_castsi512_si256(_mm512_maskz_loadu_epi32((__mmask16)k, bidx + 8 * v))),   \
+                2 * (W));                                                                                              \
+            E##_t inv, d, bx, by, px, py, lam, x3, y3;                                                                 \
+            E##_load_seq(&d, k, den, 8 * (size_t)v, true, &m);                                                         \
+            E##_mul(&inv, &acc, &pre[v], &m); /* 1 / den */                                                            \
+            E##_mul(&acc, &acc, &d, &m);                                                                               \
+            E##_load(&bx, k, bi, bucket, 0, false, &m);                                                                \
+            E##_load(&by, k, bi, bucket, W, false, &m);                                                                \
+            E##_load_pts(&px, &py, k, pt, 8 * (size_t)v, &m);                                                          \
+            /* lambda = (py - by) / (px - bx), x3 = lambda^2 - bx - px, y3 = lambda (bx - x3) - by */                  \
+            E##_sub(&t, &py, &by, &m);                                                                                 \
+            E##_mul(&lam, &t, &inv, &m);                                                                               \
+            E##_sqr(&x3, &lam, &m);                                                                                    \
+            E##_sub(&x3, &x3, &bx, &m);                                                                                \
+            E##_sub(&x3, &x3, &px, &m);                                                                                \
+            E##_sub(&t, &bx, &x3, &m);                                                                                 \
+            E##_mul(&y3, &lam, &t, &m);                                                                                \
+            E##_sub(&y3, &y3, &by, &m);                                                                                \
+            E##_store(bucket, k, bi, 0, &x3);                                                                          \
+            E##_store(bucket, k, bi, W, &y3);                                                                          \
+        }                                                                                                              \
+    }
+
+IFMA_FLUSH(zk_ifma_bn_g1_flush, e1, 4, bn_g1_aff_t, bn_fq)
+IFMA_FLUSH(zk_ifma_bn_g2_flush, e2, 8, bn_g2_aff_t, bn_fq2)
+
+/* Eight XYZZ points per vector (lane l: one point of eight), for the bucket reduction. */
+#define IFMA_XYZZ(E)                                                                                                   \
+    typedef struct {                                                                                                   \
+        E##_t x, y, zz, zzz;                                                                                           \
+    } E##_xyzz_t;
+
+IFMA_XYZZ(e1)
+IFMA_XYZZ(e2)
+
+/* The bucket reduction sum_i (i+1)·(bucket[i] + side[i]) (zk/msm_tmpl.h: msm_reduce) with the nb
+ * buckets cut into eight runs of L = nb/8, one per lane: lane l keeps the running sum S_l and the
+ * weighted sum A_l of its run (from the top down, as the scalar reduction does), so that the result
+ * is sum_l (A_l + l·L·S_l). The vector XYZZ additions (madd-2008-s, add-2008-s) cover the usual
+ * case; a lane whose addition is exceptional (equal x: a doubling or a cancellation) or whose bucket
+ * has a side accumulator is done by the scalar group law, and infinity is a lane mask. */
+#define IFMA_REDUCE(NAME, E, W, G, F)                                                                                  \
+    IFMA_FN void NAME##_get(G##_xyzz_t r[8], const E##_xyzz_t *v) {                                                    \
+        uint64_t w[4][8 * (W)];                                                                                        \
+        E##_to_words(w[0], &v->x), E##_to_words(w[1], &v->y), E##_to_words(w[2], &v->zz);                              \
+        E##_to_words(w[3], &v->zzz);                                                                                   \
+        for (int l = 0; l < 8; l++) {                                                                                  \
+            memcpy(&r[l].x, w[0] + (W)*l, 8 * (W)), memcpy(&r[l].y, w[1] + (W)*l, 8 * (W));                            \
+            memcpy(&r[l].zz, w[2] + (W)*l, 8 * (W)), memcpy(&r[l].zzz, w[3] + (W)*l, 8 * (W));                         \
+        }                                                                                                              \
+    }                                                                                                                  \
+    IFMA_FN void NAME##_put(E##_xyzz_t *v, const G##_xyzz_t r[8], const v52_mod_t *m) {                                \
+        uint64_t w[4][8 * (W)];                                                                                        \
+        for (int l = 0; l < 8; l++) {                                                                                  \
+            memcpy(w[0] + (W)*l, &r[l].x, 8 * (W)), memcpy(w[1] + (W)*l, &r[l].y, 8 * (W));                            \
+            memcpy(w[2] + (W)*l, &r[l].zz, 8 * (W)), memcpy(w[3] + (W)*l, &r[l].zzz, 8 * (W));                         \
+        }                                                                                                              \
+        E##_from_words(&v->x, w[0], m), E##_from_words(&v->y, w[1], m), E##_from_words(&v->zz, w[2], m);               \
+        E##_from_words(&v->zzz, w[3], m);                                                                              \
+    }                                                                                                                  \
+    __attribute__((target("avx512f,avx512ifma"))) void NAME(void *out_v, const void *bucket_v, const void *side_v,     \
+                                                            const uint8_t *state, size_t nb) {                         \
+        const uint64_t *bucket = bucket_v;                                                                             \
+        const G##_aff_t *baff = bucket_v;                                                                              \
+        const G##_xyzz_t *side = side_v;                                                                               \
+        G##_xyzz_t *out = out_v;                                                                                       \
+        v52_mod_t m;                                                                                                   \
+        v52_mod_init(&m, bn_fq_P.l, BN_FQ_INV, bn_fq_ONE.l);                                                           \
+        const size_t L = nb / 8;                                                                                       \
+        const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);                                                 \
+        const __m512i start = _mm512_mullo_epi64_w(lane, L); /* L is a power of two */                                 \
+        E##_t one;                                                                                                     \
+        E##_load(&one, 0, lane, bucket, 0, true, &m);                                                                  \
+        E##_xyzz_t S = {one, one, one, one}, A = S, T;                                                                 \
+        __mmask8 sinf = 0xff, ainf = 0xff;                                                                             \
+        G##_xyzz_t sl[8], al[8];                                                                                       \
+        for (size_t t = 0; t < L; t++) {                                                                               \
+            size_t off = L - 1 - t;                                                                                    \
+            __mmask8 occ = 0, sd = 0, exc = 0;                                                                         \
+            for (int l = 0; l < 8; l++) {                                                                              \
+                uint8_t st = state[(size_t)l * L + off];                                                               \
+                occ |= (__mmask8)((st & 1u) << l);                                                                     \
+                sd |= (__mmask8)(((st >> 2) & 1u) << l);                                                               \
+            }                                                                                                          \
+            if (occ) { /* S += bucket */                                                                               \
+                __m512i bi =                                                                                           \
+                    _mm512_mullo_epi64_w(_mm512_add_epi64(start, _mm512_set1_epi64((long long)off)), 2 * (W));         \
+                E##_t bx, by, u, P, R, PP, PPP, Q;                                                                     \
+                E##_load(&bx, occ, bi, bucket, 0, false, &m);                                                          \
+                E##_load(&by, occ, bi, bucket, W, false, &m);                                                          \
+                E##_mul(&u, &bx, &S.zz, &m);                                                                           \
+                E##_sub(&P, &u, &S.x, &m);                                                                             \
+                E##_mul(&u, &by, &S.zzz, &m);                                                                          \
+                E##_sub(&R, &u, &S.y, &m);                                                                             \
+                E##_sqr(&PP, &P, &m);                                                                                  \
+                E##_mul(&PPP, &P, &PP, &m);                                                                            \
+                E##_mul(&Q, &S.x, &PP, &m);                                                                            \
+                E##_mul(&T.zz, &S.zz, &PP, &m);                                                                        \
+                E##_mul(&T.zzz, &S.zzz, &PPP, &m);                                                                     \
+                E##_sqr(&u, &R, &m);                                                                                   \
+                E##_sub(&u, &u, &PPP, &m);                                                                             \
+                E##_sub(&u, &u, &Q, &m);                                                                               \
+                E##_sub(&T.x, &u, &Q, &m);                                                                             \
+                E##_sub(&u, &Q, &T.x, &m);                                                                             \
+                E##_mul(&u, &u, &R, &m);                                                                               \
+                E##_mul(&Q, &S.y, &PPP, &m);                                                                           \
+                E##_sub(&T.y, &u, &Q, &m);                                                                             \
+                __mmask8 pz = E##_is_zero(&P), upd = occ & ~sinf & ~pz, set = occ & sinf;                              \
+                exc = occ & ~sinf & pz;                                                                                \
+                E##_blend(&S.x, upd, &T.x), E##_blend(&S.y, upd, &T.y);                                                \
+                E##_blend(&S.zz, upd, &T.zz), E##_blend(&S.zzz, upd, &T.zzz);                                          \
+                E##_blend(&S.x, set, &bx), E##_blend(&S.y, set, &by);                                                  \
+                E##_blend(&S.zz, set, &one), E##_blend(&S.zzz, set, &one);                                             \
+                sinf &= (__mmask8)~set;                                                                                \
+            }                                                                                                          \
+            if (exc | sd) { /* the scalar group law for these lanes */                                                 \
+                NAME##_get(sl, &S);                                                                                    \
+                for (int l = 0; l < 8; l++) {                                                                          \
+                    size_t i = (size_t)l * L + off;                                                                    \
+                    if (!((exc | sd) >> l & 1)) continue;                                                              \
+                    if (sinf >> l & 1) G##_xyzz_set_inf(&sl[l]);                                                       \
+                    if (exc >> l & 1) G##_xyzz_add_aff(&sl[l], &sl[l], &baff[i]);                                      \
+                    if (sd >> l & 1) G##_xyzz_add(&sl[l], &sl[l], &side[i]);                                           \
+                    if (G##_xyzz_is_inf(&sl[l])) {                                                                     \
+                        sinf |= (__mmask8)(1u << l);                                                                   \
+                        F##_one(&sl[l].x),                                                                             \
+                            sl[l].y = sl[l].zz = sl[l].zzz = sl[l].x; /* any value: the mask says inf */               \
+                    } else {                                                                                           \
+                        sinf &= (__mmask8) ~(1u << l);                                                                 \
+                    }                                                                                                  \
+                }                                                                                                      \
+                NAME##_put(&S, sl, &m);                                                                                \
+            }                                                                                                          \
+            __mmask8 live = (__mmask8)~sinf;                                                                           \
+            if (live) { /* A += S */                                                                                   \
+                E##_t u1, u2, s1, s2, P, R, PP, PPP, Q, u;                                                             \
+                E##_mul(&u1, &A.x, &S.zz, &m);                                                                         \
+                E##_mul(&u2, &S.x, &A.zz, &m);                                                                         \
+                E##_mul(&s1, &A.y, &S.zzz, &m);                                                                        \
+                E##_mul(&s2, &S.y, &A.zzz, &m);                                                                        \
+                E##_sub(&P, &u2, &u1, &m);                                                                             \
+                E##_sub(&R, &s2, &s1, &m);                                                                             \
+                E##_sqr(&PP, &P, &m);                                                                                  \
+                E##_mul(&PPP, &P, &PP, &m);                                                                            \
+                E##_mul(&Q, &u1, &PP, &m);                                                                             \
+                E##_mul(&u, &A.zz, &S.zz, &m);                                                                         \
+                E##_mul(&T.zz, &u, &PP, &m);                                                                           \
+                E##_mul(&u, &A.zzz, &S.zzz, &m);                                                                       \
+                E##_mul(&T.zzz, &u, &PPP, &m);                                                                         \
+                E##_mul(&s1, &s1, &PPP, &m);                                                                           \
+                E##_sqr(&u, &R, &m);                                                                                   \
+                E##_sub(&u, &u, &PPP, &m);                                                                             \
+                E##_sub(&u, &u, &Q, &m);                                                                               \
+                E##_sub(&T.x, &u, &Q, &m);                                                                             \
+                E##_sub(&u, &Q, &T.x, &m);                                                                             \
+                E##_mul(&u, &u, &R, &m);                                                                               \
+                E##_sub(&T.y, &u, &s1, &m);                                                                            \
+                __mmask8 pz = E##_is_zero(&P), upd = live & ~ainf & ~pz, set = live & ainf;                            \
+                __mmask8 exc2 = live & ~ainf & pz;                                                                     \
+                E##_blend(&A.x, upd, &T.x), E##_blend(&A.y, upd, &T.y);                                                \
+                E##_blend(&A.zz, upd, &T.zz), E##_blend(&A.zzz, upd, &T.zzz);                                          \
+                E##_blend(&A.x, set, &S.x), E##_blend(&A.y, set, &S.y);                                                \
+                E##_blend(&A.zz, set, &S.zz), E##_blend(&A.zzz, set, &S.zzz);                                          \
+                ainf &= (__mmask8)~set;                                                                                \
+                if (exc2) {                                                                                            \
+                    NAME##_get(al, &A);                                                                                \
+                    NAME##_get(sl, &S);                                                                                \
+                    for (int l = 0; l < 8; l++) {                                                                      \
+                        if (!(exc2 >> l & 1)) continue;                                                                \
+                        G##_xyzz_add(&al[l], &al[l], &sl[l]);                                                          \
+                        if (G##_xyzz_is_inf(&al[l])) {                                                                 \
+                            ainf |= (__mmask8)(1u << l);                                                               \
+                            F##_one(&al[l].x), al[l].y = al[l].zz = al[l].zzz = al[l].x;                               \
+                        }                                                                                              \
+                    }                                                                                                  \
+                    NAME##_put(&A, al, &m);                                                                            \
+                }                                                                                                      \
+            }                                                                                                          \
+        }                                                                                                              \
+        NAME##_get(sl, &S);                                                                                            \
+        NAME##_get(al, &A);                                                                                            \
+        G##_xyzz_t total, run, wsum;                                                                                   \
+        G##_xyzz_set_inf(&total), G##_xyzz_set_inf(&run), G##_xyzz_set_inf(&wsum);                                     \
+        for (int l = 8; l-- > 0;) {                                                                                    \
+            if (sinf >> l & 1) G##_xyzz_set_inf(&sl[l]);                                                               \
+            if (ainf >> l & 1) G##_xyzz_set_inf(&al[l]);                                                               \
+            G##_xyzz_add(&total, &total, &al[l]);                                                                      \
+            if (l > 0) G##_xyzz_add(&run, &run, &sl[l]), G##_xyzz_add(&wsum, &wsum, &run); /* sum_l l·S_l */          \
+        }                                                                                                              \
+        for (size_t k = 1; k < L; k <<= 1) G##_xyzz_dbl(&wsum, &wsum);                                                 \
+        G##_xyzz_add(out, &total, &wsum);                                                                              \
+    }
+
+IFMA_REDUCE(zk_ifma_bn_g1_reduce, e1, 4, bn_g1, bn_fq)
+IFMA_REDUCE(zk_ifma_bn_g2_reduce, e2, 8, bn_g2, bn_fq2)
+
+#else
+void zk_ifma_bn_g1_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n) {
+    (void)bucket, (void)bidx, (void)pt, (void)den, (void)n;
+    abort(); /* never selected: zk/kernels.c offers the ifma set only on x86-64 */
+}
+void zk_ifma_bn_g2_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n) {
+    zk_ifma_bn_g1_flush(bucket, bidx, pt, den, n);
+}
+void zk_ifma_bn_g1_reduce(void *out, const void *bucket, const void *side, const uint8_t *state, size_t nb) {
+    (void)out, (void)bucket, (void)side, (void)state, (void)nb;
+    abort();
+}
+void zk_ifma_bn_g2_reduce(void *out, const void *bucket, const void *side, const uint8_t *state, size_t nb) {
+    zk_ifma_bn_g1_reduce(out, bucket, side, state, nb);
+}
+#endif

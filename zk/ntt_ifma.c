@@ -1,0 +1,199 @@
+/* AVX-512 IFMA NTT stages for BN254 Fr (zk/ntt_ifma.h), eight butterflies per vector with the
+ * arithmetic of zk/ifma52.h; compiled for baseline x86-64 with function-level target attributes. */
+#include "ntt_ifma.h"
+
+#include <stdlib.h>
+
+void zk_ifma_fr_to_lanes(void *av, size_t n) {
+    bn_fr_t *a = av;
+    for (size_t b = 0; b < n; b += 8) {
+        uint64_t t[32], *w = a[b].l;
+        memcpy(t, w, sizeof(t));
+        for (int e = 0; e < 8; e++)
+            for (int k = 0; k < 4; k++) w[8 * k + e] = t[4 * e + k];
+    }
+}
+
+void zk_ifma_fr_from_lanes(void *av, size_t n) {
+    bn_fr_t *a = av;
+    for (size_t b = 0; b < n; b += 8) {
+        uint64_t t[32], *w = a[b].l;
+        memcpy(t, w, sizeof(t));
+        for (int e = 0; e < 8; e++)
+            for (int k = 0; k < 4; k++) w[4 * e + k] = t[8 * k + e];
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include "ifma52.h"
+
+IFMA_FN void fr_mod(v52_mod_t *m) { v52_mod_init(m, bn_fr_P.l, BN_FR_INV, bn_fr_ONE.l); }
+
+/* the block of 8 elements at word w (lanes order) */
+IFMA_FN void blk_load(v52_t *r, const uint64_t *w, const v52_mod_t *m) {
+    __m512i q[4];
+    for (int k = 0; k < 4; k++) q[k] = _mm512_loadu_si512(w + 8 * k);
+    v52_from64(r, q, 0, m);
+}
+IFMA_FN void blk_store(uint64_t *w, const v52_t *a) {
+    __m512i q[4];
+    v52_to64(q, a);
+    for (int k = 0; k < 4; k++) _mm512_storeu_si512(w + 8 * k, q[k]);
+}
+/* tw[idx[l]] for the eight lanes (twiddles in natural layout) */
+IFMA_FN void tw_gather(v52_t *r, const bn_fr_t *tw, __m512i idx, const v52_mod_t *m) {
+    const __m512i z = _mm512_setzero_si512(), fill[4] = {z, z, z, z};
+    v52_gather(r, 0xff, _mm512_slli_epi64(idx, 2), tw[0].l, 0, 0, fill, m);
+}
+IFMA_FN void v52_perm(v52_t *r, const v52_t *a, __m512i idx) {
+    for (int i = 0; i < 5; i++) r->l[i] = _mm512_permutexvar_epi64(idx, a->l[i]);
+}
+
+#define NTT_FN __attribute__((target("avx512f,avx512ifma")))
+
+NTT_FN void zk_ifma_fr_dif_stage(void *av, size_t len, size_t stride, const void *twv, size_t lo, size_t hi) {
+    bn_fr_t *a = av;
+    const bn_fr_t *tw = twv;
+    v52_mod_t m;
+    fr_mod(&m);
+    unsigned sh = (unsigned)__builtin_ctzll(len);
+    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), vs = _mm512_set1_epi64((long long)stride);
+    for (size_t i = lo; i < hi; i += 8) {
+        size_t blk = i >> sh, j = i & (len - 1), xo = (blk << (sh + 1)) + j;
+        uint64_t *x = a[xo].l, *y = a[xo + len].l;
+        v52_t X, Y, T, S, D;
+        blk_load(&X, x, &m);
+        blk_load(&Y, y, &m);
+        __m512i ti = _mm512_add_epi64(_mm512_set1_epi64((long long)j), lane);
+        tw_gather(&T, tw, _mm512_mullox_epi64(ti, vs), &m);
+        v52_add(&S, &X, &Y, &m);
+        v52_sub(&D, &X, &Y, &m);
+        v52_mulr(&D, &D, &T, &m);
+        blk_store(x, &S);
+        blk_store(y, &D);
+    }
+}
+
+NTT_FN void zk_ifma_fr_dit_stage(void *av, size_t len, size_t stride, const void *twv, size_t lo, size_t hi) {
+    bn_fr_t *a = av;
+    const bn_fr_t *tw = twv;
+    v52_mod_t m;
+    fr_mod(&m);
+    unsigned sh = (unsigned)__builtin_ctzll(len);
+    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), vs = _mm512_set1_epi64((long long)stride);
+    for (size_t i = lo; i < hi; i += 8) {
+        size_t blk = i >> sh, j = i & (len - 1), xo = (blk << (sh + 1)) + j;
+        uint64_t *x = a[xo].l, *y = a[xo + len].l;
+        v52_t X, Y, T, S, D;
+        blk_load(&X, x, &m);
+        blk_load(&Y, y, &m);
+        __m512i ti = _mm512_add_epi64(_mm512_set1_epi64((long long)j), lane);
+        tw_gather(&T, tw, _mm512_mullox_epi64(ti, vs), &m);
+        v52_mulr(&Y, &Y, &T, &m);
+        v52_add(&S, &X, &Y, &m);
+        v52_sub(&D, &X, &Y, &m);
+        blk_store(x, &S);
+        blk_store(y, &D);
+    }
+}
+
+/* Inside a block: lane l pairs with lane l ^ h; the low lane of a pair holds x, the high one y, and
+ * both use the twiddle tw[(l & (h - 1))·stride]. */
+IFMA_FN void small_setup(v52_t *T, __m512i *perm, __mmask8 *high, unsigned h, size_t stride, const bn_fr_t *tw,
+                         const v52_mod_t *m) {
+    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    *perm = _mm512_xor_si512(lane, _mm512_set1_epi64(h));
+    *high = _mm512_test_epi64_mask(lane, _mm512_set1_epi64(h));
+    __m512i j = _mm512_and_si512(lane, _mm512_set1_epi64(h - 1));
+    tw_gather(T, tw, _mm512_mullox_epi64(j, _mm512_set1_epi64((long long)stride)), m);
+}
+
+NTT_FN void zk_ifma_fr_dif_small(void *av, size_t n, size_t stride4, const void *twv) {
+    bn_fr_t *a = av;
+    const bn_fr_t *tw = twv;
+    v52_mod_t m;
+    fr_mod(&m);
+    v52_t T4, T2;
+    __m512i p4, p2, p1;
+    __mmask8 h4, h2, h1;
+    small_setup(&T4, &p4, &h4, 4, stride4, tw, &m);
+    small_setup(&T2, &p2, &h2, 2, 2 * stride4, tw, &m);
+    {
+        v52_t T1;
+        small_setup(&T1, &p1, &h1, 1, 4 * stride4, tw, &m); /* twiddle 1: no product */
+    }
+    for (size_t b = 0; b < n; b += 8) {
+        uint64_t *w = a[b].l;
+        v52_t V, P, S, D;
+        blk_load(&V, w, &m);
+        /* x' = x + y in the low lane, y' = (x - y)·tw in the high lane */
+        v52_perm(&P, &V, p4);
+        v52_add(&S, &V, &P, &m);
+        v52_sub(&D, &P, &V, &m);
+        v52_mulr(&D, &D, &T4, &m);
+        for (int i = 0; i < 5; i++) V.l[i] = _mm512_mask_blend_epi64(h4, S.l[i], D.l[i]);
+        v52_perm(&P, &V, p2);
+        v52_add(&S, &V, &P, &m);
+        v52_sub(&D, &P, &V, &m);
+        v52_mulr(&D, &D, &T2, &m);
+        for (int i = 0; i < 5; i++) V.l[i] = _mm512_mask_blend_epi64(h2, S.l[i], D.l[i]);
+        v52_perm(&P, &V, p1);
+        v52_add(&S, &V, &P, &m);
+        v52_sub(&D, &P, &V, &m);
+        for (int i = 0; i < 5; i++) V.l[i] = _mm512_mask_blend_epi64(h1, S.l[i], D.l[i]);
+        blk_store(w, &V);
+    }
+}
+
+NTT_FN void zk_ifma_fr_dit_small(void *av, size_t n, size_t stride1, const void *twv) {
+    bn_fr_t *a = av;
+    const bn_fr_t *tw = twv;
+    v52_mod_t m;
+    fr_mod(&m);
+    v52_t T1, T2, T4;
+    __m512i p1, p2, p4;
+    __mmask8 h1, h2, h4;
+    small_setup(&T1, &p1, &h1, 1, stride1, tw, &m);
+    small_setup(&T2, &p2, &h2, 2, stride1 / 2, tw, &m);
+    small_setup(&T4, &p4, &h4, 4, stride1 / 4, tw, &m);
+    (void)T1;
+    for (size_t b = 0; b < n; b += 8) {
+        uint64_t *w = a[b].l;
+        v52_t V, P, Q, S, D;
+        blk_load(&V, w, &m);
+        /* half-length 1 (twiddle 1): x + y, x - y */
+        v52_perm(&P, &V, p1);
+        v52_add(&S, &V, &P, &m);
+        v52_sub(&D, &P, &V, &m);
+        for (int i = 0; i < 5; i++) V.l[i] = _mm512_mask_blend_epi64(h1, S.l[i], D.l[i]);
+        /* v = y·tw (meaningful in the high lane): x' = x + v (low), y' = x - v (high) */
+        v52_mulr(&Q, &V, &T2, &m);
+        v52_perm(&P, &Q, p2);
+        v52_add(&S, &V, &P, &m);
+        v52_perm(&P, &V, p2);
+        v52_sub(&D, &P, &Q, &m);
+        for (int i = 0; i < 5; i++) V.l[i] = _mm512_mask_blend_epi64(h2, S.l[i], D.l[i]);
+        v52_mulr(&Q, &V, &T4, &m);
+        v52_perm(&P, &Q, p4);
+        v52_add(&S, &V, &P, &m);
+        v52_perm(&P, &V, p4);
+        v52_sub(&D, &P, &Q, &m);
+        for (int i = 0; i < 5; i++) V.l[i] = _mm512_mask_blend_epi64(h4, S.l[i], D.l[i]);
+        blk_store(w, &V);
+    }
+}
+#else
+void zk_ifma_fr_dif_stage(void *a, size_t len, size_t stride, const void *tw, size_t lo, size_t hi) {
+    (void)a, (void)len, (void)stride, (void)tw, (void)lo, (void)hi;
+    abort(); /* never selected: zk/kernels.c offers the ifma set only on x86-64 */
+}
+void zk_ifma_fr_dit_stage(void *a, size_t len, size_t stride, const void *tw, size_t lo, size_t hi) {
+    zk_ifma_fr_dif_stage(a, len, stride, tw, lo, hi);
+}
+void zk_ifma_fr_dif_small(void *a, size_t n, size_t stride4, const void *tw) {
+    zk_ifma_fr_dif_stage(a, n, stride4, tw, 0, 0);
+}
+void zk_ifma_fr_dit_small(void *a, size_t n, size_t stride1, const void *tw) {
+    zk_ifma_fr_dif_stage(a, n, stride1, tw, 0, 0);
+}
+#endif
