@@ -130,7 +130,8 @@ static zk_fixed_plan_t plan_of(unsigned c, unsigned stride) {
         }                                                                                                            \
         FR##_from_mont(&sum, &sum);                                                                                  \
         G##_xyzz_mul(&want, &g, sum.l, 4);                                                                           \
-        const zk_fixed_plan_t plans[] = {plan_of(10, 1), plan_of(12, 4),                                             \
+        /* c = 15: 2^14 buckets, the largest batch (msm_batch_limit) */                                         \
+        const zk_fixed_plan_t plans[] = {plan_of(10, 1), plan_of(12, 4), plan_of(15, 1),                             \
                                          zk_fixed_plan(n, sizeof(G##_aff_t), SIZE_MAX, 2)};                          \
         for (size_t j = 0; j < sizeof(plans) / sizeof(plans[0]); j++)                                               \
             if (G##_fixed_check(bases, sc, n, &want, &plans[j], "large")) return 1;                                  \

@@ -128,8 +128,7 @@ void GF(fixed_msm)(XYZZ_T *out, const zk_fixed_t *t, const uint8_t *scalars, int
         x->side = malloc(nb * sizeof(XYZZ_T));
         x->state = malloc(nb);
         if (!x->bucket || !x->side || !x->state) abort();
-        unsigned most = (unsigned)(sizeof(x->bidx) / sizeof(x->bidx[0]));
-        x->limit = (unsigned)(nb / 8 < 64 ? 64 : nb / 8 > most ? most : nb / 8); /* as msm_tmpl.h chooses */
+        x->limit = GF(msm_batch_limit)(nb);
         for (unsigned s = 0; s < stride; s++) {
             size_t rows = (nwin - s + stride - 1) / stride; /* rows j with j·stride + s < nwin */
             size_t q_all = rows * n, q0 = q_all * (size_t)me / (size_t)T, q1 = q_all * (size_t)(me + 1) / (size_t)T;

@@ -47,6 +47,14 @@ typedef struct {
     unsigned limit;  /* additions per batch, at most MSM_BATCH */
 } GF(msm_ctx_t);
 
+/* The additions per batch for nb buckets: nb/8 within [64, MSM_BATCH]. A larger batch spreads the
+ * inversion over more additions, but more points then find their bucket already waiting (about
+ * limit/(2*nb) of them) and are deferred. Every user of msm_ctx_t with nb buckets takes its limit
+ * from here (a limit above MSM_BATCH overruns den and tmp). */
+static inline unsigned GF(msm_batch_limit)(size_t nb) {
+    return (unsigned)(nb / 8 < 64 ? 64 : nb / 8 > MSM_BATCH ? MSM_BATCH : nb / 8);
+}
+
 /* Applies the batch (the deferred points stay). */
 static void GF(msm_apply)(GF(msm_ctx_t) *x) {
     unsigned m = x->nbatch & ((1u << MSM_DEFER_SHIFT) - 1);
@@ -234,9 +242,7 @@ static void GF(msm_pippenger)(XYZZ_T *out, const AFF_T *bases, const uint8_t *sc
         x->side = malloc(nb * sizeof(XYZZ_T));
         x->state = malloc(nb);
         if (!x->bucket || !x->side || !x->state) abort();
-        /* A larger batch spreads the inversion over more additions, but more points then find
-         * their bucket already waiting (about limit/(2*nb) of them) and take the slower side path. */
-        x->limit = (unsigned)(nb / 8 < 64 ? 64 : nb / 8 > MSM_BATCH ? MSM_BATCH : nb / 8);
+        x->limit = GF(msm_batch_limit)(nb);
 #pragma omp for schedule(dynamic, 1)
         for (unsigned w = 0; w < nwin; w++) {
             memset(x->state, 0, nb);
