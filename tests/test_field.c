@@ -1,18 +1,10 @@
 /* Field and curve arithmetic against independent facts: Montgomery constants, inverses, the
  * group order annihilating the generators, decimal round trips. */
-#include <sys/random.h>
 
 #include "kernel_sets.h"
 #include "test.h"
+#include "test_random.h"
 #include "zk/curve.h"
-
-static void rnd(void *p, size_t n) {
-    uint8_t *b = p;
-    while (n) {
-        ssize_t k = getrandom(b, n, 0);
-        if (k > 0) b += k, n -= (size_t)k;
-    }
-}
 
 #define FIELD_TESTS(F, NL)                                                                                           \
     TEST(F##_axioms) {                                                                                               \

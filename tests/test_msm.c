@@ -3,31 +3,12 @@
  * scalar patterns (all zero, all one, mixed 0/1/small/large, scalars around lambda and 2^128) and
  * repeated points of the GLV path (G1); the GLV split itself on edge and random scalars. */
 #include <stdlib.h>
-#include <sys/random.h>
 
 #include "kernel_sets.h"
 #include "test.h"
+#include "test_random.h"
 #include "zk/curve_info.h"
 #include "zk/msm.h"
-
-static void rnd(void *p, size_t n) {
-    uint8_t *b = p;
-    while (n) {
-        ssize_t k = getrandom(b, n, 0);
-        if (k > 0) b += k, n -= (size_t)k;
-    }
-}
-
-/* random scalar < r: clear the top bits until below r */
-static void rnd_scalar(uint8_t *s, const uint8_t *r) {
-    uint64_t k[4], m[4];
-    memcpy(m, r, 32);
-    do {
-        rnd(k, 32);
-        k[3] &= (1ull << 63) - 1;
-    } while (!zk_bigint_lt(k, m, 4));
-    memcpy(s, k, 32);
-}
 
 #define MSM_TEST(G, CURVE)                                                                                           \
     static int G##_case(size_t n, int threads) {                                                                     \

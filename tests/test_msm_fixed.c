@@ -4,30 +4,12 @@
  * plans from one stored row per window (stride 1) to two rows, narrow and wide windows, 1 to 3
  * threads; the planner's budget (nothing fits: the plain MSM; each plan's table within its budget). */
 #include <stdlib.h>
-#include <sys/random.h>
 
 #include "kernel_sets.h"
 #include "test.h"
+#include "test_random.h"
 #include "zk/curve_info.h"
 #include "zk/msm.h"
-
-static void rnd(void *p, size_t n) {
-    uint8_t *b = p;
-    while (n) {
-        ssize_t k = getrandom(b, n, 0);
-        if (k > 0) b += k, n -= (size_t)k;
-    }
-}
-
-static void rnd_scalar(uint8_t *s, const uint8_t *r) {
-    uint64_t k[4], m[4];
-    memcpy(m, r, 32);
-    do {
-        rnd(k, 32);
-        k[3] &= (1ull << 63) - 1;
-    } while (!zk_bigint_lt(k, m, 4));
-    memcpy(s, k, 32);
-}
 
 /* 0 all zero, 1 all one, 2 mixed 0/1/small/large/r-1/random, 3 random, 4 random on one repeated base */
 static void pattern_scalar(uint8_t *s, const zk_curve_t *c, int pattern, size_t i) {

@@ -1,20 +1,12 @@
 /* NTT against the naive DFT for both curves, and the odd-coset transform against direct
  * evaluation of the interpolating polynomial at w_2n^(2i+1). */
 #include <stdlib.h>
-#include <sys/random.h>
 
 #include "kernel_sets.h"
 #include "test.h"
+#include "test_random.h"
 #include "zk/groth16.h"
 #include "zk/ntt.h"
-
-static void rnd(void *p, size_t n) {
-    uint8_t *b = p;
-    while (n) {
-        ssize_t k = getrandom(b, n, 0);
-        if (k > 0) b += k, n -= (size_t)k;
-    }
-}
 
 static size_t bitrev(size_t i, unsigned logn) {
     size_t r = 0;

@@ -122,13 +122,7 @@ void GF(fixed_msm)(XYZZ_T *out, const zk_fixed_t *t, const uint8_t *scalars, int
 #pragma omp parallel num_threads(threads)
     {
         int T = omp_get_num_threads(), me = omp_get_thread_num();
-        GF(msm_ctx_t) *x = malloc(sizeof(*x));
-        if (!x) abort();
-        x->bucket = malloc(nb * sizeof(AFF_T));
-        x->side = malloc(nb * sizeof(XYZZ_T));
-        x->state = malloc(nb);
-        if (!x->bucket || !x->side || !x->state) abort();
-        x->limit = GF(msm_batch_limit)(nb);
+        GF(msm_ctx_t) *x = GF(msm_ctx_new)(nb);
         for (unsigned s = 0; s < stride; s++) {
             size_t rows = (nwin - s + stride - 1) / stride; /* rows j with j·stride + s < nwin */
             size_t q_all = rows * n, q0 = q_all * (size_t)me / (size_t)T, q1 = q_all * (size_t)(me + 1) / (size_t)T;
@@ -156,10 +150,7 @@ void GF(fixed_msm)(XYZZ_T *out, const zk_fixed_t *t, const uint8_t *scalars, int
         }
         for (int k = T; k < threads && me == 0; k++) /* fewer threads than asked: their parts are empty */
             for (unsigned s = 0; s < stride; s++) GF(xyzz_set_inf)(&part[(size_t)s * threads + k]);
-        free(x->bucket);
-        free(x->side);
-        free(x->state);
-        free(x);
+        GF(msm_ctx_free)(x);
     }
 
     XYZZ_T acc;

@@ -50,9 +50,30 @@ typedef struct {
 /* The additions per batch for nb buckets: nb/8 within [64, MSM_BATCH]. A larger batch spreads the
  * inversion over more additions, but more points then find their bucket already waiting (about
  * limit/(2*nb) of them) and are deferred. Every user of msm_ctx_t with nb buckets takes its limit
- * from here (a limit above MSM_BATCH overruns den and tmp). */
+ * from here or sets one below it (a limit above MSM_BATCH overruns den and tmp). */
 static inline unsigned GF(msm_batch_limit)(size_t nb) {
     return (unsigned)(nb / 8 < 64 ? 64 : nb / 8 > MSM_BATCH ? MSM_BATCH : nb / 8);
+}
+
+/* An accumulator with nb buckets (state all clear, limit from msm_batch_limit); out of memory is
+ * fatal here (bounded allocations). */
+static GF(msm_ctx_t) *GF(msm_ctx_new)(size_t nb) {
+    GF(msm_ctx_t) *x = malloc(sizeof(*x));
+    if (!x) abort();
+    x->bucket = malloc(nb * sizeof(AFF_T));
+    x->side = malloc(nb * sizeof(XYZZ_T));
+    x->state = calloc(nb, 1);
+    if (!x->bucket || !x->side || !x->state) abort();
+    x->limit = GF(msm_batch_limit)(nb);
+    x->nbatch = 0;
+    return x;
+}
+
+static void GF(msm_ctx_free)(GF(msm_ctx_t) *x) {
+    free(x->bucket);
+    free(x->side);
+    free(x->state);
+    free(x);
 }
 
 /* Applies the batch (the deferred points stay). */
@@ -236,13 +257,7 @@ static void GF(msm_pippenger)(XYZZ_T *out, const AFF_T *bases, const uint8_t *sc
     size_t nb = (size_t)1 << (c - 1);
 #pragma omp parallel num_threads(threads)
     {
-        GF(msm_ctx_t) *x = malloc(sizeof(*x));
-        if (!x) abort();
-        x->bucket = malloc(nb * sizeof(AFF_T));
-        x->side = malloc(nb * sizeof(XYZZ_T));
-        x->state = malloc(nb);
-        if (!x->bucket || !x->side || !x->state) abort();
-        x->limit = GF(msm_batch_limit)(nb);
+        GF(msm_ctx_t) *x = GF(msm_ctx_new)(nb);
 #pragma omp for schedule(dynamic, 1)
         for (unsigned w = 0; w < nwin; w++) {
             memset(x->state, 0, nb);
@@ -263,10 +278,7 @@ static void GF(msm_pippenger)(XYZZ_T *out, const AFF_T *bases, const uint8_t *sc
             GF(msm_flush)(x);
             GF(msm_reduce)(&wsum[w], x, nb);
         }
-        free(x->bucket);
-        free(x->side);
-        free(x->state);
-        free(x);
+        GF(msm_ctx_free)(x);
     }
 
     XYZZ_T acc = wsum[nwin - 1];
@@ -286,14 +298,8 @@ static void GF(msm_pippenger)(XYZZ_T *out, const AFF_T *bases, const uint8_t *sc
 static void GF(msm_sum)(XYZZ_T *out, const AFF_T *bases, const uint32_t *list, size_t cnt) {
     size_t k = 256;
     while (k > 8 && k > cnt / 4) k /= 2;
-    GF(msm_ctx_t) *x = malloc(sizeof(*x));
-    if (!x) abort();
-    x->bucket = malloc(k * sizeof(AFF_T));
-    x->side = malloc(k * sizeof(XYZZ_T));
-    x->state = calloc(k, 1);
-    if (!x->bucket || !x->side || !x->state) abort();
-    x->limit = (unsigned)k;
-    x->nbatch = 0;
+    GF(msm_ctx_t) *x = GF(msm_ctx_new)(k);
+    x->limit = (unsigned)k; /* k <= 256 buckets in turn: each batch fills every bucket once */
     for (size_t j = 0; j < cnt; j++) GF(msm_add)(x, (uint32_t)(j % k), &bases[list[j]]);
     GF(msm_flush)(x);
     XYZZ_T acc;
@@ -303,10 +309,7 @@ static void GF(msm_sum)(XYZZ_T *out, const AFF_T *bases, const uint32_t *list, s
         if (x->state[b] & 4) GF(xyzz_add)(&acc, &acc, &x->side[b]);
     }
     *out = acc;
-    free(x->bucket);
-    free(x->side);
-    free(x->state);
-    free(x);
+    GF(msm_ctx_free)(x);
 }
 
 /* Scalars 0 (and infinity bases) cost nothing and scalars 1 are summed apart (GF(msm_sum)): a

@@ -2,6 +2,7 @@
  * arithmetic of zk/ifma52.h; compiled for baseline x86-64 with function-level target attributes. */
 #include "ntt_ifma.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 void zk_ifma_fr_to_lanes(void *av, size_t n) {
@@ -51,7 +52,10 @@ IFMA_FN void v52_perm(v52_t *r, const v52_t *a, __m512i idx) {
 
 #define NTT_FN __attribute__((target("avx512f,avx512ifma")))
 
-NTT_FN void zk_ifma_fr_dif_stage(void *av, size_t len, size_t stride, const void *twv, size_t lo, size_t hi) {
+/* One radix-2 stage on blocks [lo, hi): DIF (x, y) -> (x + y, (x − y)·w), DIT (x, y) -> (x + y·w,
+ * x − y·w); dit is a constant at each call, so each entry point is its own loop. */
+static inline __attribute__((always_inline, target("avx512f,avx512ifma"))) void
+fr_stage(void *av, size_t len, size_t stride, const void *twv, size_t lo, size_t hi, bool dit) {
     bn_fr_t *a = av;
     const bn_fr_t *tw = twv;
     v52_mod_t m;
@@ -66,35 +70,21 @@ NTT_FN void zk_ifma_fr_dif_stage(void *av, size_t len, size_t stride, const void
         blk_load(&Y, y, &m);
         __m512i ti = _mm512_add_epi64(_mm512_set1_epi64((long long)j), lane);
         tw_gather(&T, tw, _mm512_mullox_epi64(ti, vs), &m);
+        if (dit) v52_mulr(&Y, &Y, &T, &m);
         v52_add(&S, &X, &Y, &m);
         v52_sub(&D, &X, &Y, &m);
-        v52_mulr(&D, &D, &T, &m);
+        if (!dit) v52_mulr(&D, &D, &T, &m);
         blk_store(x, &S);
         blk_store(y, &D);
     }
 }
 
+NTT_FN void zk_ifma_fr_dif_stage(void *av, size_t len, size_t stride, const void *twv, size_t lo, size_t hi) {
+    fr_stage(av, len, stride, twv, lo, hi, false);
+}
+
 NTT_FN void zk_ifma_fr_dit_stage(void *av, size_t len, size_t stride, const void *twv, size_t lo, size_t hi) {
-    bn_fr_t *a = av;
-    const bn_fr_t *tw = twv;
-    v52_mod_t m;
-    fr_mod(&m);
-    unsigned sh = (unsigned)__builtin_ctzll(len);
-    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), vs = _mm512_set1_epi64((long long)stride);
-    for (size_t i = lo; i < hi; i += 8) {
-        size_t blk = i >> sh, j = i & (len - 1), xo = (blk << (sh + 1)) + j;
-        uint64_t *x = a[xo].l, *y = a[xo + len].l;
-        v52_t X, Y, T, S, D;
-        blk_load(&X, x, &m);
-        blk_load(&Y, y, &m);
-        __m512i ti = _mm512_add_epi64(_mm512_set1_epi64((long long)j), lane);
-        tw_gather(&T, tw, _mm512_mullox_epi64(ti, vs), &m);
-        v52_mulr(&Y, &Y, &T, &m);
-        v52_add(&S, &X, &Y, &m);
-        v52_sub(&D, &X, &Y, &m);
-        blk_store(x, &S);
-        blk_store(y, &D);
-    }
+    fr_stage(av, len, stride, twv, lo, hi, true);
 }
 
 /* Inside a block: lane l pairs with lane l ^ h; the low lane of a pair holds x, the high one y, and
