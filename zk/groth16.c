@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -14,6 +15,7 @@
 
 #include "json_out.h"
 #include "msm.h"
+#include "msm_fixed.h"
 #include "kernels.h"
 #include "ntt.h"
 #include "ntt_ifma.h"
@@ -77,8 +79,17 @@ int zk_synth(const zk_zkey_t *z, const uint8_t *witness, void *a, void *b, void 
 
 int zk_prove_core(const zk_zkey_t *z, const uint8_t *witness, const void *a, const void *b, const void *c,
                   void *scratch, zk_raw_t *out, zk_core_times_t *times, int threads) {
-    if (z->curve->id == ZK_CURVE_BN128) return bn_core(z, witness, a, b, c, scratch, out, times, threads, false);
-    return bls_core(z, witness, a, b, c, scratch, out, times, threads, false);
+    if (z->curve->id == ZK_CURVE_BN128) return bn_core(z, witness, a, b, c, scratch, out, times, threads, false, NULL);
+    return bls_core(z, witness, a, b, c, scratch, out, times, threads, false, NULL);
+}
+
+int zk_prove_core_fixed(const zk_key_tables_t *kt, const zk_zkey_t *z, const uint8_t *witness, const void *a,
+                        const void *b, const void *c, void *scratch, zk_raw_t *out, zk_core_times_t *times,
+                        int threads) {
+    const zk_fixed_t *tab = kt->bytes ? kt->t : NULL; /* no table at all: the plain core */
+    if (threads < 1) threads = omp_get_max_threads();
+    if (z->curve->id == ZK_CURVE_BN128) return bn_core(z, witness, a, b, c, scratch, out, times, threads, false, tab);
+    return bls_core(z, witness, a, b, c, scratch, out, times, threads, false, tab);
 }
 
 /* twiddles and inverse twiddles (n/2+1 each), the coset factors (2) */
@@ -89,8 +100,8 @@ int zk_prove_core_inplace(const zk_zkey_t *z, const uint8_t *witness, void *abc,
     size_t n = z->domain_size;
     uint8_t *a = abc, *b = a + 32 * n, *c = b + 32 * n;
     if (z->curve->id == ZK_CURVE_BN128)
-        return bn_core(z, witness, (void *)a, (void *)b, (void *)c, scratch, out, times, threads, true);
-    return bls_core(z, witness, (void *)a, (void *)b, (void *)c, scratch, out, times, threads, true);
+        return bn_core(z, witness, (void *)a, (void *)b, (void *)c, scratch, out, times, threads, true, NULL);
+    return bls_core(z, witness, (void *)a, (void *)b, (void *)c, scratch, out, times, threads, true, NULL);
 }
 
 int zk_finalize(const zk_zkey_t *z, const zk_raw_t *raw, const uint8_t r[32], const uint8_t s[32], zk_proof_t *out) {

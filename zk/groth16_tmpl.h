@@ -253,8 +253,38 @@ static uint64_t P_(now_ns)(void) {
 /* own: a, b, c are the core's to overwrite (zk_prove_core_inplace): the transforms run in them, P
  * ends in a, and b, c go back to the kernel before the MSMs; scratch then holds only the twiddles.
  * Otherwise a, b, c are left alone and copied into scratch (s0, s1). */
+/* One MSM of the core: over its window table when the key has tables (tab, zk/msm_fixed.h: a table
+ * without stored rows is the plain MSM), else the plain MSM; a lazy key's section k is resident
+ * only meanwhile. */
+static void P_(core_g1)(G1A *res, const zk_zkey_t *z, int k, const zk_fixed_t *tab, int which, const G1A *bases,
+                        const uint8_t *scalars, size_t n, int threads) {
+    G1X r;
+    zk_zkey_hold(z, k);
+    if (tab)
+        G1(fixed_msm)(&r, &tab[which], scalars, threads);
+    else
+        G1(msm)(&r, bases, scalars, n, threads);
+    zk_zkey_drop(z, k);
+    G1(xyzz_to_aff)(res, &r);
+}
+static void P_(core_g2)(G2A *res, const zk_zkey_t *z, int k, const zk_fixed_t *tab, int which, const G2A *bases,
+                        const uint8_t *scalars, size_t n, int threads) {
+    G2X r;
+    zk_zkey_hold(z, k);
+    if (tab)
+        G2(fixed_msm)(&r, &tab[which], scalars, threads);
+    else
+        G2(msm)(&r, bases, scalars, n, threads);
+    zk_zkey_drop(z, k);
+    G2(xyzz_to_aff)(res, &r);
+}
+
+/* The proving core: P = A·B − C on the odd coset (the H scalars), then the five MSMs, over the
+ * key's window tables when tab is given (ZK_MSM_COUNT of them, built from z). own: a, b, c are the
+ * caller's to overwrite (zk_prove_core_inplace). */
 static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, const FR_T *b, const FR_T *c,
-                    void *scratch, zk_raw_t *out, zk_core_times_t *times, int threads, bool own) {
+                    void *scratch, zk_raw_t *out, zk_core_times_t *times, int threads, bool own,
+                    const zk_fixed_t *tab) {
     size_t n = z->domain_size;
     unsigned logn = z->log_domain;
     FR_T *s0, *s1, *sc, *tw, *itw, *scale;
@@ -308,45 +338,24 @@ static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, c
     }
     uint64_t t1 = P_(now_ns)();
 
-    G1X r1;
-    G2X r2;
     G1A aff1;
     G2A aff2;
     size_t nv = z->n_vars, np = z->n_pub;
     memset(out, 0, sizeof(*out));
 
-    zk_zkey_hold(z, 5); /* a lazy key's unaligned section is resident only for its MSM */
-    G1(msm)(&r1, z->points_a, witness, nv, threads);
-    zk_zkey_drop(z, 5);
-    G1(xyzz_to_aff)(&aff1, &r1);
+    P_(core_g1)(&aff1, z, 5, tab, ZK_MSM_A, z->points_a, witness, nv, threads);
     memcpy(out->a, &aff1, sizeof(aff1));
     uint64_t t2 = P_(now_ns)();
-
-    zk_zkey_hold(z, 6);
-    G1(msm)(&r1, z->points_b1, witness, nv, threads);
-    zk_zkey_drop(z, 6);
-    G1(xyzz_to_aff)(&aff1, &r1);
+    P_(core_g1)(&aff1, z, 6, tab, ZK_MSM_B1, z->points_b1, witness, nv, threads);
     memcpy(out->b1, &aff1, sizeof(aff1));
     uint64_t t3 = P_(now_ns)();
-
-    zk_zkey_hold(z, 7);
-    G2(msm)(&r2, z->points_b2, witness, nv, threads);
-    zk_zkey_drop(z, 7);
-    G2(xyzz_to_aff)(&aff2, &r2);
+    P_(core_g2)(&aff2, z, 7, tab, ZK_MSM_B2, z->points_b2, witness, nv, threads);
     memcpy(out->b2, &aff2, sizeof(aff2));
     uint64_t t4 = P_(now_ns)();
-
-    zk_zkey_hold(z, 8);
-    G1(msm)(&r1, z->points_c, witness + 32 * (np + 1), nv - np - 1, threads);
-    zk_zkey_drop(z, 8);
-    G1(xyzz_to_aff)(&aff1, &r1);
+    P_(core_g1)(&aff1, z, 8, tab, ZK_MSM_C, z->points_c, witness + 32 * (np + 1), nv - np - 1, threads);
     memcpy(out->c, &aff1, sizeof(aff1));
     uint64_t t5 = P_(now_ns)();
-
-    zk_zkey_hold(z, 9);
-    G1(msm)(&r1, z->points_h, (const uint8_t *)s0, n, threads);
-    zk_zkey_drop(z, 9);
-    G1(xyzz_to_aff)(&aff1, &r1);
+    P_(core_g1)(&aff1, z, 9, tab, ZK_MSM_H, z->points_h, (const uint8_t *)s0, n, threads);
     memcpy(out->h, &aff1, sizeof(aff1));
     uint64_t t6 = P_(now_ns)();
 

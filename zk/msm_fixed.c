@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 const char *const zk_msm_names[ZK_MSM_COUNT] = {"A", "B1", "B2", "C", "H"};
 
@@ -98,90 +97,4 @@ bool zk_key_tables_match(const zk_key_tables_t *kt, const zk_zkey_t *z) {
 void zk_key_tables_free(zk_key_tables_t *kt) {
     for (int m = 0; m < ZK_MSM_COUNT; m++) free(kt->t[m].pts);
     memset(kt, 0, sizeof(*kt));
-}
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* The H scalars into scratch (as zk_prove_core leaves them there): P = A·B − C on the odd coset,
- * standard form; A and B side by side on one thread each when there are two threads. */
-#define H_SCALARS(PFX)                                                                                               \
-    static int PFX##_h_scalars(const zk_zkey_t *z, const void *a, const void *b, const void *c, void *scratch,      \
-                               int threads) {                                                                        \
-        size_t n = z->domain_size;                                                                                   \
-        PFX##_fr_t *s0 = scratch, *s1 = s0 + n, *s2 = s1 + n;                                                        \
-        memcpy(s0, a, n * sizeof(*s0));                                                                              \
-        memcpy(s1, b, n * sizeof(*s1));                                                                              \
-        memcpy(s2, c, n * sizeof(*s2));                                                                              \
-        int r0 = 0, r1 = 0, r2;                                                                                      \
-        if (threads >= 2) {                                                                                          \
-            _Pragma("omp parallel sections num_threads(2)") {                                                        \
-                _Pragma("omp section") r0 = zk_fr_to_odd_coset(z->curve, s0, z->log_domain, 1);                     \
-                _Pragma("omp section") r1 = zk_fr_to_odd_coset(z->curve, s1, z->log_domain, 1);                     \
-            }                                                                                                        \
-        } else {                                                                                                     \
-            r0 = zk_fr_to_odd_coset(z->curve, s0, z->log_domain, threads);                                           \
-            r1 = zk_fr_to_odd_coset(z->curve, s1, z->log_domain, threads);                                           \
-        }                                                                                                            \
-        r2 = zk_fr_to_odd_coset(z->curve, s2, z->log_domain, threads);                                               \
-        if (r0 < 0 || r1 < 0 || r2 < 0) return r0 < 0 ? r0 : r1 < 0 ? r1 : r2;                                       \
-        _Pragma("omp parallel for num_threads(threads) schedule(static)") for (size_t i = 0; i < n; i++) {          \
-            PFX##_fr_mul(&s0[i], &s0[i], &s1[i]);                                                                    \
-            PFX##_fr_sub(&s0[i], &s0[i], &s2[i]);                                                                    \
-            PFX##_fr_from_mont(&s0[i], &s0[i]);                                                                      \
-        }                                                                                                            \
-        return 0;                                                                                                    \
-    }
-H_SCALARS(bn)
-H_SCALARS(bls)
-#undef H_SCALARS
-
-/* One MSM over its table, its affine result into dst, and the time it took. */
-#define FIXED_MSM(G)                                                                                                 \
-    static uint64_t G##_msm_into(uint8_t *dst, const zk_fixed_t *t, const uint8_t *scalars, int threads) {          \
-        uint64_t t0 = now_ns();                                                                                      \
-        G##_xyzz_t r;                                                                                                \
-        G##_aff_t a;                                                                                                 \
-        G##_fixed_msm(&r, t, scalars, threads);                                                                      \
-        G##_xyzz_to_aff(&a, &r);                                                                                     \
-        memcpy(dst, &a, sizeof(a));                                                                                  \
-        return now_ns() - t0;                                                                                        \
-    }
-FIXED_MSM(bn_g1)
-FIXED_MSM(bn_g2)
-FIXED_MSM(bls_g1)
-FIXED_MSM(bls_g2)
-#undef FIXED_MSM
-
-int zk_prove_core_fixed(const zk_key_tables_t *kt, const zk_zkey_t *z, const uint8_t *witness, const void *a,
-                        const void *b, const void *c, void *scratch, zk_raw_t *out, zk_core_times_t *times,
-                        int threads) {
-    if (!kt->bytes) return zk_prove_core(z, witness, a, b, c, scratch, out, times, threads);
-    if (threads < 1) threads = omp_get_max_threads();
-    bool bn = z->curve->id == ZK_CURVE_BN128;
-    uint64_t t0 = now_ns();
-    int r = bn ? bn_h_scalars(z, a, b, c, scratch, threads) : bls_h_scalars(z, a, b, c, scratch, threads);
-    if (r < 0) return r;
-    uint64_t ntt = now_ns() - t0;
-    memset(out, 0, sizeof(*out));
-    const uint8_t *wc = witness + 32 * ((size_t)z->n_pub + 1), *p = scratch;
-    uint64_t ta, tb1, tb2, tc, th;
-    if (bn) {
-        ta = bn_g1_msm_into(out->a, &kt->t[ZK_MSM_A], witness, threads);
-        tb1 = bn_g1_msm_into(out->b1, &kt->t[ZK_MSM_B1], witness, threads);
-        tb2 = bn_g2_msm_into(out->b2, &kt->t[ZK_MSM_B2], witness, threads);
-        tc = bn_g1_msm_into(out->c, &kt->t[ZK_MSM_C], wc, threads);
-        th = bn_g1_msm_into(out->h, &kt->t[ZK_MSM_H], p, threads);
-    } else {
-        ta = bls_g1_msm_into(out->a, &kt->t[ZK_MSM_A], witness, threads);
-        tb1 = bls_g1_msm_into(out->b1, &kt->t[ZK_MSM_B1], witness, threads);
-        tb2 = bls_g2_msm_into(out->b2, &kt->t[ZK_MSM_B2], witness, threads);
-        tc = bls_g1_msm_into(out->c, &kt->t[ZK_MSM_C], wc, threads);
-        th = bls_g1_msm_into(out->h, &kt->t[ZK_MSM_H], p, threads);
-    }
-    if (times) *times = (zk_core_times_t){0, ntt, ta, tb1, tb2, tc, th};
-    return 0;
 }
