@@ -53,27 +53,8 @@ static void P_(powers)(FR_T *tw, const FR_T *root, size_t m, int threads) {
  * 2*len, for indices i in [lo, hi) of the n/2 butterflies. tw[j*stride] is the twiddle of butterfly
  * j in a block; at len 1 it is tw[0] = 1, so that stage has no multiplication. Block and offset come
  * from a shift and a mask (len is a power of two), not a division per butterfly. */
-static inline void P_(dif_stage)(FR_T *a, size_t len, size_t stride, const FR_T *tw, size_t lo, size_t hi) {
-    if (len == 1) {
-        for (size_t i = lo; i < hi; i++) {
-            FR_T *x = a + 2 * i, *y = x + 1, u = *x;
-            FR(add)(x, &u, y);
-            FR(sub)(y, &u, y);
-        }
-        return;
-    }
-    unsigned sh = (unsigned)__builtin_ctzll(len);
-    for (size_t i = lo; i < hi; i++) {
-        size_t blk = i >> sh, j = i & (len - 1);
-        FR_T *x = a + (blk << (sh + 1)) + j, *y = x + len;
-        FR_T u = *x, v = *y;
-        FR(add)(x, &u, &v);
-        FR(sub)(&u, &u, &v);
-        FR(mul)(y, &u, &tw[j * stride]);
-    }
-}
-
-static inline void P_(dit_stage)(FR_T *a, size_t len, size_t stride, const FR_T *tw, size_t lo, size_t hi) {
+static inline __attribute__((always_inline)) void P_(stage)(FR_T *a, size_t len, size_t stride, const FR_T *tw,
+                                                           size_t lo, size_t hi, bool dit) {
     if (len == 1) {
         for (size_t i = lo; i < hi; i++) {
             FR_T *x = a + 2 * i, *y = x + 1, u = *x;
@@ -87,10 +68,23 @@ static inline void P_(dit_stage)(FR_T *a, size_t len, size_t stride, const FR_T 
         size_t blk = i >> sh, j = i & (len - 1);
         FR_T *x = a + (blk << (sh + 1)) + j, *y = x + len;
         FR_T u = *x, v;
-        FR(mul)(&v, y, &tw[j * stride]);
-        FR(add)(x, &u, &v);
-        FR(sub)(y, &u, &v);
+        if (dit) { /* (x, y) -> (x + y·w, x − y·w) */
+            FR(mul)(&v, y, &tw[j * stride]);
+            FR(add)(x, &u, &v);
+            FR(sub)(y, &u, &v);
+        } else { /* (x, y) -> (x + y, (x − y)·w) */
+            v = *y;
+            FR(add)(x, &u, &v);
+            FR(sub)(&u, &u, &v);
+            FR(mul)(y, &u, &tw[j * stride]);
+        }
     }
+}
+static inline void P_(dif_stage)(FR_T *a, size_t len, size_t stride, const FR_T *tw, size_t lo, size_t hi) {
+    P_(stage)(a, len, stride, tw, lo, hi, false);
+}
+static inline void P_(dit_stage)(FR_T *a, size_t len, size_t stride, const FR_T *tw, size_t lo, size_t hi) {
+    P_(stage)(a, len, stride, tw, lo, hi, true);
 }
 
 /* Blocks of the lower stages that one thread finishes alone: enough of them to balance the
