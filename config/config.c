@@ -247,6 +247,37 @@ static int on_finalizer(struct parse_state *st, const char *k, const char *v) {
 
 static int on_exporter(struct parse_state *st, const char *k, const char *v) {
     cfg_t *c = st->c;
+    if (!strcmp(k, "hosts")) {
+        /* DNS names, separated by commas or spaces, kept as one lowercase list of names joined by ',' */
+        char out[sizeof c->exporter_hosts];
+        size_t n = 0, word = 0;
+        for (const char *q = v;; q++) {
+            bool sep = !*q || *q == ',' || *q == ' ' || *q == '\t';
+            if (sep) {
+                if (word) {
+                    if (n + 1 >= sizeof out)
+                        return perr(st, "hosts = %s: the list is longer than %zu characters", v, sizeof out - 1), 0;
+                    out[n++] = ',';
+                }
+                word = 0;
+                if (!*q) break;
+                continue;
+            }
+            char ch = (char)tolower((unsigned char)*q);
+            if (!isalnum((unsigned char)ch) && ch != '-' && ch != '.')
+                return perr(st, "hosts = %s: expected host names (letters, digits, '-' and '.') separated by commas",
+                            v),
+                       0;
+            if (n + 1 >= sizeof out)
+                return perr(st, "hosts = %s: the list is longer than %zu characters", v, sizeof out - 1), 0;
+            out[n++] = ch;
+            word++;
+        }
+        if (n && out[n - 1] == ',') n--;
+        out[n] = 0;
+        memcpy(c->exporter_hosts, out, n + 1);
+        return 1;
+    }
     if (strcmp(k, "listen")) return perr(st, "unknown key '%s' in [exporter]", k), 0;
     const char *colon = strrchr(v, ':');
     char host[64];
@@ -321,8 +352,7 @@ static int on_circuit(struct parse_state *st, const char *k, const char *v) {
 static int begin_section(struct parse_state *st, const char *section) {
     st->cur_circuit = -1;
     if (!strcmp(section, "pipeline") || !strcmp(section, "synth") || !strcmp(section, "gpu") ||
-        !strcmp(section, "finalizer") || !strcmp(section, "exporter") ||
-        !strcmp(section, "source postgres"))
+        !strcmp(section, "finalizer") || !strcmp(section, "exporter") || !strcmp(section, "source postgres"))
         return 1;
     if (!strncmp(section, "circuit", 7) && isspace((unsigned char)section[7])) {
         const char *n = section + 8;

@@ -63,6 +63,8 @@ typedef struct cfg {
     /* [exporter] */
     char exporter_host[64]; /* listen = HOST:PORT, an IPv4 address or [IPv6] (default 127.0.0.1:9821) */
     uint16_t exporter_port;
+    char exporter_hosts[256]; /* hosts = NAME, ...: Host header names served besides IP literals,
+                                 localhost and this machine's host name (default none) */
     /* [source postgres]: the fleet queue (docs/fleet.md); read by zkpipe-feeder only */
     char source_dsn[CFG_PATH_MAX]; /* libpq connection string; "" = no fleet source */
     char box[CFG_NAME_MAX];        /* this box's name in the fleet (default HOSTNAME-NAME) */

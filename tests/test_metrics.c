@@ -260,6 +260,18 @@ TEST(exporter_listen_config) {
     }
     CHECK(cfg_load_string(&c, "t.ini", "[exporter]\nport = 1\n", err, sizeof err) < 0);
     CHECK_STR_CONTAINS(err, "unknown key 'port' in [exporter]");
+    /* hosts: lowercased, joined by ','; anything but host names refused */
+    CHECK(!c.exporter_hosts[0]);
+    CHECK_MSG(cfg_load_string(&c, "t.ini", "[exporter]\nhosts = Box1.Example.org, metrics ,x-y\n", err, sizeof err) == 0,
+              "%s", err);
+    CHECK_MSG(!strcmp(c.exporter_hosts, "box1.example.org,metrics,x-y"), "hosts kept as %s", c.exporter_hosts);
+    const char *badh[] = {"a_b", "evil.com:80", "a/b", "\"x\""};
+    for (size_t i = 0; i < sizeof badh / sizeof badh[0]; i++) {
+        char ini[128];
+        snprintf(ini, sizeof ini, "[exporter]\nhosts = %s\n", badh[i]);
+        CHECK_MSG(cfg_load_string(&c, "t.ini", ini, err, sizeof err) < 0, "%s accepted", badh[i]);
+        CHECK_STR_CONTAINS(err, "t.ini:2: hosts = ");
+    }
     return 0;
 }
 
