@@ -1,17 +1,32 @@
 #!/bin/sh
 # Installs what zkpipe needs to build and test on Debian 12 (run as root), and snarkjs 0.7.6 (the
 # test oracle) into ./node_modules from package-lock.json. Safe to run again.
+#   scripts/install-deps.sh          everything: the build, every test and benchmark
+#   scripts/install-deps.sh --main   only what the main job runs (scripts/main-job.sh): the CLI and
+#                                    the three daemons on the CPU backend, witness generation from
+#                                    inputs (nettle, wabt), snarkjs to check the proofs
 set -eu
 cd "$(dirname "$0")/.."
-# clang-14 and libclang-rt-14-dev (libFuzzer, the sanitizers): the fuzz targets (fuzz/)
-pkgs="meson ninja-build pkg-config gcc g++ python3 liburing-dev libsystemd-dev libinih-dev libjson-c-dev systemd-container clang-14 libclang-rt-14-dev"
-# observing the pipeline: the exporter (libmicrohttpd), its tests (promtool and prometheus, headless
-# chromium, curl) and zkpipe top's (tmux)
-pkgs="$pkgs libmicrohttpd-dev prometheus chromium curl tmux"
-# the fleet queue (fleet/, feeder/, tests/fleet: a private PostgreSQL server)
-pkgs="$pkgs libpq-dev postgresql"
-# witness generation (witgen/: nettle, wabt) and circom's C++ generator in a test (gmp, nasm, nlohmann-json)
-pkgs="$pkgs nettle-dev wabt libgmp-dev nasm nlohmann-json3-dev"
+main_only=0
+case "${1:-}" in
+--main) main_only=1 ;;
+"") ;;
+*) echo "install-deps.sh: unknown option $1 (expected --main or nothing)" >&2; exit 2 ;;
+esac
+# the build, the daemons (liburing, libsystemd, inih) and witness generation (nettle, wabt)
+pkgs="meson ninja-build pkg-config gcc python3 liburing-dev libsystemd-dev libinih-dev libjson-c-dev nettle-dev wabt"
+if [ $main_only = 0 ]; then
+    # g++ (the CUDA host emulation's test), systemd-container (the systemd tests' nspawn machines),
+    # clang-14 and libclang-rt-14-dev (libFuzzer, the sanitizers): the fuzz targets (fuzz/)
+    pkgs="$pkgs g++ systemd-container clang-14 libclang-rt-14-dev"
+    # observing the pipeline: the exporter (libmicrohttpd), its tests (promtool and prometheus,
+    # headless chromium, curl) and zkpipe top's (tmux)
+    pkgs="$pkgs libmicrohttpd-dev prometheus chromium curl tmux"
+    # the fleet queue (fleet/, feeder/, tests/fleet: a private PostgreSQL server)
+    pkgs="$pkgs libpq-dev postgresql"
+    # circom's C++ generator in a test (gmp, nasm, nlohmann-json)
+    pkgs="$pkgs libgmp-dev nasm nlohmann-json3-dev"
+fi
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

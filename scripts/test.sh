@@ -4,6 +4,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
-if [ -d build ]; then meson setup --reconfigure build >/dev/null; else meson setup build >/dev/null; fi
+# -Dcuda=auto: the main job configures the same ./build without the CUDA backend; the tests build it
+if [ -d build ]; then meson setup --reconfigure build -Dcuda=auto >/dev/null; else meson setup build >/dev/null; fi
 ninja -C build
 meson test -C build --print-errorlogs --num-processes 2 "$@"
