@@ -120,8 +120,10 @@ int main(int argc, char **argv) {
     uint64_t jobs = 0;
     for (int k = 0; k < f; k++) {
         uint32_t n;
-        if (read(done[0], &n, sizeof n) != sizeof n) rc = 1;
-        else jobs += n;
+        if (read(done[0], &n, sizeof n) != sizeof n)
+            rc = 1;
+        else
+            jobs += n;
     }
     double t2 = now_s();
     for (int k = 0; k < f; k++) {

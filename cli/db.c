@@ -115,15 +115,15 @@ static PGconn *connect_listening(const char *dsn, char *err, size_t errlen) {
 int zkpipe_fleet_wait(const char *dsn, const char *out, double timeout, const char *id) {
     if (out) { /* before the wait, not after it */
         struct stat st;
-        const char *why = stat(out, &st) < 0          ? strerror(errno)
-                          : !S_ISDIR(st.st_mode)      ? "not a directory"
+        const char *why = stat(out, &st) < 0         ? strerror(errno)
+                          : !S_ISDIR(st.st_mode)     ? "not a directory"
                           : access(out, W_OK | X_OK) ? strerror(errno)
-                                                      : NULL;
+                                                     : NULL;
         if (why) return fprintf(stderr, "zkpipe: --out %s: %s (the proofs go there)\n", out, why), 2;
     }
     uint64_t t0 = shm_now_ns();
     /* every call to the database, connections included, ends by the timeout (a stopped server) */
-    if (timeout >= 0) fleet_set_deadline(t0 + (uint64_t)(timeout * 1e9));
+    if (timeout >= 0 && timeout < 1e9) fleet_set_deadline(t0 + (uint64_t)(timeout * 1e9));
     char err[FLEET_ERR_MAX], state[32], error[1200];
     PGconn *pg = connect_checked(dsn, true);
     if (!pg) return 1;

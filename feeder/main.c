@@ -381,8 +381,8 @@ int main(int argc, char **argv) {
     }
     load_records();
     daemon_notify_ready("feeding");
-    log_info("box %s feeds %s from the fleet queue (lease %us, batch %u, max_attempts %u)", box, served_list, cfg.lease_s,
-             cfg.batch, cfg.max_attempts);
+    log_info("box %s feeds %s from the fleet queue (lease %us, batch %u, max_attempts %u)", box, served_list,
+             cfg.lease_s, cfg.batch, cfg.max_attempts);
     PGconn *pg = NULL;
     int backoff = 100;
     uint64_t last_renew = 0;

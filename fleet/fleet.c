@@ -176,16 +176,18 @@ static PGresult *exec_params(PGconn *pg, const char *sql, int n, const char *con
     return run(pg, sql, n, v, lens, fmts, result_fmt);
 }
 
-/* The connection's handshake, bounded by FLEET_CONNECT_MS and the deadline. */
-static bool connect_poll(PGconn *pg) {
+/* The connection's handshake, bounded by FLEET_CONNECT_MS and the deadline: 1 up, 0 no answer in
+ * time, -1 refused or failed (PQerrorMessage says why). */
+static int connect_poll(PGconn *pg) {
     uint64_t end = mono_ns() + FLEET_CONNECT_MS * 1000000ull;
     PostgresPollingStatusType st = PGRES_POLLING_WRITING;
     while (st != PGRES_POLLING_OK) {
-        if (st == PGRES_POLLING_FAILED) return false;
-        if (wait_socket(PQsocket(pg), st == PGRES_POLLING_READING ? POLLIN : POLLOUT, end) <= 0) return false;
+        if (st == PGRES_POLLING_FAILED) return -1;
+        int w = wait_socket(PQsocket(pg), st == PGRES_POLLING_READING ? POLLIN : POLLOUT, end);
+        if (w <= 0) return w;
         st = PQconnectPoll(pg);
     }
-    return true;
+    return 1;
 }
 
 PGconn *fleet_connect(const char *dsn, char *err, size_t errlen) {
@@ -203,12 +205,14 @@ PGconn *fleet_connect(const char *dsn, char *err, size_t errlen) {
     const char *vals[] = {"5", "10", "5", "3", "30000", "zkpipe", dsn, NULL};
     if (fleet_pq_load(err, errlen) < 0) return NULL;
     PGconn *pg = PQconnectStartParams(keys, vals, 1);
-    bool up = pg && PQstatus(pg) != CONNECTION_BAD && connect_poll(pg) && PQstatus(pg) == CONNECTION_OK;
-    if (up) up = PQsetnonblocking(pg, 1) == 0;
-    if (!up) {
+    int up = pg && PQstatus(pg) != CONNECTION_BAD ? connect_poll(pg) : -1;
+    if (up == 1 && (PQstatus(pg) != CONNECTION_OK || PQsetnonblocking(pg, 1) != 0)) up = -1;
+    if (up != 1) {
         char line[FLEET_ERR_MAX];
-        const char *m = pg ? PQerrorMessage(pg) : "out of memory";
-        snprintf(line, sizeof line, "%s", m && *m ? m : "no answer within the connect time limit");
+        const char *m = !pg       ? "out of memory"
+                        : up == 0 ? "no answer in time (the server is stopped, hung or cut off)"
+                                  : PQerrorMessage(pg);
+        snprintf(line, sizeof line, "%s", m && *m ? m : "no answer");
         line[strcspn(line, "\n")] = 0;
         /* names the server, never the dsn itself: it may hold a password */
         snprintf(err, errlen, "cannot connect to the database %s on %s port %s: %s", pg && PQdb(pg) ? PQdb(pg) : "?",
@@ -230,13 +234,13 @@ int fleet_listen(PGconn *pg, const char *channel, char *err, size_t errlen) {
 /* The version row, or 0 when the schema table is missing; -1 with err on errors. */
 static int schema_version(PGconn *pg, bool lock, char *err, size_t errlen) {
     PGresult *r = exec_sql(pg, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'zkpipe_schema'"
-                             " AND table_schema = current_schema()");
+                               " AND table_schema = current_schema()");
     if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "reading the schema version", r, err, errlen), -1;
     bool exists = atoi(PQgetvalue(r, 0, 0)) > 0;
     PQclear(r);
     if (!exists) return 0;
     r = exec_sql(pg, lock ? "SELECT version FROM zkpipe_schema WHERE id = 1 FOR UPDATE"
-                        : "SELECT version FROM zkpipe_schema WHERE id = 1");
+                          : "SELECT version FROM zkpipe_schema WHERE id = 1");
     if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "reading the schema version", r, err, errlen), -1;
     int v = PQntuples(r) ? atoi(PQgetvalue(r, 0, 0)) : 0;
     PQclear(r);
@@ -342,17 +346,18 @@ int fleet_give_up_lapsed(PGconn *pg, const char *const *circuits, uint32_t n_cir
     snprintf(maxs, sizeof maxs, "%u", max);
     const char *v[] = {arr, maxa, maxs};
     /* one statement (its own transaction): the waiters are notified when it commits */
-    PGresult *r = exec_params(pg,
-                              "WITH g AS (UPDATE zkpipe_jobs AS j SET state = 'failed', lease_expiry = NULL, finished = now(),"
-                              " error = 'its lease lapsed ' || j.attempts || ' times, the last on box ' || j.lease_owner"
-                              " || ' (each box that claimed it stopped renewing: killed, hung or cut off);'"
-                              " || ' not claimed again (max_attempts = ' || $2 || ')'"
-                              " FROM (SELECT id FROM zkpipe_jobs WHERE circuit = ANY ($1::text[]) AND state = 'leased'"
-                              "  AND lease_expiry < now() AND attempts >= $2::integer"
-                              "  ORDER BY id LIMIT $3::integer FOR UPDATE SKIP LOCKED) AS c"
-                              " WHERE j.id = c.id RETURNING j.id, j.attempts, j.lease_owner)"
-                              " SELECT id, attempts, lease_owner, pg_notify('zkpipe_done', id)::text FROM g",
-                              3, v, NULL, NULL, 0);
+    PGresult *r =
+        exec_params(pg,
+                    "WITH g AS (UPDATE zkpipe_jobs AS j SET state = 'failed', lease_expiry = NULL, finished = now(),"
+                    " error = 'its lease lapsed ' || j.attempts || ' times, the last on box ' || j.lease_owner"
+                    " || ' (each box that claimed it stopped renewing: killed, hung or cut off);'"
+                    " || ' not claimed again (max_attempts = ' || $2 || ')'"
+                    " FROM (SELECT id FROM zkpipe_jobs WHERE circuit = ANY ($1::text[]) AND state = 'leased'"
+                    "  AND lease_expiry < now() AND attempts >= $2::integer"
+                    "  ORDER BY id LIMIT $3::integer FOR UPDATE SKIP LOCKED) AS c"
+                    " WHERE j.id = c.id RETURNING j.id, j.attempts, j.lease_owner)"
+                    " SELECT id, attempts, lease_owner, pg_notify('zkpipe_done', id)::text FROM g",
+                    3, v, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "failing lapsed jobs", r, err, errlen);
     int n = PQntuples(r);
     for (int i = 0; i < n; i++) {
@@ -451,8 +456,8 @@ PGresult *fleet_inputs(PGconn *pg, const char *id, uint32_t n_parts, uint64_t ca
         snprintf(lens, sizeof lens, "%.*s", len < 23 ? len : 23, PQgetvalue(r, (int)k, 2));
         unsigned long long l = strtoull(lens, NULL, 10);
         if (l > cap || PQgetisnull(r, (int)k, 0)) {
-            snprintf(err, errlen, "job %s: input %u: %llu bytes, more than the %llu an input of this circuit can be", id,
-                     k, l, (unsigned long long)cap);
+            snprintf(err, errlen, "job %s: input %u: %llu bytes, more than the %llu an input of this circuit can be",
+                     id, k, l, (unsigned long long)cap);
             PQclear(r);
             return NULL;
         }
