@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,8 +17,10 @@
 #include "shm/shm.h"
 
 #define DB_USAGE "zkpipe db init --dsn DSN"
-/* No input of any circuit is this large; the feeder checks each against its circuit's witness. */
-#define FLEET_INPUT_CAP (1ull << 30) /* and the most a bytea holds */
+/* No witness of any circuit is this large (and it is the most a bytea holds); the feeder checks each
+ * against its circuit's witness. An input.json has the spool's own cap, which every box refuses
+ * beyond. */
+#define FLEET_WTNS_CAP (1ull << 30)
 
 static PGconn *connect_checked(const char *dsn, bool check) {
     char err[FLEET_ERR_MAX];
@@ -71,7 +74,8 @@ int zkpipe_fleet_submit(const char *dsn, const char *circuit, const char *prio_s
     char err[FLEET_ERR_MAX], id[FLEET_ID_MAX];
     int rc = 1;
     for (int k = 0; k < n; k++)
-        if (fleet_read_file(files[k], FLEET_INPUT_CAP, &bufs[k], &lens[k], err, sizeof err) < 0) {
+        if (fleet_read_file(files[k], json ? SPOOL_INPUT_JSON_MAX : FLEET_WTNS_CAP, &bufs[k], &lens[k], err,
+                            sizeof err) < 0) {
             fprintf(stderr, "zkpipe: %s\n", err);
             goto out;
         }
@@ -97,37 +101,66 @@ static int write_out(const char *dir, const char *kind, const char *k, const cha
     return r;
 }
 
+static PGconn *connect_listening(const char *dsn, char *err, size_t errlen) {
+    PGconn *pg = fleet_connect(dsn, err, errlen);
+    if (pg && fleet_listen(pg, "zkpipe_done", err, errlen) < 0) {
+        PQfinish(pg);
+        pg = NULL;
+    }
+    return pg;
+}
+
+/* Exit codes (cli/main.c): 0 every partition has a proof, 1 the job failed or was cancelled or the
+ * timeout passed, 2 bad usage, no such job, or an --out DIR that is missing or cannot be written. */
 int zkpipe_fleet_wait(const char *dsn, const char *out, double timeout, const char *id) {
+    if (out) { /* before the wait, not after it */
+        struct stat st;
+        const char *why = stat(out, &st) < 0         ? strerror(errno)
+                          : !S_ISDIR(st.st_mode)     ? "not a directory"
+                          : access(out, W_OK | X_OK) ? strerror(errno)
+                                                     : NULL;
+        if (why) return fprintf(stderr, "zkpipe: --out %s: %s (the proofs go there)\n", out, why), 2;
+    }
+    uint64_t t0 = shm_now_ns();
+    /* every call to the database, connections included, ends by the timeout (a stopped server) */
+    if (timeout >= 0 && timeout < 1e9) fleet_set_deadline(t0 + (uint64_t)(timeout * 1e9));
+    char err[FLEET_ERR_MAX], state[32], error[1200];
     PGconn *pg = connect_checked(dsn, true);
     if (!pg) return 1;
-    char err[FLEET_ERR_MAX], state[32], error[1200];
+    if (fleet_listen(pg, "zkpipe_done", err, sizeof err) < 0) {
+        fprintf(stderr, "zkpipe: %s\n", err);
+        PQfinish(pg);
+        return 1;
+    }
     uint32_t n = 0;
-    PQclear(PQexec(pg, "LISTEN zkpipe_done"));
-    uint64_t t0 = shm_now_ns();
     int backoff = 100;
+    char known[32] = "unknown"; /* the last state read */
     for (;;) {
         int r = pg ? fleet_job_state(pg, id, state, sizeof state, error, sizeof error, &n, err, sizeof err) : -EIO;
+        if (r == 0) snprintf(known, sizeof known, "%s", state);
         if (r == -ENOENT) {
             fprintf(stderr, "zkpipe: %s\n", err);
             PQfinish(pg);
             return 2;
         }
         if (r == 0 && fleet_state_final(state)) break;
-        if (timeout >= 0 && (shm_now_ns() - t0) / 1e9 > timeout) {
-            fprintf(stderr, "zkpipe: job %s: still %s after %.0f s\n", id, r == 0 ? state : "unknown", timeout);
+        double left = timeout < 0 ? 1e9 : timeout - (double)(shm_now_ns() - t0) / 1e9;
+        if (left <= 0) {
+            fprintf(stderr, "zkpipe: job %s: still %s after %g s%s%s\n", id, known, timeout, r < 0 ? "; " : "",
+                    r < 0 ? err : "");
             PQfinish(pg);
             return 1;
         }
+        int slice = left * 1000 < 1000 ? (int)(left * 1000) + 1 : 1000;
         if (r < 0) { /* the database went away: reconnect with back-off, the job is still there */
             PQfinish(pg);
-            (void)poll(NULL, 0, backoff);
+            (void)poll(NULL, 0, backoff < slice ? backoff : slice);
             backoff = backoff * 2 > 5000 ? 5000 : backoff * 2;
-            pg = fleet_connect(dsn, err, sizeof err);
-            if (pg) PQclear(PQexec(pg, "LISTEN zkpipe_done")), backoff = 100;
+            if ((pg = connect_listening(dsn, err, sizeof err))) backoff = 100;
             continue;
         }
         struct pollfd p = {.fd = PQsocket(pg), .events = POLLIN};
-        if (poll(&p, 1, 1000) > 0 && PQconsumeInput(pg)) {
+        if (poll(&p, 1, slice) > 0 && PQconsumeInput(pg)) {
             PGnotify *m;
             while ((m = PQnotifies(pg))) PQfreemem(m);
         }
@@ -149,9 +182,11 @@ int zkpipe_fleet_wait(const char *dsn, const char *out, double timeout, const ch
         }
         if (have && out &&
             (write_out(out, "proof", k, PQgetvalue(res, i, 1)) < 0 ||
-             write_out(out, "public", k, PQgetvalue(res, i, 2)) < 0))
-            rc = 1;
-        else if (have && out)
+             write_out(out, "public", k, PQgetvalue(res, i, 2)) < 0)) {
+            rc = 2;
+            break;
+        }
+        if (have && out)
             printf("partition %s: box %s %s/proof-%s.json %s/public-%s.json\n", k, PQgetvalue(res, i, 3), out, k, out,
                    k);
         else if (have)

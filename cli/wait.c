@@ -14,11 +14,14 @@ int zkpipe_cmd_wait(int argc, char **argv) {
     const char *config, *timeout_s = NULL, *dsn = NULL, *out = NULL;
     const cli_option_t opts[] = {
         {"timeout", 't', "SECONDS", &timeout_s}, {"dsn", 'D', "DSN", &dsn}, {"out", 'o', "DIR", &out}, {0}};
-    int parsed = cli_options(argc, argv, WAIT_USAGE,
-                             "Waits until the job is done (prints each proof-<k>.json and public-<k>.json, then the\n"
-                             "result.json; exit 0) or failed (the reason on stderr; exit 1). With --dsn, a job of the\n"
-                             "fleet's queue; --out DIR writes its proof-<k>.json and public-<k>.json there.",
-                             opts, &config);
+    int parsed =
+        cli_options(argc, argv, WAIT_USAGE,
+                    "Waits until the job is done (prints each proof-<k>.json and public-<k>.json, then the\n"
+                    "result.json; exit 0) or failed (the reason on stderr; exit 1; also when --timeout\n"
+                    "passes). Exit 2: bad usage, no such job, or an --out DIR that is missing or cannot be\n"
+                    "written. With --dsn, a job of the fleet's queue; --out DIR writes its proof-<k>.json and\n"
+                    "public-<k>.json there.",
+                    opts, &config);
     if (parsed >= 0) return parsed;
     if (optind + 1 != argc || !spool_valid_id(argv[optind])) return cli_usage_error(WAIT_USAGE);
     double timeout = timeout_s ? atof(timeout_s) : -1;

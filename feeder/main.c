@@ -27,6 +27,7 @@
 #include "zk/zkey.h"
 
 #define MAX_HELD 1024
+#define WRITE_BACK_RETRY_S 60u
 
 static const char *ABOUT =
     "Feeds this box from the fleet's PostgreSQL queue ([source postgres] in the ini): claims jobs\n"
@@ -35,7 +36,8 @@ static const char *ABOUT =
 typedef struct held {
     char id[FLEET_ID_MAX];
     int64_t gen;
-    bool lost; /* the renewal found another generation: the result will be refused */
+    bool lost;         /* the renewal found another generation: the result will be refused */
+    uint64_t retry_ns; /* the database refused its write-back and its failure: not before then */
 } held_t;
 
 static cfg_t cfg;
@@ -71,25 +73,37 @@ static void drop_held(held_t *h) {
     *h = held[--n_held];
 }
 
-/* The records of a previous run: every local fleet job and its generation. */
+/* The records of a previous run: every local fleet job and its generation. A record is a regular
+ * file named by a spool id, opened without following a link or blocking (anyone of the spool's
+ * group could plant a FIFO there); anything else is left alone with one line. */
 static void load_records(void) {
     char dir[1400];
     snprintf(dir, sizeof dir, "%s/fleet", cfg.spool);
+    _cleanup_close_ int dfd = spool_open_dir(dir);
     char **names;
     size_t n;
-    if (spool_list(dir, &names, &n) < 0) return;
+    if (dfd < 0 || spool_list(dir, &names, &n) < 0) return;
     for (size_t i = 0; i < n && n_held < MAX_HELD; i++) {
-        char p[1400], buf[32] = {0};
-        record_path(p, sizeof p, names[i]);
-        _cleanup_close_ int fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0 || read(fd, buf, sizeof buf - 1) <= 0 || !spool_valid_id(names[i])) {
-            (void)unlink(p);
+        char buf[32] = {0}, why[600];
+        if (!spool_valid_id(names[i])) {
+            log_warn("%s/%s: not a job id; ignored", dir, names[i]);
+            continue;
+        }
+        struct stat st;
+        _cleanup_close_ int fd = spool_open_file(dfd, names[i], &st, why, sizeof why);
+        if (fd < 0) {
+            log_warn("%s/%s; not a record, ignored", dir, why);
+            continue;
+        }
+        if (read(fd, buf, sizeof buf - 1) <= 0) { /* a crash while it was written: no job behind it */
+            (void)unlinkat(dfd, names[i], 0);
             continue;
         }
         held_t *h = &held[n_held++];
         snprintf(h->id, sizeof h->id, "%s", names[i]);
         h->gen = strtoll(buf, NULL, 10);
         h->lost = false;
+        h->retry_ns = 0;
     }
     spool_free_list(names, n);
     if (n_held) log_info("%u fleet jobs from the previous run are in the spool", n_held);
@@ -123,6 +137,10 @@ static int64_t room(void) {
 static int write_backs(PGconn *pg) {
     for (uint32_t i = 0; i < n_held;) {
         held_t *h = &held[i];
+        if (h->retry_ns && daemon_now_ns() < h->retry_ns) {
+            i++;
+            continue;
+        }
         const char *pl = spool_job_place(cfg.spool, h->id);
         /* not finished, or finished but its end not recorded in the segment yet (the finalizer may
          * still repeat it on the directory) */
@@ -136,11 +154,19 @@ static int write_backs(PGconn *pg) {
         if (pl) {
             snprintf(dir, sizeof dir, "%s/%s/%s", cfg.spool, pl, h->id);
             int w = fleet_write_back(pg, box, h->id, h->gen, dir, err, sizeof err);
-            if (w == -EIO) return log_err("%s", err), -1;
-            if (w < 0) { /* the local result cannot be read: the job fails with why */
-                log_err("job %s: %s", h->id, err);
-                w = fleet_fail(pg, box, h->id, h->gen, err, err, sizeof err);
-                if (w < 0) return log_err("%s", err), -1;
+            if (w < 0 && PQstatus(pg) != CONNECTION_OK) return log_err("%s", err), -1;
+            if (w < 0) { /* the local result cannot be read, or the database refused it: the job fails with why */
+                char why[FLEET_ERR_MAX];
+                snprintf(why, sizeof why, "%s", err);
+                log_err("job %s: %s", h->id, why);
+                w = fleet_fail(pg, box, h->id, h->gen, why, err, sizeof err);
+                if (w < 0 && PQstatus(pg) != CONNECTION_OK) return log_err("%s", err), -1;
+                if (w < 0) { /* this job only: the others are written back meanwhile */
+                    log_err("job %s: %s; its local copy stays, tried again in %u s", h->id, err, WRITE_BACK_RETRY_S);
+                    h->retry_ns = daemon_now_ns() + WRITE_BACK_RETRY_S * 1000000000ull;
+                    i++;
+                    continue;
+                }
             }
             if (w == 1) {
                 n_written++;
@@ -174,37 +200,50 @@ static int renew_all(PGconn *pg) {
     return 0;
 }
 
-/* Takes one claimed job into the spool. -1: the connection failed. */
+static void hold(const char *id, int64_t gen) {
+    held_t *h = &held[n_held++];
+    *h = (held_t){.gen = gen};
+    snprintf(h->id, sizeof h->id, "%s", id);
+}
+
+/* Takes one claimed job into the spool. -1: the connection failed. Its id is checked before
+ * anything uses it (it names SPOOL/fleet/ID and the job's folder); a job of the spool that this
+ * feeder holds no record of is not the fleet's (a local job of the same id), and is never taken. */
 static int take_in(PGconn *pg, const fleet_claim_t *c) {
     char err[FLEET_ERR_MAX];
-    held_t *h = find_held(c->id);
-    if (h || spool_job_place(cfg.spool, c->id)) { /* our own local copy, claimed again after a lapse */
-        if (!h && n_held < MAX_HELD) h = &held[n_held++];
-        if (!h) return 0;
-        snprintf(h->id, sizeof h->id, "%s", c->id);
+    const char *why = NULL;
+    int ci = cfg_circuit_index(&cfg, c->circuit);
+    held_t *h = NULL;
+    if (!spool_valid_id(c->id)) {
+        why = "the job id is not a spool id ([A-Za-z0-9._-], at most 31 characters)";
+    } else if ((h = find_held(c->id)) && spool_job_place(cfg.spool, c->id)) {
+        /* our own local copy, claimed again after a lapse */
         h->gen = c->gen;
         h->lost = false;
         (void)record_write(c->id, c->gen);
         log_info("job %s: claimed again (generation %lld); the local copy goes on", c->id, (long long)c->gen);
         return 0;
+    } else if (h) {
+        drop_held(h); /* its record, but no local copy (a crash before it entered the spool): taken in anew */
     }
-    int ci = cfg_circuit_index(&cfg, c->circuit);
-    const char *why = NULL;
-    if (!spool_valid_id(c->id))
-        why = "the job id is not a spool id ([A-Za-z0-9._-], at most 31 characters)";
-    else if (ci < 0 || !caps[ci])
-        why = "the circuit is not served by this box";
-    else if (c->inputs && !cfg.circuits[ci].wasm[0] && !cfg.circuits[ci].witness_cmd[0])
-        why = "the job brings circuit inputs, and this box has no witness generator (wasm or witness_cmd) for the "
-              "circuit";
-    else if (n_held >= MAX_HELD)
-        return 0;
+    if (!why) {
+        if (spool_job_place(cfg.spool, c->id))
+            why = "this box's spool has a local job of that id (not a fleet job): not taken";
+        else if (ci < 0 || !caps[ci])
+            why = "the circuit is not served by this box";
+        else if (c->inputs && !cfg.circuits[ci].wasm[0] && !cfg.circuits[ci].witness_cmd[0])
+            why = "the job brings circuit inputs, and this box has no witness generator (wasm or witness_cmd) for the "
+                  "circuit";
+        else if (n_held >= MAX_HELD)
+            return 0;
+    }
     if (why) {
         snprintf(err, sizeof err, "job %s: %s", c->id, why);
         log_err("%s", err);
         return fleet_fail(pg, box, c->id, c->gen, err, err, sizeof err) < 0 ? -1 : 0;
     }
-    PGresult *in = fleet_inputs(pg, c->id, c->n_parts, err, sizeof err);
+    uint64_t cap = c->inputs ? SPOOL_INPUT_JSON_MAX : caps[ci];
+    PGresult *in = fleet_inputs(pg, c->id, c->n_parts, cap, err, sizeof err);
     if (!in) {
         if (PQstatus(pg) != CONNECTION_OK) return log_err("%s", err), -1;
         log_err("%s", err);
@@ -219,8 +258,7 @@ static int take_in(PGconn *pg, const fleet_claim_t *c) {
     int r = record_write(c->id, c->gen);
     char why2[1200];
     if (r == 0)
-        r = spool_submit(cfg.spool, &j, inputs, c->inputs ? SPOOL_INPUT_JSON_MAX : caps[ci], cfg.min_free, why2,
-                         sizeof why2);
+        r = spool_submit(cfg.spool, &j, inputs, cap, cfg.min_free, why2, sizeof why2);
     else
         snprintf(why2, sizeof why2, "%s/fleet/%s: cannot write: %s", cfg.spool, c->id, strerror(-r));
     PQclear(in);
@@ -241,10 +279,7 @@ static int take_in(PGconn *pg, const fleet_claim_t *c) {
         (void)unlink(p);
         return fleet_fail(pg, box, c->id, c->gen, why2, err, sizeof err) < 0 ? -1 : 0;
     }
-    h = &held[n_held++];
-    snprintf(h->id, sizeof h->id, "%s", c->id);
-    h->gen = c->gen;
-    h->lost = false;
+    hold(c->id, c->gen);
     n_claimed++;
     log_info("job %s (%s, %u partitions, generation %lld) claimed into the spool", c->id, c->circuit, c->n_parts,
              (long long)c->gen);
@@ -283,15 +318,9 @@ static PGconn *connect_db(void) {
         PQfinish(pg);
         pg = NULL;
     }
-    if (pg) {
-        PGresult *r = PQexec(pg, "LISTEN zkpipe_jobs");
-        if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-            snprintf(err, sizeof err, "LISTEN zkpipe_jobs: %s", PQerrorMessage(pg));
-            err[strcspn(err, "\n")] = 0;
-            PQfinish(pg);
-            pg = NULL;
-        }
-        PQclear(r);
+    if (pg && fleet_listen(pg, "zkpipe_jobs", err, sizeof err) < 0) {
+        PQfinish(pg);
+        pg = NULL;
     }
     static char last[FLEET_ERR_MAX];
     if (!pg && strcmp(last, err)) log_err("%s; retrying with back-off", err); /* once per distinct error */
@@ -352,8 +381,8 @@ int main(int argc, char **argv) {
     }
     load_records();
     daemon_notify_ready("feeding");
-    log_info("box %s feeds %s from the fleet queue (lease %us, batch %u, max_attempts %u)", box, served_list, cfg.lease_s,
-             cfg.batch, cfg.max_attempts);
+    log_info("box %s feeds %s from the fleet queue (lease %us, batch %u, max_attempts %u)", box, served_list,
+             cfg.lease_s, cfg.batch, cfg.max_attempts);
     PGconn *pg = NULL;
     int backoff = 100;
     uint64_t last_renew = 0;
@@ -374,7 +403,6 @@ int main(int argc, char **argv) {
                 continue;
             }
             log_info("connected to the fleet queue");
-            backoff = 100;
             last_renew = 0;
         }
         bool ok = write_backs(pg) == 0;
@@ -393,9 +421,15 @@ int main(int argc, char **argv) {
         }
         if (ok && !claimed) ok = wait_db(pg, n_held ? 100 : (int)cfg.poll_ms);
         if (!ok || PQstatus(pg) != CONNECTION_OK) {
-            log_warn("lost the connection to the fleet queue; reconnecting");
+            /* the back-off grows until a whole pass succeeds: a server that accepts connections but
+             * fails every pass is not hammered */
+            log_warn("lost the connection to the fleet queue; reconnecting in %d ms", backoff);
             PQfinish(pg);
             pg = NULL;
+            (void)poll(NULL, 0, backoff);
+            backoff = backoff * 2 > 5000 ? 5000 : backoff * 2;
+        } else {
+            backoff = 100;
         }
     }
     daemon_notify_stopping();

@@ -4,12 +4,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "common/spool.h"
 #include "config/shared.h"
 #include "shm/cleanup.h"
 
@@ -67,11 +71,91 @@ static const char *const migrations[FLEET_SCHEMA_VERSION] = {
     " $zk$;",
 };
 
+/* Every call waits for the server at most FLEET_IDLE_MS without a byte moving (a stopped or cut-off
+ * server: the caller reconnects) and never past the deadline that fleet_set_deadline set. */
+static uint64_t call_deadline_ns;
+/* The connection whose last call timed out (pg_fail says so instead of libpq's "server closed") */
+static const PGconn *timed_out;
+
+void fleet_set_deadline(uint64_t deadline_ns) { call_deadline_ns = deadline_ns; }
+
+static uint64_t mono_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* Waits until the socket has events, until idle_end or the deadline: 1 ready, 0 timed out, -1 error. */
+static int wait_socket(int fd, short events, uint64_t idle_end) {
+    for (;;) {
+        uint64_t now = mono_ns(), end = idle_end;
+        if (call_deadline_ns && call_deadline_ns < end) end = call_deadline_ns;
+        if (fd < 0) return -1;
+        if (now >= end) return 0;
+        struct pollfd p = {.fd = fd, .events = events};
+        int r = poll(&p, 1, (int)((end - now + 999999) / 1000000));
+        if (r > 0) return 1;
+        if (r < 0 && errno != EINTR) return -1;
+    }
+}
+
+/* A call that timed out: the socket is shut so that libpq marks the connection bad (the server,
+ * when it runs again, sees the client gone and ends the statement); the caller reconnects. */
+static void give_up(PGconn *pg) {
+    timed_out = pg;
+    (void)shutdown(PQsocket(pg), SHUT_RDWR);
+    (void)PQconsumeInput(pg);
+}
+
+/* One query (n = 0 and no params: a string of statements, as PQexec), bounded in time as above.
+ * The last result, or the first error; NULL when the connection failed or timed out. */
+static PGresult *run(PGconn *pg, const char *sql, int n, const char *const *v, const int *lens, const int *fmts,
+                     int result_fmt) {
+    timed_out = NULL;
+    if (!(n ? PQsendQueryParams(pg, sql, n, NULL, v, lens, fmts, result_fmt) : PQsendQuery(pg, sql))) return NULL;
+    uint64_t idle_end = mono_ns() + FLEET_IDLE_MS * 1000000ull;
+    int f;
+    while ((f = PQflush(pg)) == 1) { /* a large input: the socket takes it as the server reads */
+        int w = wait_socket(PQsocket(pg), POLLIN | POLLOUT, idle_end);
+        if (w <= 0) return give_up(pg), NULL;
+        if (!PQconsumeInput(pg)) return NULL;
+        idle_end = mono_ns() + FLEET_IDLE_MS * 1000000ull;
+    }
+    if (f < 0) return NULL;
+    PGresult *keep = NULL;
+    for (;;) {
+        while (PQisBusy(pg)) {
+            int w = wait_socket(PQsocket(pg), POLLIN, idle_end);
+            if (w <= 0 || (w == 1 && !PQconsumeInput(pg))) {
+                if (w <= 0) give_up(pg);
+                PQclear(keep);
+                return NULL;
+            }
+            idle_end = mono_ns() + FLEET_IDLE_MS * 1000000ull;
+        }
+        PGresult *r = PQgetResult(pg);
+        if (!r) return keep;
+        ExecStatusType st = PQresultStatus(keep);
+        if (keep && st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+            PQclear(r); /* the first error stays */
+        } else {
+            PQclear(keep);
+            keep = r;
+        }
+    }
+}
+
+static PGresult *exec_sql(PGconn *pg, const char *sql) { return run(pg, sql, 0, NULL, NULL, NULL, 0); }
+
 static int pg_fail(PGconn *pg, const char *what, PGresult *r, char *err, size_t errlen) {
     const char *m = r ? PQresultErrorMessage(r) : PQerrorMessage(pg);
     if (!m || !*m) m = PQerrorMessage(pg);
     char line[FLEET_ERR_MAX];
-    snprintf(line, sizeof line, "%s", m && *m ? m : "no answer");
+    if (timed_out == pg && pg)
+        snprintf(line, sizeof line, "no answer from the server within %s (stopped, hung or cut off)",
+                 call_deadline_ns && mono_ns() >= call_deadline_ns ? "the time limit" : "the idle limit");
+    else
+        snprintf(line, sizeof line, "%s", m && *m ? m : "no answer");
     line[strcspn(line, "\n")] = 0;
     snprintf(err, errlen, "database %s: %s: %s", PQdb(pg) ? PQdb(pg) : "?", what, line);
     if (r) PQclear(r);
@@ -80,7 +164,7 @@ static int pg_fail(PGconn *pg, const char *what, PGresult *r, char *err, size_t 
 
 /* One statement that returns no rows (or whose rows are not needed). */
 static int exec_cmd(PGconn *pg, const char *what, const char *sql, char *err, size_t errlen) {
-    PGresult *r = PQexec(pg, sql);
+    PGresult *r = exec_sql(pg, sql);
     ExecStatusType st = PQresultStatus(r);
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) return pg_fail(pg, what, r, err, errlen);
     PQclear(r);
@@ -89,12 +173,27 @@ static int exec_cmd(PGconn *pg, const char *what, const char *sql, char *err, si
 
 static PGresult *exec_params(PGconn *pg, const char *sql, int n, const char *const *v, const int *lens, const int *fmts,
                              int result_fmt) {
-    return PQexecParams(pg, sql, n, NULL, v, lens, fmts, result_fmt);
+    return run(pg, sql, n, v, lens, fmts, result_fmt);
+}
+
+/* The connection's handshake, bounded by FLEET_CONNECT_MS and the deadline: 1 up, 0 no answer in
+ * time, -1 refused or failed (PQerrorMessage says why). */
+static int connect_poll(PGconn *pg) {
+    uint64_t end = mono_ns() + FLEET_CONNECT_MS * 1000000ull;
+    PostgresPollingStatusType st = PGRES_POLLING_WRITING;
+    while (st != PGRES_POLLING_OK) {
+        if (st == PGRES_POLLING_FAILED) return -1;
+        int w = wait_socket(PQsocket(pg), st == PGRES_POLLING_READING ? POLLIN : POLLOUT, end);
+        if (w <= 0) return w;
+        st = PQconnectPoll(pg);
+    }
+    return 1;
 }
 
 PGconn *fleet_connect(const char *dsn, char *err, size_t errlen) {
     /* A dead server or a cut network must end a call (the feeder reconnects) instead of hanging it:
-     * TCP keepalives and a user timeout of 30 s. The dsn's own settings win: it expands after ours. */
+     * TCP keepalives, a user timeout of 30 s, and every wait bounded here (connect_poll, run).
+     * The dsn's own settings win: it expands after ours. */
     const char *keys[] = {"connect_timeout",
                           "keepalives_idle",
                           "keepalives_interval",
@@ -105,10 +204,15 @@ PGconn *fleet_connect(const char *dsn, char *err, size_t errlen) {
                           NULL};
     const char *vals[] = {"5", "10", "5", "3", "30000", "zkpipe", dsn, NULL};
     if (fleet_pq_load(err, errlen) < 0) return NULL;
-    PGconn *pg = PQconnectdbParams(keys, vals, 1);
-    if (!pg || PQstatus(pg) != CONNECTION_OK) {
+    PGconn *pg = PQconnectStartParams(keys, vals, 1);
+    int up = pg && PQstatus(pg) != CONNECTION_BAD ? connect_poll(pg) : -1;
+    if (up == 1 && (PQstatus(pg) != CONNECTION_OK || PQsetnonblocking(pg, 1) != 0)) up = -1;
+    if (up != 1) {
         char line[FLEET_ERR_MAX];
-        snprintf(line, sizeof line, "%s", pg ? PQerrorMessage(pg) : "out of memory");
+        const char *m = !pg       ? "out of memory"
+                        : up == 0 ? "no answer in time (the server is stopped, hung or cut off)"
+                                  : PQerrorMessage(pg);
+        snprintf(line, sizeof line, "%s", m && *m ? m : "no answer");
         line[strcspn(line, "\n")] = 0;
         /* names the server, never the dsn itself: it may hold a password */
         snprintf(err, errlen, "cannot connect to the database %s on %s port %s: %s", pg && PQdb(pg) ? PQdb(pg) : "?",
@@ -116,20 +220,27 @@ PGconn *fleet_connect(const char *dsn, char *err, size_t errlen) {
         PQfinish(pg);
         return NULL;
     }
-    PQclear(PQexec(pg, "SET client_min_messages = warning"));
+    PQclear(exec_sql(pg, "SET client_min_messages = warning"));
     return pg;
+}
+
+int fleet_listen(PGconn *pg, const char *channel, char *err, size_t errlen) {
+    char sql[96], what[96];
+    snprintf(sql, sizeof sql, "LISTEN %s", channel);
+    snprintf(what, sizeof what, "LISTEN %s", channel);
+    return exec_cmd(pg, what, sql, err, errlen);
 }
 
 /* The version row, or 0 when the schema table is missing; -1 with err on errors. */
 static int schema_version(PGconn *pg, bool lock, char *err, size_t errlen) {
-    PGresult *r = PQexec(pg, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'zkpipe_schema'"
-                             " AND table_schema = current_schema()");
+    PGresult *r = exec_sql(pg, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'zkpipe_schema'"
+                               " AND table_schema = current_schema()");
     if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "reading the schema version", r, err, errlen), -1;
     bool exists = atoi(PQgetvalue(r, 0, 0)) > 0;
     PQclear(r);
     if (!exists) return 0;
-    r = PQexec(pg, lock ? "SELECT version FROM zkpipe_schema WHERE id = 1 FOR UPDATE"
-                        : "SELECT version FROM zkpipe_schema WHERE id = 1");
+    r = exec_sql(pg, lock ? "SELECT version FROM zkpipe_schema WHERE id = 1 FOR UPDATE"
+                          : "SELECT version FROM zkpipe_schema WHERE id = 1");
     if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "reading the schema version", r, err, errlen), -1;
     int v = PQntuples(r) ? atoi(PQgetvalue(r, 0, 0)) : 0;
     PQclear(r);
@@ -165,7 +276,7 @@ int fleet_db_init(PGconn *pg, int *ret_from, char *err, size_t errlen) {
         r = exec_cmd(pg, "recording the schema version", sql, err, errlen);
     }
     if (r < 0) {
-        PQclear(PQexec(pg, "ROLLBACK"));
+        PQclear(exec_sql(pg, "ROLLBACK"));
         return r;
     }
     return exec_cmd(pg, "commit", "COMMIT", err, errlen);
@@ -234,22 +345,20 @@ int fleet_give_up_lapsed(PGconn *pg, const char *const *circuits, uint32_t n_cir
     snprintf(maxa, sizeof maxa, "%u", max_attempts);
     snprintf(maxs, sizeof maxs, "%u", max);
     const char *v[] = {arr, maxa, maxs};
-    if (exec_cmd(pg, "begin", "BEGIN", err, errlen) < 0) return -EIO;
-    PGresult *r = exec_params(pg,
-                              "UPDATE zkpipe_jobs AS j SET state = 'failed', lease_expiry = NULL, finished = now(),"
-                              " error = 'its lease lapsed ' || j.attempts || ' times, the last on box ' || j.lease_owner"
-                              " || ' (each box that claimed it stopped renewing: killed, hung or cut off);'"
-                              " || ' not claimed again (max_attempts = ' || $2 || ')'"
-                              " FROM (SELECT id FROM zkpipe_jobs WHERE circuit = ANY ($1::text[]) AND state = 'leased'"
-                              "  AND lease_expiry < now() AND attempts >= $2::integer"
-                              "  ORDER BY id LIMIT $3::integer FOR UPDATE SKIP LOCKED) AS c"
-                              " WHERE j.id = c.id RETURNING j.id, j.attempts, j.lease_owner",
-                              3, v, NULL, NULL, 0);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
-        int rc = pg_fail(pg, "failing lapsed jobs", r, err, errlen);
-        PQclear(PQexec(pg, "ROLLBACK"));
-        return rc;
-    }
+    /* one statement (its own transaction): the waiters are notified when it commits */
+    PGresult *r =
+        exec_params(pg,
+                    "WITH g AS (UPDATE zkpipe_jobs AS j SET state = 'failed', lease_expiry = NULL, finished = now(),"
+                    " error = 'its lease lapsed ' || j.attempts || ' times, the last on box ' || j.lease_owner"
+                    " || ' (each box that claimed it stopped renewing: killed, hung or cut off);'"
+                    " || ' not claimed again (max_attempts = ' || $2 || ')'"
+                    " FROM (SELECT id FROM zkpipe_jobs WHERE circuit = ANY ($1::text[]) AND state = 'leased'"
+                    "  AND lease_expiry < now() AND attempts >= $2::integer"
+                    "  ORDER BY id LIMIT $3::integer FOR UPDATE SKIP LOCKED) AS c"
+                    " WHERE j.id = c.id RETURNING j.id, j.attempts, j.lease_owner)"
+                    " SELECT id, attempts, lease_owner, pg_notify('zkpipe_done', id)::text FROM g",
+                    3, v, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "failing lapsed jobs", r, err, errlen);
     int n = PQntuples(r);
     for (int i = 0; i < n; i++) {
         snprintf(out[i].id, sizeof out[i].id, "%s", PQgetvalue(r, i, 0));
@@ -257,17 +366,7 @@ int fleet_give_up_lapsed(PGconn *pg, const char *const *circuits, uint32_t n_cir
         snprintf(out[i].last_owner, sizeof out[i].last_owner, "%s", PQgetvalue(r, i, 2));
     }
     PQclear(r);
-    for (int i = 0; i < n; i++) { /* the clients waiting on these jobs learn of their end at commit */
-        const char *nv[] = {out[i].id};
-        r = exec_params(pg, "SELECT pg_notify('zkpipe_done', $1)", 1, nv, NULL, NULL, 0);
-        if (PQresultStatus(r) != PGRES_TUPLES_OK) {
-            int rc = pg_fail(pg, "notify", r, err, errlen);
-            PQclear(PQexec(pg, "ROLLBACK"));
-            return rc;
-        }
-        PQclear(r);
-    }
-    return exec_cmd(pg, "commit", "COMMIT", err, errlen) < 0 ? -EIO : n;
+    return n;
 }
 
 int fleet_claim(PGconn *pg, const char *box, const char *const *circuits, uint32_t n_circuits, uint32_t max,
@@ -292,9 +391,17 @@ int fleet_claim(PGconn *pg, const char *box, const char *const *circuits, uint32
                               " (extract(epoch FROM j.submitted) * 1000000)::bigint, j.inputs",
                               5, v, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "claiming jobs", r, err, errlen);
-    int n = PQntuples(r);
-    for (int i = 0; i < n; i++) {
-        fleet_claim_t *c = &out[i];
+    int rows = PQntuples(r), n = 0;
+    for (int i = 0; i < rows; i++) {
+        if ((size_t)PQgetlength(r, i, 0) >= sizeof out[0].id) { /* no spool id: failed below, by its whole id */
+            char why[160];
+            snprintf(why, sizeof why, "the job id (%d bytes) is not a spool id ([A-Za-z0-9._-], at most 31 characters)",
+                     PQgetlength(r, i, 0));
+            if (fleet_fail(pg, box, PQgetvalue(r, i, 0), strtoll(PQgetvalue(r, i, 3), NULL, 10), why, err, errlen) < 0)
+                return PQclear(r), -EIO;
+            continue;
+        }
+        fleet_claim_t *c = &out[n++];
         snprintf(c->id, sizeof c->id, "%s", PQgetvalue(r, i, 0));
         snprintf(c->circuit, sizeof c->circuit, "%s", PQgetvalue(r, i, 1));
         c->prio = atoi(PQgetvalue(r, i, 2));
@@ -318,10 +425,16 @@ int fleet_claim(PGconn *pg, const char *box, const char *const *circuits, uint32
     return n;
 }
 
-PGresult *fleet_inputs(PGconn *pg, const char *id, uint32_t n_parts, char *err, size_t errlen) {
-    const char *v[] = {id};
-    PGresult *r = exec_params(pg, "SELECT input, idx::text FROM zkpipe_partitions WHERE job = $1 ORDER BY idx", 1, v,
-                              NULL, NULL, 1);
+PGresult *fleet_inputs(PGconn *pg, const char *id, uint32_t n_parts, uint64_t cap, char *err, size_t errlen) {
+    char caps[24];
+    snprintf(caps, sizeof caps, "%llu", (unsigned long long)cap);
+    const char *v[] = {id, caps};
+    /* the lengths first, on the server: no input is sent while any of the job's is over cap */
+    PGresult *r = exec_params(pg,
+                              "SELECT CASE WHEN bool_and(octet_length(input) <= $2::bigint) OVER () THEN input END,"
+                              " idx::text AS k, octet_length(input)::text FROM zkpipe_partitions WHERE job = $1"
+                              " ORDER BY idx",
+                              2, v, NULL, NULL, 1);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "reading inputs", r, err, errlen), NULL;
     uint32_t n = (uint32_t)PQntuples(r);
     bool ok = n == n_parts;
@@ -336,6 +449,18 @@ PGresult *fleet_inputs(PGconn *pg, const char *id, uint32_t n_parts, char *err, 
                  n_parts - 1, n);
         PQclear(r);
         return NULL;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        char lens[24];
+        int len = PQgetlength(r, (int)k, 2);
+        snprintf(lens, sizeof lens, "%.*s", len < 23 ? len : 23, PQgetvalue(r, (int)k, 2));
+        unsigned long long l = strtoull(lens, NULL, 10);
+        if (l > cap || PQgetisnull(r, (int)k, 0)) {
+            snprintf(err, errlen, "job %s: input %u: %llu bytes, more than the %llu an input of this circuit can be",
+                     id, k, l, (unsigned long long)cap);
+            PQclear(r);
+            return NULL;
+        }
     }
     return r;
 }
@@ -355,57 +480,79 @@ int fleet_renew(PGconn *pg, const char *box, const char *id, int64_t gen, uint32
     return n == 1;
 }
 
-/* Ends the job inside an open transaction, fenced; 1 when this generation still held it. */
+/* The length of the valid UTF-8 character at p (RFC 3629: no overlong forms, no surrogates, at most
+ * U+10FFFF), 0 when the bytes there are none. */
+static size_t utf8_char(const unsigned char *p) {
+    unsigned char c = p[0];
+    if (c < 0x80) return 1;
+    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    unsigned char lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80, hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+    if (!n || p[1] < lo || p[1] > hi) return 0;
+    for (size_t k = 2; k < n; k++)
+        if ((p[k] & 0xc0) != 0x80) return 0;
+    return n;
+}
+
+static bool utf8_valid(const char *s) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_char(p);
+        if (!n) return false;
+        p += n;
+    }
+    return true;
+}
+
+void fleet_utf8_escape(const char *in, char *out, size_t cap) {
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)in; *p && cap;) {
+        size_t n = utf8_char(p);
+        char esc[5];
+        const char *put = (const char *)p;
+        if (!n) {
+            snprintf(esc, sizeof esc, "\\x%02X", *p);
+            put = esc;
+        }
+        size_t len = n ? n : 4;
+        if (o + len >= cap) break;
+        memcpy(out + o, put, len);
+        o += len;
+        p += n ? n : 1;
+    }
+    if (cap) out[o] = 0;
+}
+
+/* Ends the job, fenced (inside the write-back's transaction, or alone), and notifies its waiters
+ * when that commits; 1 when this generation still held it. */
 static int end_fenced(PGconn *pg, const char *box, const char *id, int64_t gen, const char *state, const char *error,
                       double total_ms, char *err, size_t errlen) {
     char gens[24], totals[32];
     snprintf(gens, sizeof gens, "%lld", (long long)gen);
     snprintf(totals, sizeof totals, "%.3f", total_ms);
-    const char *v[] = {box, id, gens, state, error ? error : "", totals};
+    char text[FLEET_ERR_MAX];
+    fleet_utf8_escape(error ? error : "", text, sizeof text);
+    const char *v[] = {box, id, gens, state, text, totals};
     PGresult *r = exec_params(pg,
                               "UPDATE zkpipe_jobs SET state = $4, error = nullif($5, ''), lease_expiry = NULL,"
                               " finished = now(), total_ms = $6::double precision"
-                              " WHERE id = $2 AND lease_owner = $1 AND lease_gen = $3::bigint AND state = 'leased'",
+                              " WHERE id = $2 AND lease_owner = $1 AND lease_gen = $3::bigint AND state = 'leased'"
+                              " RETURNING pg_notify('zkpipe_done', $2)::text",
                               6, v, NULL, NULL, 0);
-    if (PQresultStatus(r) != PGRES_COMMAND_OK) return pg_fail(pg, "ending a job", r, err, errlen);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "ending a job", r, err, errlen);
     int n = atoi(PQcmdTuples(r));
     PQclear(r);
     return n == 1;
 }
 
-static int commit_notify(PGconn *pg, const char *id, char *err, size_t errlen) {
-    const char *v[] = {id};
-    PGresult *r = exec_params(pg, "SELECT pg_notify('zkpipe_done', $1)", 1, v, NULL, NULL, 0);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "notify", r, err, errlen);
-    PQclear(r);
-    return exec_cmd(pg, "commit", "COMMIT", err, errlen);
-}
-
 int fleet_fail(PGconn *pg, const char *box, const char *id, int64_t gen, const char *reason, char *err, size_t errlen) {
-    if (exec_cmd(pg, "begin", "BEGIN", err, errlen) < 0) return -EIO;
-    int w = end_fenced(pg, box, id, gen, "failed", reason, 0, err, errlen);
-    if (w == 1 && commit_notify(pg, id, err, errlen) < 0) return -EIO;
-    if (w != 1) PQclear(PQexec(pg, "ROLLBACK"));
-    return w;
+    return end_fenced(pg, box, id, gen, "failed", reason, 0, err, errlen); /* one statement, its own transaction */
 }
 
-/* A small text file of the job directory, whole (proofs and publics are a few KiB). */
+/* A small text file of the job directory, whole (proofs and publics are a few KiB), by the spool's
+ * rules: no link followed, no FIFO blocked on, a regular file only. */
 static char *read_text(int dfd, const char *name, char *err, size_t errlen) {
-    _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (16 << 20)) {
-        snprintf(err, errlen, "%s: cannot read: %s", name, fd < 0 ? strerror(errno) : "not a regular file of < 16 MiB");
-        return NULL;
-    }
-    char *buf = malloc((size_t)st.st_size + 1);
-    ssize_t got = buf ? read(fd, buf, (size_t)st.st_size) : -1;
-    if (got != st.st_size) {
-        snprintf(err, errlen, "%s: short read", name);
-        free(buf);
-        return NULL;
-    }
-    buf[got] = 0;
-    return buf;
+    char *buf = NULL;
+    size_t len;
+    return spool_read_at(dfd, name, 16u << 20, &buf, &len, err, errlen) < 0 ? NULL : buf;
 }
 
 static double jnum(json_object *o, const char *k) {
@@ -451,6 +598,13 @@ int fleet_write_back(PGconn *pg, const char *box, const char *id, int64_t gen, c
             proof = read_text(dfd, name, why, sizeof why);
             snprintf(name, sizeof name, "public-%zu.json", k);
             pub = proof ? read_text(dfd, name, why, sizeof why) : NULL;
+            if (pub && (!utf8_valid(proof) || !utf8_valid(pub))) {
+                snprintf(err, errlen, "%s: proof-%zu.json or public-%zu.json is not UTF-8 text", dir, k, k);
+                free(proof);
+                free(pub);
+                rc = -EILSEQ;
+                break;
+            }
             if (!pub) {
                 snprintf(err, errlen, "%s: %s", dir, why);
                 free(proof);
@@ -477,8 +631,8 @@ int fleet_write_back(PGconn *pg, const char *box, const char *id, int64_t gen, c
         PQclear(r);
     }
     json_object_put(res);
-    if (rc == 1 && commit_notify(pg, id, err, errlen) < 0) rc = -EIO;
-    if (rc != 1) PQclear(PQexec(pg, "ROLLBACK"));
+    if (rc == 1 && exec_cmd(pg, "commit", "COMMIT", err, errlen) < 0) rc = -EIO;
+    if (rc != 1) PQclear(exec_sql(pg, "ROLLBACK"));
     return rc;
 }
 
@@ -580,7 +734,7 @@ int fleet_print_status(PGconn *pg, FILE *f, char *err, size_t errlen) {
                     " FROM zkpipe_jobs WHERE state = 'leased' ORDER BY priority, submitted LIMIT 50"},
     };
     for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
-        PGresult *r = PQexec(pg, q[i].sql);
+        PGresult *r = exec_sql(pg, q[i].sql);
         if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "status", r, err, errlen);
         print_rows(f, r, q[i].head);
         PQclear(r);

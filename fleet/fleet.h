@@ -8,8 +8,11 @@
  * - A result is written only in the transaction that also ends the job, and only while the job is
  *   still leased at the writer's generation (the fence): a box that lost its lease, or whose job
  *   another box claimed since, writes nothing; a job has at most one set of results.
- * - Every function returns a negative value with one line in err on a database error; the caller
- *   drops the connection and reconnects (every step here can be repeated). */
+ * - Every function returns a negative value with one line in err on a database error; when
+ *   PQstatus says the connection broke (or a call timed out: nothing waits on the server unbounded,
+ *   fleet_set_deadline), the caller drops it and reconnects (every step here can be repeated);
+ *   otherwise the database refused that statement, and the caller fails that one job.
+ * - Every text written is valid UTF-8 (fleet_utf8_escape). */
 #pragma once
 #include <libpq-fe.h>
 #include <stdbool.h>
@@ -21,6 +24,10 @@
 #define FLEET_SCHEMA_VERSION 1
 #define FLEET_ID_MAX 48
 #define FLEET_ERR_MAX 1200
+/* A call gives up (and the connection is dropped) when the server sends nothing for this long: a
+ * stopped, hung or cut-off server. A connection's handshake gives up after FLEET_CONNECT_MS. */
+#define FLEET_IDLE_MS 15000u
+#define FLEET_CONNECT_MS 5000u
 
 /* Loads libpq (fleet/pq_lazy.c: programs that include fleet/ do not link it, so that the CLI's
  * one-shot commands do not pay for its libraries at every start); fleet_connect calls it. -ELIBACC
@@ -28,6 +35,11 @@
 int fleet_pq_load(char *err, size_t errlen);
 /* Connects (dsn: a libpq connection string or URI). NULL with err on failure. */
 PGconn *fleet_connect(const char *dsn, char *err, size_t errlen);
+/* Every later connect and call also gives up at deadline_ns (CLOCK_MONOTONIC; 0: none): zkpipe wait
+ * --timeout returns on time even when the server stopped answering mid-query. */
+void fleet_set_deadline(uint64_t deadline_ns);
+/* LISTEN channel (a fixed name). */
+int fleet_listen(PGconn *pg, const char *channel, char *err, size_t errlen);
 /* Creates or migrates the schema to FLEET_SCHEMA_VERSION in one transaction, idempotent.
  * *ret_from: the version found (0: none). -EPROTO when the database is newer. */
 int fleet_db_init(PGconn *pg, int *ret_from, char *err, size_t errlen);
@@ -51,7 +63,8 @@ typedef struct fleet_claim {
 /* Claims at most max queued (or lapsed) jobs of the given circuits for box, in priority then
  * submission order, leased for lease_s seconds; one statement. A lapsed job already claimed
  * max_attempts times is not claimed again (0: no cap; see fleet_give_up_lapsed). Returns how many
- * (into out, in that order). */
+ * (into out, in that order). A claimed job whose id does not fit fleet_claim_t.id (it is no spool
+ * id) is failed here with that reason and not returned; the caller checks every other id. */
 int fleet_claim(PGconn *pg, const char *box, const char *const *circuits, uint32_t n_circuits, uint32_t max,
                 uint32_t lease_s, uint32_t max_attempts, fleet_claim_t *out, char *err, size_t errlen);
 
@@ -68,17 +81,20 @@ typedef struct fleet_lapsed {
 int fleet_give_up_lapsed(PGconn *pg, const char *const *circuits, uint32_t n_circuits, uint32_t max_attempts,
                          fleet_lapsed_t *out, uint32_t max, char *err, size_t errlen);
 /* The inputs of a job, in partition order, as one result (binary): row k column 0 is input k. NULL
- * with err when the rows are not exactly partitions 0..n_parts-1. PQclear it. */
-PGresult *fleet_inputs(PGconn *pg, const char *id, uint32_t n_parts, char *err, size_t errlen);
+ * with err when the rows are not exactly partitions 0..n_parts-1 or one is larger than cap (the
+ * server compares the lengths and sends no input of a job that has one over cap), or on a
+ * database error (then PQstatus tells). PQclear it. */
+PGresult *fleet_inputs(PGconn *pg, const char *id, uint32_t n_parts, uint64_t cap, char *err, size_t errlen);
 /* Extends the lease. 1 renewed, 0 lost (another generation, or the job ended). */
 int fleet_renew(PGconn *pg, const char *box, const char *id, int64_t gen, uint32_t lease_s, char *err, size_t errlen);
 /* The fenced write-back of a finished local job directory (result.json, proof-<k>.json,
  * public-<k>.json): results, timings and the final state in one transaction. 1 written, 0 refused
- * by the fence (nothing written). */
+ * by the fence (nothing written). The error text is made valid UTF-8 (fleet_utf8_escape); a proof
+ * or public file that is not UTF-8 is -EILSEQ (the caller fails the job with the reason). */
 int fleet_write_back(PGconn *pg, const char *box, const char *id, int64_t gen, const char *dir, char *err,
                      size_t errlen);
-/* Ends a claimed job as failed with reason (fenced as above), for a job that cannot enter the
- * spool. 1 written, 0 fenced. */
+/* Ends a claimed job as failed with reason (fenced as above; the reason made valid UTF-8), for a job
+ * that cannot enter the spool or be written back. 1 written, 0 fenced. */
 int fleet_fail(PGconn *pg, const char *box, const char *id, int64_t gen, const char *reason, char *err, size_t errlen);
 /* The box's row: circuits it serves, capacity (slabs), heartbeat = now. */
 int fleet_heartbeat(PGconn *pg, const char *box, const char *circuits, uint32_t capacity, char *err, size_t errlen);
@@ -92,5 +108,9 @@ bool fleet_state_final(const char *state);
 PGresult *fleet_results(PGconn *pg, const char *id, char *err, size_t errlen);
 /* zkpipe status --dsn: boxes (heartbeat age, leases held), jobs by state, the leases. */
 int fleet_print_status(PGconn *pg, FILE *f, char *err, size_t errlen);
+/* Copies in into out (cap bytes, always terminated, never cutting a character), each byte that is
+ * not part of valid UTF-8 written as \xHH: every text the fleet writes to the database is UTF-8,
+ * whatever a hostile input put in an error message. */
+void fleet_utf8_escape(const char *in, char *out, size_t cap);
 /* Reads a whole regular file (inputs of zkpipe submit --dsn); one line in err naming it. */
 int fleet_read_file(const char *path, uint64_t cap, void **ret, size_t *ret_len, char *err, size_t errlen);

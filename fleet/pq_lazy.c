@@ -21,7 +21,7 @@
 
 /* Every libpq function fleet/, feeder/ and cli/db.c call: X(return type, name, (params), (args)) */
 #define FLEET_PQ_FUNCTIONS(X)                                                                                          \
-    X(PGconn *, PQconnectdbParams, (const char *const *k, const char *const *v, int expand), (k, v, expand))          \
+    X(PGconn *, PQconnectdbParams, (const char *const *k, const char *const *v, int expand), (k, v, expand))           \
     X(ConnStatusType, PQstatus, (const PGconn *c), (c))                                                                \
     X(char *, PQerrorMessage, (const PGconn *c), (c))                                                                  \
     X(char *, PQdb, (const PGconn *c), (c))                                                                            \
@@ -42,7 +42,17 @@
     X(int, PQgetisnull, (const PGresult *r, int t, int f), (r, t, f))                                                  \
     X(char *, PQcmdTuples, (PGresult * r), (r))                                                                        \
     X(int, PQconsumeInput, (PGconn * c), (c))                                                                          \
-    X(PGnotify *, PQnotifies, (PGconn * c), (c))
+    X(PGnotify *, PQnotifies, (PGconn * c), (c))                                                                       \
+    X(PGconn *, PQconnectStartParams, (const char *const *k, const char *const *v, int expand), (k, v, expand))        \
+    X(PostgresPollingStatusType, PQconnectPoll, (PGconn * c), (c))                                                     \
+    X(int, PQsetnonblocking, (PGconn * c, int arg), (c, arg))                                                          \
+    X(int, PQsendQuery, (PGconn * c, const char *q), (c, q))                                                           \
+    X(int, PQsendQueryParams,                                                                                          \
+      (PGconn * c, const char *q, int n, const Oid *t, const char *const *v, const int *l, const int *f, int rf),      \
+      (c, q, n, t, v, l, f, rf))                                                                                       \
+    X(int, PQflush, (PGconn * c), (c))                                                                                 \
+    X(int, PQisBusy, (PGconn * c), (c))                                                                                \
+    X(PGresult *, PQgetResult, (PGconn * c), (c))
 /* … and those that return nothing */
 #define FLEET_PQ_VOID_FUNCTIONS(X)                                                                                     \
     X(void, PQfinish, (PGconn * c), (c))                                                                               \
