@@ -168,10 +168,12 @@ static void watch_start(watch_t *w, struct witgen *g, unsigned limit_s) {
     pthread_cond_init(&w->cv, &ca);
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&w->mu, NULL);
-    /* the watcher takes no signals: STOP_SIGNAL and the daemon's are for the generating thread */
+    /* the watcher takes no signals: STOP_SIGNAL and the daemon's are for the generating thread,
+     * which must take STOP_SIGNAL whatever mask its caller gave it */
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
+    sigdelset(&old, STOP_SIGNAL);
     w->running = pthread_create(&w->th, NULL, watch_main, w) == 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!w->running) {

@@ -3,8 +3,8 @@
 # tests/witgen/spin.circom, whose generator loops for ever on x = -1:
 #  (a) witness_timeout covers the wasm generator: the partition fails "generator ran past 4 s", the
 #      synthd's heartbeat stays fresh meanwhile, and the same synthd proves the next job;
-#  (b) zkpipe cancel reaches a partition in generation: the generator is stopped, the job is
-#      cancelled within seconds (witness_timeout 600);
+#  (b) zkpipe cancel reaches a partition in generation: the generator (wasm, or a witness_cmd) is
+#      stopped, the job is cancelled within seconds (witness_timeout 600);
 #  (c) a partition whose generation a synthd died in twice fails with that reason instead of being
 #      handed to a third synthd (a synthd killed -9 inside the generator, at the circuit's log()).
 . "$(dirname "$0")/lib.sh"
@@ -18,6 +18,9 @@ write_witgen_config "[circuit spin]" \
     "[circuit spinlong]" \
     "zkey = $T/spin.zkey" \
     "wasm = $W/spin.wasm" \
+    "[circuit slowcmd]" \
+    "zkey = $T/spin.zkey" \
+    "witness_cmd = $T/slow.sh" \
     "[circuit guard]" \
     "zkey = $T/guard.zkey" \
     "wasm = $W/guard.wasm"
@@ -25,6 +28,8 @@ heartbeat_age() { # the synthd's heartbeat age in seconds (integer part)
     "$ZKPIPE" status --config "$CONF" | awk '/^process synthd@/ {for (i = 1; i < NF; i++) if ($i == "heartbeat") print int($(i + 1))}'
 }
 "$ZKPIPE" witgen build --config "$CONF" spin guard >"$T/build.out" 2>&1 || fail "witgen build: $(cat "$T/build.out")"
+printf '#!/bin/sh\necho $$ >%s\nexec sleep 60\n' "$T/slow.pid" >"$T/slow.sh"
+chmod +x "$T/slow.sh"
 echo '{"x": -1}' >"$T/loop.json"
 echo '{"x": 3}' >"$T/three.json"
 start synthd1
@@ -45,12 +50,17 @@ J=$(submit_inputs spin "$T/three.json")
 wait_job "$J" 60 || fail "a good spin job after the timeout failed: $(cat "$T/wait-$J.err")"
 
 log "(b) zkpipe cancel during generation"
-J=$(submit_inputs spinlong "$T/loop.json")
-wait_for 20 "the partition in generation" bash -c "\"$ZKPIPE\" status --config \"$CONF\" | grep -q 'FILLING 1'"
-sleep 0.5
-"$ZKPIPE" cancel --config "$CONF" "$J" >/dev/null || fail "cancel failed"
-wait_for 10 "job $J to be cancelled" bash -c "[ \"\$(\"$ZKPIPE\" status --config \"$CONF\" \"$J\" | awk '/^job /{for (i = 1; i < NF; i++) if (\$i == \"state\") print \$(i + 1)}')\" = cancelled ]"
-alive synthd1 || fail "synthd1 died"
+state_is() { [ "$(state_of "$1")" = "$2" ]; }
+for circuit in spinlong slowcmd; do
+    J=$(submit_inputs $circuit "$T/loop.json")
+    wait_for 20 "the partition in generation" bash -c "\"$ZKPIPE\" status --config \"$CONF\" | grep -q 'FILLING 1'"
+    [ $circuit = spinlong ] || wait_for 10 "the witness_cmd to start" test -s "$T/slow.pid"
+    sleep 0.5
+    "$ZKPIPE" cancel --config "$CONF" "$J" >/dev/null || fail "cancel failed"
+    wait_for 10 "job $J of $circuit to be cancelled" state_is "$J" cancelled
+    alive synthd1 || fail "synthd1 died"
+done
+wait_for 5 "the cancelled witness_cmd to end" bash -c "! kill -0 $(cat "$T/slow.pid") 2>/dev/null"
 J=$(submit_inputs spinlong "$T/three.json")
 wait_job "$J" 60 || fail "a good job after the cancel failed: $(cat "$T/wait-$J.err")"
 stop synthd1
