@@ -26,7 +26,7 @@ typedef struct cfg_circuit {
     /* witness generation from inputs (docs/witgen.md); at most one of wasm and witness_cmd */
     char wasm[CFG_PATH_MAX];        /* circom's witness-generator wasm ("" = none) */
     char witness_cmd[CFG_PATH_MAX]; /* native generator run as PROGRAM input.json out.wtns ("" = none) */
-    uint32_t witness_timeout;       /* seconds a witness_cmd may run (default 600, 0 = no limit) */
+    uint32_t witness_timeout;       /* seconds a generator (witness_cmd or wasm) may run (default 600, 0 = no limit) */
     uint64_t witness_memory;        /* bytes: RLIMIT_AS of witness_cmd, cap of the wasm's memory (0 = none) */
 } cfg_circuit_t;
 

@@ -265,6 +265,10 @@ static uint64_t trim_heap(uint32_t job, uint32_t part, uint32_t slab) {
 }
 
 #ifdef ZKPIPE_WITGEN
+/* A partition of inputs is claimed at most this often: each claim beyond the first followed a
+ * synthd that died while it had it (docs/witgen.md). */
+#define WITGEN_MAX_CLAIMS 2u
+
 /* Witness generation from circuit inputs (docs/witgen.md): one generator instance per circuit,
  * loaded when first needed and again when the circuit's key changed (its prime and size are checked
  * against the key). */
@@ -272,6 +276,7 @@ static witgen_t *gens[CFG_MAX_CIRCUITS];
 static uint64_t gens_key_gen[CFG_MAX_CIRCUITS];
 static bool gens_loaded[CFG_MAX_CIRCUITS];
 static uint32_t witgen_slab = SHM_NONE, witgen_part;
+static _Atomic uint32_t witgen_job = UINT32_MAX; /* the job slot whose partition is being generated */
 
 static witgen_source_t witgen_src(const cfg_circuit_t *ci) {
     return (witgen_source_t){ci->wasm, ci->witness_cmd, ci->witness_timeout, ci->witness_memory, cfg.cache};
@@ -290,7 +295,15 @@ static void witgen_log_line(void *ctx, const char *line) {
     daemon_test_point("synth.witgen_log", (int)witgen_part); /* inside the generator's run */
 }
 
-static const witgen_opts_t witgen_opts = {.tick = witgen_tick, .log_line = witgen_log_line};
+/* Asked while a generator runs (from witgen's watcher thread): the job was cancelled or failed
+ * meanwhile, so the partition is not wanted any more. */
+static bool witgen_stop(void *ctx) {
+    (void)ctx;
+    uint32_t job = atomic_load(&witgen_job);
+    return job < S.hdr->n_jobs && shm_job_state(&S.jobs[job]) != JOB_ACTIVE;
+}
+
+static const witgen_opts_t witgen_opts = {.tick = witgen_tick, .log_line = witgen_log_line, .stop = witgen_stop};
 
 static int witgen_get(stage_circuit_t *c, witgen_t **ret, zk_err_t *e) {
     int i = cfg_circuit_index(&cfg, c->cfg->name);
@@ -316,8 +329,8 @@ static int witgen_get(stage_circuit_t *c, witgen_t **ret, zk_err_t *e) {
 
 /* Computes partition part's witness image into out with the circuit's generator (from
  * DIR/input-<part>.json). name becomes what later messages call the image. */
-static int witness_from_inputs(stage_circuit_t *c, const char *dir, uint32_t slab, uint32_t part, uint8_t *out,
-                               size_t cap, size_t *len, char *name, size_t name_cap, zk_err_t *e) {
+static int witness_from_inputs(stage_circuit_t *c, const char *dir, uint32_t slab, uint32_t job, uint32_t part,
+                               uint8_t *out, size_t cap, size_t *len, char *name, size_t name_cap, zk_err_t *e) {
     witgen_t *g = NULL;
     int r = witgen_get(c, &g, e);
     if (r < 0) return r;
@@ -325,7 +338,9 @@ static int witness_from_inputs(stage_circuit_t *c, const char *dir, uint32_t sla
     snprintf(name, name_cap, g ? "the witness of input-%u.json" : "witness_cmd's output for input-%u.json", part);
     witgen_slab = slab;
     witgen_part = part;
+    atomic_store(&witgen_job, job);
     r = witgen_partition(g, &src, &witgen_opts, dir, part, out, cap, len, e);
+    atomic_store(&witgen_job, UINT32_MAX);
     witgen_slab = SHM_NONE;
     return r;
 }
@@ -379,11 +394,28 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     bool generated = job_has_inputs(job, dir);
     if (generated) {
 #ifdef ZKPIPE_WITGEN
+        /* every claim counts (shm_part_claim): a third one means two synthds died generating this
+         * partition (a generator that crashed or hung them): not a third */
+        uint32_t claims = atomic_load_explicit(&J->parts[part].synth_count, memory_order_relaxed);
+        if (claims > WITGEN_MAX_CLAIMS) {
+            snprintf(why, sizeof why,
+                     "input-%u.json: a synthd died %u times while generating this witness (killed, or hung and "
+                     "killed by the watchdog); not tried again",
+                     part, claims - 1);
+            give_up(slab, job, part, why);
+            return;
+        }
         zk_err_t we = {{0}};
-        r = witness_from_inputs(c, dir, slab, part, base + lay.wtns_off, lay.wtns_cap, &len, name, sizeof name, &we);
+        r = witness_from_inputs(c, dir, slab, job, part, base + lay.wtns_off, lay.wtns_cap, &len, name, sizeof name,
+                                &we);
         uint64_t t_gen = daemon_now_ns();
         shm_event(&S, EV_SYNTH_WITNESS, job, part, slab, t_start, t_gen - t_start, len);
         shm_hist_add(&S, HIST_SYNTH_WITNESS, t_gen - t_start);
+        if (r == -ECANCELED) { /* the job was cancelled or failed meanwhile */
+            give_up(slab, job, part, NULL);
+            (void)trim_heap(job, part, slab);
+            return;
+        }
         if (r < 0) {
             give_up(slab, job, part, we.msg);
             (void)trim_heap(job, part, slab);

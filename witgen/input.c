@@ -3,8 +3,9 @@
  * Values are taken as snarkjs takes them: a decimal string (optionally negative), a 0x hex string,
  * or a JSON number; each is reduced mod the prime, negative values to prime - (|v| mod prime).
  * Arrays, nested to any depth, are flattened row-major; nested objects name signals "a.b".
- * One difference, on purpose: a JSON number that is not an integer a double holds exactly
- * (|v| > 2^53) is refused instead of silently rounded as JavaScript would. */
+ * The JSON is read as strictly as JSON.parse reads it (no comments, single quotes, trailing commas
+ * or trailing data). One difference, on purpose: a JSON number beyond 2^53 (which a double may not
+ * hold exactly) is refused instead of silently rounded as JavaScript would. */
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -94,6 +95,31 @@ static bool parse_string(const char *s, uint32_t *v, const uint32_t *p, uint32_t
     return true;
 }
 
+static bool json_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'; }
+
+/* What json-c's strict mode accepts and JSON.parse does not, found in the raw bytes: a quote other
+ * than " outside strings, a control character inside one. State carries across reads. */
+typedef struct {
+    bool in_str, esc;
+} strict_scan_t;
+
+static const char *strict_scan(strict_scan_t *sc, const char *b, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)b[i];
+        if (sc->in_str) {
+            if (ch < 0x20) return "a control character in a string";
+            if (sc->esc) sc->esc = false;
+            else if (ch == '\\') sc->esc = true;
+            else if (ch == '"') sc->in_str = false;
+        } else if (ch == '"') {
+            sc->in_str = true;
+        } else if (ch == '\'') {
+            return "a single-quoted string";
+        }
+    }
+    return NULL;
+}
+
 typedef struct {
     const uint32_t *p;
     uint32_t n32;
@@ -109,13 +135,27 @@ static int value(ctx_t *c, const char *name, json_object *o, uint32_t *v) {
             return zk_fail(c->err, EINVAL, "%s: signal %s: \"%.60s\" is not a number", c->file, name,
                            json_object_get_string(o));
         return 0;
-    case json_type_int:
+    case json_type_int: {
+        /* exact in json-c (int64; larger ones clamp): beyond 2^53 JavaScript would have rounded it */
+        int64_t i = json_object_get_int64(o);
+        if (i > ((int64_t)1 << 53) || i < -((int64_t)1 << 53))
+            return zk_fail(c->err, EINVAL,
+                           "%s: signal %s: %s is too large for a JSON number (it would be rounded); write it as a "
+                           "string",
+                           c->file, name,
+                           i == INT64_MAX || i == INT64_MIN ? "a number beyond 2^63" : json_object_to_json_string(o));
+        char buf[40];
+        snprintf(buf, sizeof buf, "%lld", (long long)i);
+        parse_string(buf, v, c->p, c->n32);
+        return 0;
+    }
     case json_type_double: {
         double d = json_object_get_double(o);
         if (d != floor(d) || !isfinite(d))
             return zk_fail(c->err, EINVAL, "%s: signal %s: %s is not an integer", c->file, name,
                            json_object_to_json_string(o));
-        if (fabs(d) > 9007199254740992.0)
+        /* a fraction or an exponent: from 2^53 on the text may have been another integer */
+        if (fabs(d) >= 9007199254740992.0)
             return zk_fail(c->err, EINVAL,
                            "%s: signal %s: %s is too large for a JSON number (it would be rounded); write it as a "
                            "string",
@@ -194,7 +234,16 @@ void witgen_input_free(witgen_input_t *in) {
     memset(in, 0, sizeof *in);
 }
 
+size_t witgen_input_max_bytes(uint32_t n_values, uint32_t n32) {
+    return ((size_t)1 << 20) + (size_t)n_values * (256 + 12 * (size_t)n32);
+}
+
 int witgen_input_load(witgen_input_t *in, const char *input_path, const uint32_t *prime, uint32_t n32, zk_err_t *err) {
+    return witgen_input_load_max(in, input_path, prime, n32, 0, err);
+}
+
+int witgen_input_load_max(witgen_input_t *in, const char *input_path, const uint32_t *prime, uint32_t n32,
+                          size_t max_bytes, zk_err_t *err) {
     memset(in, 0, sizeof *in);
     if (n32 == 0 || n32 > MAXW) return zk_fail(err, EINVAL, "%s: unsupported field size of %u words", input_path, n32);
     /* O_NONBLOCK: a FIFO where the file belongs is refused, not waited on */
@@ -205,25 +254,42 @@ int witgen_input_load(witgen_input_t *in, const char *input_path, const uint32_t
         close(fd);
         return zk_fail(err, EINVAL, "%s: not a regular file", input_path);
     }
+    if (max_bytes && (uint64_t)st.st_size > max_bytes) {
+        close(fd);
+        return zk_fail(err, EFBIG, "%s: %lld bytes, more than an input of this circuit can be (at most %zu)",
+                       input_path, (long long)st.st_size, max_bytes);
+    }
     FILE *f = fdopen(fd, "r");
     if (!f) {
         close(fd);
         return zk_fail(err, errno, "%s: cannot open: %s", input_path, strerror(errno));
     }
+    /* as strict as JSON.parse: json-c's strict mode (no comments, trailing commas or data), and
+     * what it still lets through: single quotes, control characters in strings, data after the
+     * object in a later read */
     struct json_tokener *tok = json_tokener_new();
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
     json_object *root = NULL;
     enum json_tokener_error je = json_tokener_continue;
+    const char *strict = NULL;
+    strict_scan_t sc = {0};
     char buf[65536];
     size_t k;
-    while (je == json_tokener_continue && (k = fread(buf, 1, sizeof buf, f)) > 0) {
+    while (!strict && je == json_tokener_continue && (k = fread(buf, 1, sizeof buf, f)) > 0) {
+        if ((strict = strict_scan(&sc, buf, k))) break;
         root = json_tokener_parse_ex(tok, buf, (int)k);
         je = json_tokener_get_error(tok);
     }
+    while (!strict && je == json_tokener_success && (k = fread(buf, 1, sizeof buf, f)) > 0)
+        for (size_t i = 0; i < k && !strict; i++)
+            if (!json_space(buf[i])) strict = "data after the top-level value";
     bool rd_err = ferror(f);
     fclose(f);
     int r = 0;
     if (rd_err)
         r = zk_fail(err, EIO, "%s: read error", input_path);
+    else if (strict)
+        r = zk_fail(err, EINVAL, "%s: not valid JSON: %s", input_path, strict);
     else if (je != json_tokener_success || !root)
         r = zk_fail(err, EINVAL, "%s: not valid JSON: %s", input_path,
                     je == json_tokener_continue ? "unexpected end of file" : json_tokener_error_desc(je));

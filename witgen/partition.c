@@ -18,6 +18,7 @@ int witgen_source_open(witgen_t **ret, const witgen_source_t *s, const witgen_op
     witgen_opts_t oo = *o;
     oo.cache_dir = s->cache_dir;
     oo.memory_limit = s->memory_limit;
+    oo.timeout_s = s->timeout_s;
     witgen_t *g;
     int r = witgen_open(&g, s->wasm, &oo, ret_built, err);
     if (r < 0) return r;
@@ -67,7 +68,7 @@ int witgen_partition(witgen_t *g, const witgen_source_t *s, const witgen_opts_t 
     } else if (s->cmd && s->cmd[0]) {
         char wtns[1400], name[80];
         snprintf(wtns, sizeof wtns, "%s/.witness-%u.wtns", job_dir, part);
-        witgen_cmd_t c = {s->cmd, s->timeout_s, s->memory_limit, o->tick, o->tick_ctx};
+        witgen_cmd_t c = {s->cmd, s->timeout_s, s->memory_limit, o->tick, o->tick_ctx, o->stop, o->stop_ctx};
         r = witgen_run_cmd(&c, input, wtns, err);
         if (r < 0) {
             zk_err_t e2 = *err;

@@ -14,7 +14,8 @@
 #include "zk/curve_info.h"
 #include "zk/zkey.h"
 
-/* Called every ~100 ms while a build or a child generator runs (heartbeats); may be NULL. */
+/* Called every ~100 ms while a build, a child generator or a wasm run goes on (heartbeats; during a
+ * wasm run from a watcher thread, while the calling thread is in the generator); may be NULL. */
 typedef void (*witgen_tick_fn)(void *ctx);
 
 typedef struct witgen_opts {
@@ -22,6 +23,14 @@ typedef struct witgen_opts {
     uint64_t memory_limit;    /* cap on the wasm's linear memory in bytes; 0 = the wasm's own maximum */
     witgen_tick_fn tick;      /* may be NULL */
     void *tick_ctx;
+    /* a run of the wasm generator (one input, from its parsing to the last witness value) may take
+     * this long, then fails "generator ran past N s" (-ETIMEDOUT); 0 = no limit. Instantiation and
+     * the protocol's first calls have OPEN_LIMIT_S (runtime.c: 10 s), or this when shorter. */
+    unsigned timeout_s;
+    /* asked every ~100 ms while a generator runs (wasm: from the watcher thread): true stops it, and
+     * the run fails with -ECANCELED (a cancelled job); may be NULL */
+    bool (*stop)(void *ctx);
+    void *stop_ctx;
     /* the circuit's log() output, one line at a time; NULL = dropped */
     void (*log_line)(void *ctx, const char *line);
     void *log_ctx;
@@ -87,6 +96,12 @@ uint64_t witgen_fnv1a64(const char *s);
 /* Parses input_path (numbers, decimal strings, 0x hex strings, negative values mod prime, nested
  * arrays row-major, nested objects as "a.b"). prime: n32 LE words. */
 int witgen_input_load(witgen_input_t *in, const char *input_path, const uint32_t *prime, uint32_t n32, zk_err_t *err);
+/* The same, refusing a file of more than max_bytes (0 = no limit) by its size, before reading it. */
+int witgen_input_load_max(witgen_input_t *in, const char *input_path, const uint32_t *prime, uint32_t n32,
+                          size_t max_bytes, zk_err_t *err);
+/* The most an input.json for a circuit of n_values input values may be: 1 MiB and, per value,
+ * 256 bytes (names, nesting, white space) and 12 per field word (the digits, generously). */
+size_t witgen_input_max_bytes(uint32_t n_values, uint32_t n32);
 void witgen_input_free(witgen_input_t *in);
 
 /* ---- child.c: a native generator run as a child process ---- */
@@ -97,10 +112,13 @@ typedef struct witgen_cmd {
     uint64_t memory_limit; /* RLIMIT_AS in bytes, 0 = none */
     witgen_tick_fn tick;
     void *tick_ctx;
+    bool (*stop)(void *ctx); /* asked at every tick: true kills the generator (-ECANCELED); may be NULL */
+    void *stop_ctx;
 } witgen_cmd_t;
 
 /* Runs the generator; 0 when it exited 0 and out_path exists. Errors say how it ended (exit
- * status, signal, timeout) and the last line it wrote on stderr. */
+ * status, signal, timeout) and the last line it wrote on stderr. Nothing it started outlives the
+ * call, nor the caller (child.c: a subreaper between the caller and the generator). */
 int witgen_run_cmd(const witgen_cmd_t *c, const char *input_path, const char *out_path, zk_err_t *err);
 
 /* ---- partition.c: a pipeline stage's use of a circuit's generator (synthd) ---- */
@@ -108,7 +126,7 @@ int witgen_run_cmd(const witgen_cmd_t *c, const char *input_path, const char *ou
 typedef struct witgen_source {
     const char *wasm;         /* "" = none */
     const char *cmd;          /* witness_cmd, "" = none */
-    unsigned timeout_s;       /* witness_cmd's timeout */
+    unsigned timeout_s;       /* witness_timeout: a witness_cmd's, a wasm run's */
     uint64_t memory_limit;    /* witness_cmd's RLIMIT_AS, the wasm's memory cap; 0 = none */
     const char *cache_dir;
 } witgen_source_t;

@@ -84,12 +84,6 @@ INI
 grep -q "^mulchain: built $T/cache/" "$T/build.out" || fail "witgen build did not build: $(cat "$T/build.out")"
 "$ZKPIPE" witgen build --config "$CONF" mulchain | grep -q "^mulchain: cached" || fail "witgen build rebuilt a cached generator"
 
-submit_inputs() { # CIRCUIT FILE... -> job id
-    local circuit=$1 out
-    shift
-    out=$("$ZKPIPE" submit --config "$CONF" --circuit "$circuit" --input "$@") || fail "submit --input failed: $out"
-    echo "$out" | tail -n 1
-}
 same_public() { # JOB K FIXTURE_PUBLIC
     cmp -s <(tr -d ' \n' <"$SPOOL/done/$1/public-$2.json") <(tr -d ' \n' <"$3") || fail "job $1: public-$2.json differs from $3"
 }

@@ -60,6 +60,34 @@ INI
     for l in "$@"; do echo "$l" >>"$CONF"; done
 }
 
+# write_witgen_config [ini lines...]: a small pipeline (2 slabs, a private generator cache) for the
+# tests of witness generation; the circuits come as the ini lines
+write_witgen_config() {
+    cat >"$CONF" <<INI
+[pipeline]
+name = $PIPE_NAME
+spool = $SPOOL
+cache = $T/cache
+slabs = 2
+jobs = 16
+events = 4096
+[synth]
+threads = 1
+[gpu]
+backend = cpu
+threads = 1
+INI
+    for l in "$@"; do echo "$l" >>"$CONF"; done
+}
+
+# submit_inputs CIRCUIT FILE... -> prints the job id of a job of circuit inputs
+submit_inputs() {
+    local circuit=$1 out
+    shift
+    out=$("$ZKPIPE" submit --config "$CONF" --circuit "$circuit" --input "$@") || fail "submit --input failed: $out"
+    echo "$out" | tail -n 1
+}
+
 # start NAME [VAR=value ...]: NAME is synthd1, synthd2, gpud, finalizerd (a digit suffix = instance)
 start() {
     local name=$1

@@ -477,7 +477,7 @@ TEST(child_generator) {
     CHECK(chmod(script, 0755) == 0);
     char prog[400];
     zk_err_t e = {{0}};
-    witgen_cmd_t c = {prog, 1, 256ull << 20, NULL, NULL};
+    witgen_cmd_t c = {.program = prog, .timeout_s = 1, .memory_limit = 256ull << 20};
     snprintf(prog, sizeof prog, "%s ok", script);
     CHECK_MSG(witgen_run_cmd(&c, "in.json", out, &e) == 0, "%s", e.msg);
     CHECK_EQ_INT(file_size(out), 4);
