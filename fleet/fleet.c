@@ -122,6 +122,11 @@ static PGresult *run(PGconn *pg, const char *sql, int n, const char *const *v, c
         idle_end = mono_ns() + FLEET_IDLE_MS * 1000000ull;
     }
     if (f < 0) return NULL;
+    /* the server stores what it was sent before it answers: 1 s more per MiB of parameters */
+    uint64_t sent = 0;
+    for (int i = 0; i < n; i++) sent += lens && fmts && fmts[i] ? (uint64_t)lens[i] : v[i] ? strlen(v[i]) : 0;
+    uint64_t answer_ms = FLEET_IDLE_MS + (sent >> 20) * 1000;
+    idle_end = mono_ns() + answer_ms * 1000000ull;
     PGresult *keep = NULL;
     for (;;) {
         while (PQisBusy(pg)) {
@@ -131,7 +136,7 @@ static PGresult *run(PGconn *pg, const char *sql, int n, const char *const *v, c
                 PQclear(keep);
                 return NULL;
             }
-            idle_end = mono_ns() + FLEET_IDLE_MS * 1000000ull;
+            idle_end = mono_ns() + answer_ms * 1000000ull;
         }
         PGresult *r = PQgetResult(pg);
         if (!r) return keep;

@@ -24,8 +24,9 @@
 #define FLEET_SCHEMA_VERSION 1
 #define FLEET_ID_MAX 48
 #define FLEET_ERR_MAX 1200
-/* A call gives up (and the connection is dropped) when the server sends nothing for this long: a
- * stopped, hung or cut-off server. A connection's handshake gives up after FLEET_CONNECT_MS. */
+/* A call gives up (and the connection is dropped) when the server sends nothing for this long (plus
+ * 1 s per MiB the call sent: a large input is stored before the answer): a stopped, hung or cut-off
+ * server. A connection's handshake gives up after FLEET_CONNECT_MS. */
 #define FLEET_IDLE_MS 15000u
 #define FLEET_CONNECT_MS 5000u
 
