@@ -36,6 +36,7 @@ typedef struct cli_prove_opts {
     int threads; /* > 0 */
     const char *r1cs_path; /* NULL: no constraint check */
     bool timings, verify;
+    const char *load_detail; /* --timings: what the load line's time was spent on (NULL: nothing) */
 } cli_prove_opts_t;
 /* --threads N (1 to 1024; one line naming the command otherwise), and the default: every CPU. */
 int cli_parse_threads(const char *cmd, const char *arg, int *ret);

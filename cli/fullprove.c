@@ -68,7 +68,7 @@ int zkpipe_cmd_fullprove(int argc, char **argv) {
         return 1;
     }
     zk_zkey_t z;
-    if (zk_zkey_open(&z, zkey_path, &err) < 0) {
+    if (zk_zkey_open_flags(&z, zkey_path, ZK_ZKEY_LAZY, &err) < 0) { /* one pass over each section */
         fprintf(stderr, "zkpipe fullprove: %s\n", err.msg);
         cli_discard_outputs(proof_path, public_path);
         return 1;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "zk/binfile.h"
 #include "zk/kernels.h"
 #include "zk/groth16.h"
 #include "zk/r1cs.h"
@@ -89,6 +90,22 @@ static void explain_bad_proof(const zk_zkey_t *z, const char *zkey_path, const c
     }
 }
 
+/* The private memory the proof of z will take beyond the witness: a, b, c and the twiddles, the
+ * MSMs' digits and index lists (at most ~20 windows of 2 bytes and 8 bytes of lists a point), the
+ * largest unaligned section's copy. The key's own pages are a file mapping the kernel can drop and
+ * read again, so they do not count. Refused with one line when MemAvailable is smaller. */
+static int check_memory(const zk_zkey_t *z, const char *zkey_path, zk_err_t *err) {
+    uint64_t n = z->domain_size, m = n > z->n_vars ? n : z->n_vars, copy = 0;
+    for (int id = 5; id <= 9; id++)
+        if (z->lazy_size[id] > copy) copy = z->lazy_size[id];
+    uint64_t need = zk_abc_size(z) + zk_core_inplace_scratch_size(z) + 48 * m + copy, avail = zk_mem_available();
+    if (need <= avail) return 0;
+    return zk_fail(err, ENOMEM,
+                   "%s: proving domain 2^%u (%u wires) needs about %.1f GiB of memory, only %.1f GiB is available "
+                   "(MemAvailable)",
+                   zkey_path, z->log_domain, z->n_vars, (double)need / 1073741824.0, (double)avail / 1073741824.0);
+}
+
 int cli_parse_threads(const char *cmd, const char *arg, int *ret) {
     char *end;
     long v = strtol(arg, &end, 10);
@@ -153,6 +170,7 @@ int cli_prove_witness(const zk_zkey_t *z, const char *zkey_path, const zk_wtns_t
     }
 
     size_t n = z->domain_size;
+    if (check_memory(z, zkey_path, err) < 0) goto fail;
     abc = alloc_aligned(zk_abc_size(z));
     scratch = alloc_aligned(zk_core_inplace_scratch_size(z));
     if (!abc || !scratch) {
@@ -162,10 +180,12 @@ int cli_prove_witness(const zk_zkey_t *z, const char *zkey_path, const zk_wtns_t
     uint8_t *a = abc, *b = a + 32 * n, *cc = b + 32 * n;
 
     clock_gettime(CLOCK_MONOTONIC, &tstage);
+    zk_zkey_hold(z, 4);
     if (zk_synth(z, w->values, a, b, cc, threads) < 0) {
         zk_fail(err, EINVAL, "%s: synthesis failed", wtns_path);
         goto fail;
     }
+    zk_zkey_drop(z, 4); /* a lazy key's coefs leave the process: the core never reads them */
     double t_synth = ms_since(&tstage);
 
     zk_raw_t raw;
@@ -216,7 +236,8 @@ int cli_prove_witness(const zk_zkey_t *z, const char *zkey_path, const zk_wtns_t
     if (o->timings) {
         fprintf(stderr, "curve %s, domain 2^%u, nVars %u, threads %d\n", z->curve->name, z->log_domain, z->n_vars,
                 threads);
-        fprintf(stderr, "load        %8.2f ms\n", t_load);
+        fprintf(stderr, "load        %8.2f ms%s%s%s\n", t_load, o->load_detail ? " (" : "",
+                o->load_detail ? o->load_detail : "", o->load_detail ? ")" : "");
         if (r1cs_path) fprintf(stderr, "r1cs check  %8.2f ms\n", t_check);
         fprintf(stderr, "synthesis   %8.2f ms\n", t_synth);
         fprintf(stderr, "core        %8.2f ms (ntt+H %.2f, msm A %.2f, B1 %.2f, B2 %.2f, C %.2f, H %.2f)\n", t_core,
@@ -284,12 +305,17 @@ int zkpipe_cmd_prove(int argc, char **argv) {
     /* lazy: an unaligned point section is copied only for its MSM (zk/zkey.h), one at a time */
     if (zk_zkey_open_flags(&z, zkey_path, ZK_ZKEY_LAZY, &err) < 0) goto fail;
     have_zkey = true;
+    double t_zkey = ms_since(&tstage);
     if (zk_wtns_load(&w, wtns_path, &err) < 0) goto fail;
     have_wtns = true;
     if (zk_wtns_check_zkey(&w, wtns_path, &z, zkey_path, &err) < 0) goto fail;
     double t_load = ms_since(&tstage);
+    char detail[160];
+    snprintf(detail, sizeof detail, "zkey %.2f ms: %.1f MiB mapped read-only, checked; witness %.2f ms", t_zkey,
+             (double)z.map_size / 1048576.0, t_load - t_zkey);
 
-    cli_prove_opts_t po = {.threads = threads, .r1cs_path = r1cs_path, .timings = timings, .verify = verify};
+    cli_prove_opts_t po = {
+        .threads = threads, .r1cs_path = r1cs_path, .timings = timings, .verify = verify, .load_detail = detail};
     if (cli_prove_witness(&z, zkey_path, &w, wtns_path, &po, proof_path, public_path, &t0, t_load, &err) < 0) goto fail;
     rc = 0;
     goto out;

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/spool.h"
 #include "shm/cleanup.h"
+#include "zk/binfile.h"
 
 static const cfg_t *C;
 static unsigned want_parts;
@@ -44,8 +45,15 @@ static int file_read(circuit_file_t *f, const char *path, zk_err_t *e) {
     if (!S_ISREG(st.st_mode)) return zk_fail(e, EINVAL, "%s: not a regular file", path);
     if (st.st_size == 0) return zk_fail(e, EINVAL, "%s: empty file", path);
     size_t size = (size_t)st.st_size;
+    /* a file larger than the memory left would be read until the OOM killer stops this or another
+     * process: refused at once, and only this circuit's jobs fail */
+    uint64_t avail = zk_mem_available();
+    if (size > avail)
+        return zk_fail(e, ENOMEM, "%s: the file is %zu MiB, more than the %llu MiB of memory available (MemAvailable)",
+                       path, size >> 20, (unsigned long long)(avail >> 20));
     void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) return zk_fail(e, errno, "%s: cannot allocate %zu bytes: %s", path, size, strerror(errno));
+    if (C && C->hugepages) (void)madvise(m, size, MADV_HUGEPAGE); /* faulted in huge pages by the reads below */
     size_t off = 0;
     while (off < size) {
         ssize_t n = pread(fd, (char *)m + off, size - off, (off_t)off);
@@ -61,6 +69,13 @@ static int file_read(circuit_file_t *f, const char *path, zk_err_t *e) {
     (void)mprotect(m, size, PROT_READ);
     *f = (circuit_file_t){.image = m, .size = size, .dev = st.st_dev, .ino = st.st_ino, .mtime = st.st_mtim};
     return 0;
+}
+
+uint64_t circuits_bytes(void) {
+    uint64_t n = 0;
+    for (uint32_t i = 0; C && i < C->n_circuits; i++)
+        if (circuits[i].loaded) n += circuits[i].zkey_file.size + (circuits[i].has_r1cs ? circuits[i].r1cs_file.size : 0);
+    return n;
 }
 
 static void entry_release(stage_circuit_t *c) {

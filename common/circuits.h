@@ -49,6 +49,8 @@ typedef struct stage_circuit {
     char error[700];
 } stage_circuit_t;
 
+/* Bytes of the loaded circuits' files held in this process (its private copies of zkeys and r1cs). */
+uint64_t circuits_bytes(void);
 /* want: CIRCUIT_VK, CIRCUIT_R1CS (the r1cs only where the ini names one). */
 void circuits_init(const cfg_t *cfg, unsigned want);
 /* The circuit, loaded (again, when its files changed on disk and may_reload). NULL with a one-line

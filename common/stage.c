@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/circuits.h"
 #include "common/log.h"
 #include "common/spool.h"
 #include "common/slab.h"
@@ -96,7 +97,22 @@ bool stage_attach(const cfg_t *cfg, shm_t *s, uint32_t role, uint32_t instance) 
         return false;
     }
     log_info("Field kernels: %s", zk_kernels_describe());
+    if (cfg->hugepages) {
+        char desc[200];
+        if (shm_segment_hugepages(s, desc, sizeof desc) < 0) log_warn("Huge pages for the segment: %s", desc);
+        else log_info("Huge pages for the segment: %s", desc);
+    }
     return true;
+}
+
+void stage_log_memory(const char *when, const char *extra) {
+    shm_mem_usage_t u;
+    shm_mem_usage(&u);
+    log_info("Memory %s: circuit files held %.1f MiB; resident %.1f MiB (own %.1f, segment %.1f, mapped files %.1f), "
+             "in huge pages own %.1f, segment %.1f MiB%s%s",
+             when, circuits_bytes() / 1048576.0, u.rss / 1048576.0, u.anon / 1048576.0, u.shmem / 1048576.0,
+             u.file / 1048576.0, u.anon_huge / 1048576.0, u.shmem_huge / 1048576.0, extra && *extra ? "; " : "",
+             extra ? extra : "");
 }
 
 void stage_loop_init(stage_loop_t *l, shm_t *s, void (*status)(char *buf, size_t len)) {

@@ -24,6 +24,11 @@ bool stage_init(int argc, char **argv, const char *name, const char *about, bool
 /* Attaches the segment the ini describes (creating it if missing, checking its geometry), guards
  * its mapping against SIGBUS and registers this process there as role/instance. false: logged;
  * the caller exits 1. */
+/* One line of what this stage holds: the circuits' files it keeps (private copies), its resident
+ * memory split into own (anonymous), segment (shared) and mapped files, what of it is in huge pages,
+ * and extra (the stage's own items: pinned memory, tables, scratch), e.g. "Memory after loading the
+ * keys: ...". */
+void stage_log_memory(const char *when, const char *extra);
 bool stage_attach(const cfg_t *cfg, shm_t *s, uint32_t role, uint32_t instance);
 
 /* Names a mapping for the SIGBUS handler (at most 8). */

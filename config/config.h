@@ -39,7 +39,7 @@ typedef struct cfg {
     uint32_t slabs;             /* slab count = the memory budget (default 8) */
     uint64_t slab_size;         /* bytes, multiple of 2 MiB; 0 when auto and not resolved yet */
     bool slab_size_auto;        /* slab_size = auto (the default) */
-    bool hugepages;             /* segment on hugetlbfs (segment must then be a hugetlbfs path) */
+    bool hugepages;             /* huge pages for the slab data, key copies and window tables (docs/shm.md) */
     uint32_t reserve_critical;  /* slabs only CRITICAL work may fill (default 0) */
     uint32_t jobs;              /* job table size (default 64) */
     uint32_t events;            /* event ring records (default 65536) */

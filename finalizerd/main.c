@@ -355,6 +355,7 @@ int main(int argc, char **argv) {
     daemon_notify_ready("attached; waiting for PROVED slabs");
     log_info("Attached to %s, spool %s, verify = %s; reclaimed %d slabs", cfg.segment, cfg.spool,
              cfg.verify ? "yes" : "no", reclaimed);
+    stage_log_memory("after loading the keys", NULL);
     while (!daemon_stop) {
         stage_tick(&L, SHM_NONE);
         uint32_t seq = atomic_load_explicit(&S.hdr->slab_seq, memory_order_acquire);
@@ -378,6 +379,7 @@ int main(int argc, char **argv) {
     }
     daemon_notify_stopping();
     log_info("Stopping after %llu partitions", (unsigned long long)finalized);
+    stage_log_memory("at stop", NULL);
     shm_close(&S);
     return 0;
 }

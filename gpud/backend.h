@@ -71,5 +71,8 @@ static inline int zk_backend_prove(const zk_backend_ops_t *b, void *ctx, const z
 }
 
 extern const zk_backend_ops_t zk_backend_cpu;
+/* [pipeline] hugepages: the CPU backend hands each window table it builds to advise (gpud passes
+ * shm_hugepages_advise) so that the tables sit in huge pages; NULL (the default): no advice. */
+void zk_backend_cpu_hugepages(int (*advise)(void *p, size_t len, bool collapse));
 /* Present when built with CUDA (-Dcuda); NULL-safe lookup below. */
 const zk_backend_ops_t *zk_backend_by_name(const char *name);

@@ -38,6 +38,21 @@ static int cpu_init(void **ret_ctx, int device, int threads, uint64_t precompute
     return 0;
 }
 
+static int (*huge_advise)(void *p, size_t len, bool collapse);
+
+void zk_backend_cpu_hugepages(int (*advise)(void *p, size_t len, bool collapse)) { huge_advise = advise; }
+
+/* The rows of each table into huge pages (whole pages of the malloc'd rows). */
+static void advise_tables(const zk_key_tables_t *kt, const zk_zkey_t *z) {
+    const uintptr_t page = 4096;
+    for (int m = 0; m < ZK_MSM_COUNT && huge_advise; m++) {
+        if (!kt->t[m].pts) continue;
+        size_t bytes = zk_fixed_bytes(&kt->t[m].plan, kt->t[m].n, m == ZK_MSM_B2 ? z->curve->g2_size : z->curve->g1_size);
+        uintptr_t a = (uintptr_t)kt->t[m].pts & ~(page - 1), e = (uintptr_t)kt->t[m].pts + bytes;
+        (void)huge_advise((void *)a, e - a, true);
+    }
+}
+
 static int cpu_register_memory(void *ctx, void *base, size_t len, zk_err_t *err) {
     (void)ctx, (void)base, (void)len, (void)err;
     return 0;
@@ -76,7 +91,7 @@ static int cpu_load_key(void *ctx, const zk_zkey_t *z, zk_err_t *err) {
     uint64_t left = used < c->precompute ? c->precompute - used : 0;
     zk_key_tables_build(&k[c->n_keys], z, left > SIZE_MAX ? SIZE_MAX : (size_t)left, c->threads, c->info,
                         sizeof c->info);
-    if (k[c->n_keys].bytes) c->n_keys++;
+    if (k[c->n_keys].bytes) advise_tables(&k[c->n_keys], z), c->n_keys++;
     else zk_key_tables_free(&k[c->n_keys]);
     return 0;
 }

@@ -264,6 +264,7 @@ int main(int argc, char **argv) {
     if (depth < 1) depth = 1;
     if (depth > ZK_BACKEND_MAX_LANES) depth = ZK_BACKEND_MAX_LANES;
     if (!stage_attach(&cfg, &S, ROLE_GPUD, (uint32_t)args.instance)) return 1;
+    if (cfg.hugepages) zk_backend_cpu_hugepages(shm_hugepages_advise);
     circuits_init(&cfg, 0);
     daemon_notify_extend(120 * 1000000ull, "registering the slab memory");
     uint32_t first = 0;
@@ -288,6 +289,14 @@ int main(int argc, char **argv) {
         if (kr == -ENODEV) device_lost(err, NULL);
         if (kr < 0) log_err("Failed to preload circuit %s: %s", cfg.circuits[i].name, err); /* jobs for it will fail */
     }
+    char held[200];
+    if (B == &zk_backend_cpu)
+        snprintf(held, sizeof held, "window tables within [gpu] precompute = %llu MiB (the key lines above); "
+                 "pinned none (the CPU backend registers no memory)", (unsigned long long)(cfg.gpu_precompute >> 20));
+    else
+        snprintf(held, sizeof held, "pinned: the slab memory registered with the device, %llu MiB",
+                 (unsigned long long)((uint64_t)S.hdr->n_slabs * S.hdr->slab_size >> 20));
+    stage_log_memory("after loading the keys", held);
     int reclaimed = shm_reclaim(&S);
     stage_loop_init(&L, &S, status_line);
     daemon_notify_ready("attached; keys loaded; waiting for READY slabs");
@@ -312,6 +321,7 @@ int main(int argc, char **argv) {
     daemon_notify_stopping();
     while (n_flights) last_done = finish(last_done); /* what is submitted is finished, not redone */
     log_info("Stopping after %llu partitions (%.1f s busy)", (unsigned long long)proved, busy_ns / 1e9);
+    stage_log_memory("at stop", NULL);
     B->destroy(bctx);
     shm_close(&S);
     return 0;

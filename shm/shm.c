@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -1002,4 +1003,70 @@ const char *shm_event_name(uint32_t type) {
                                     [EV_RECLAIM] = "reclaim",
                                     [EV_SYNTH_WITNESS] = "synth.witness"};
     return type < EV_MAX && n[type] ? n[type] : "?";
+}
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+#define HUGETLBFS_MAGIC_ 0x958458f6
+#define TMPFS_MAGIC_ 0x01021994
+
+int shm_hugepages_advise(void *p, size_t len, bool collapse) {
+    if (!len) return 0;
+    if (madvise(p, len, MADV_HUGEPAGE) < 0) return -errno;
+    /* MADV_COLLAPSE (Linux 6.1) turns the pages already present into huge pages now, whatever the
+     * system-wide THP settings; EINVAL where the kernel lacks it, EAGAIN/ENOMEM where memory is too
+     * fragmented: the advice above still applies to what is faulted later */
+    if (collapse && madvise(p, len, MADV_COLLAPSE) < 0) return -errno;
+    return 0;
+}
+
+static uint64_t smaps_field(const char *text, const char *key) {
+    const char *p = strstr(text, key);
+    unsigned long long kib = 0;
+    if (p && sscanf(p + strlen(key), " %llu kB", &kib) == 1) return (uint64_t)kib * 1024;
+    return 0;
+}
+
+void shm_mem_usage(shm_mem_usage_t *u) {
+    memset(u, 0, sizeof *u);
+    char buf[8192];
+    const char *files[2] = {"/proc/self/status", "/proc/self/smaps_rollup"};
+    for (int i = 0; i < 2; i++) {
+        _cleanup_close_ int fd = open(files[i], O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        if (n <= 0) continue;
+        buf[n] = 0;
+        if (i == 0) {
+            u->rss = smaps_field(buf, "VmRSS:");
+            u->anon = smaps_field(buf, "RssAnon:");
+            u->file = smaps_field(buf, "RssFile:");
+            u->shmem = smaps_field(buf, "RssShmem:");
+        } else {
+            u->anon_huge = smaps_field(buf, "AnonHugePages:");
+            u->shmem_huge = smaps_field(buf, "ShmemPmdMapped:") + smaps_field(buf, "FilePmdMapped:");
+        }
+    }
+}
+
+int shm_segment_hugepages(shm_t *s, char *desc, size_t desclen) {
+    struct statfs f;
+    if (fstatfs(s->fd, &f) == 0 && (unsigned long)f.f_type == HUGETLBFS_MAGIC_) {
+        snprintf(desc, desclen, "hugetlbfs");
+        return 0;
+    }
+    size_t len = (size_t)s->hdr->n_slabs * s->hdr->slab_size;
+    shm_mem_usage_t before, after;
+    shm_mem_usage(&before);
+    int r = shm_hugepages_advise(s->data, len, true);
+    shm_mem_usage(&after);
+    const char *fs = (unsigned long)f.f_type == TMPFS_MAGIC_ ? "tmpfs" : "not tmpfs";
+    if (r < 0)
+        snprintf(desc, desclen, "%s, advised (MADV_HUGEPAGE), not collapsed: %s", fs, strerror(-r));
+    else
+        snprintf(desc, desclen, "%s, collapsed into huge pages (MADV_COLLAPSE): %llu of %llu MiB", fs,
+                 (unsigned long long)(after.shmem_huge >> 20), (unsigned long long)(len >> 20));
+    (void)before;
+    return r;
 }

@@ -285,6 +285,19 @@ int shm_open_segment(shm_t *s, const char *path, const shm_geometry_t *g, bool c
  * functions below may be used on it (a write faults). Errors as for shm_open_segment. */
 int shm_open_readonly(shm_t *s, const char *path, char *err, size_t errlen);
 void shm_close(shm_t *s);
+
+/* [pipeline] hugepages = yes (docs/shm.md "Huge pages"). shm_hugepages_advise asks for huge pages on
+ * [p, p + len) of this process (madvise MADV_HUGEPAGE, then, with collapse, MADV_COLLAPSE for pages
+ * already there): 0 or -errno of the first that failed. shm_segment_hugepages does it for the slab
+ * data of an attached segment and describes the outcome in one phrase: "hugetlbfs" (huge by the file
+ * system), or the file system and how much of the slab data is now in huge pages in this process. */
+int shm_hugepages_advise(void *p, size_t len, bool collapse);
+int shm_segment_hugepages(shm_t *s, char *desc, size_t desclen);
+/* This process's memory from /proc/self/status and smaps_rollup, in bytes (0 where not found). */
+typedef struct shm_mem_usage {
+    uint64_t rss, anon, file, shmem, anon_huge, shmem_huge;
+} shm_mem_usage_t;
+void shm_mem_usage(shm_mem_usage_t *u);
 int shm_unlink_segment(const char *path);
 
 /* Process table. */

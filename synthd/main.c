@@ -583,6 +583,7 @@ int main(int argc, char **argv) {
              "submissions",
              cfg.segment, S.hdr->n_slabs, (unsigned long long)(S.hdr->slab_size >> 20),
              S.created ? "created" : "existing", cfg.spool, reclaimed, cleaned > 0 ? cleaned : 0);
+    stage_log_memory("at start", NULL);
     uint32_t last_intake_seq = atomic_load_explicit(&S.hdr->job_seq, memory_order_acquire);
     uint64_t last_scan = daemon_now_ns(), last_clean = last_scan;
     while (!daemon_stop) {
@@ -628,6 +629,7 @@ int main(int argc, char **argv) {
     }
     daemon_notify_stopping();
     log_info("Stopping after %llu partitions", (unsigned long long)synth_count);
+    stage_log_memory("at stop", NULL);
     uring_reader_free(UR);
     shm_close(&S);
     return 0;

@@ -202,6 +202,64 @@ static const struct wtns_fixture wtnss[] = {
     {"vectors/bls12381_mc.wtns", "vectors/bls12381_mc_public.json", &zk_curve_bls12381, 1003},
 };
 
+/* kB of a /proc/self/status field (RssFile, RssAnon). */
+static long status_kb(const char *key) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long v = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, key, strlen(key))) v = atol(line + strlen(key) + 1);
+    if (f) fclose(f);
+    return v;
+}
+
+/* ZK_ZKEY_LAZY keeps nothing of the key resident past its step: an aligned section read in place
+ * leaves the process's RSS again at zk_zkey_drop (and reads the file's bytes when touched again), an
+ * unaligned one's copy is filled at hold and given back at drop; the coefs (id 4) too. */
+TEST(zkey_lazy_gives_pages_back) {
+    const char *path = test_data("bn128/medium/medium.zkey");
+    size_t len;
+    uint8_t *base;
+    const uint8_t *img = slurp(path, &len, 0, &base);
+    CHECK(img);
+    zk_zkey_t z;
+    zk_err_t err = {{0}};
+    CHECK_MSG(zk_zkey_open_flags(&z, path, ZK_ZKEY_LAZY, &err) == 0, "%s", err.msg);
+    /* the coefs' view (z.coefs) starts after their count: their section is compared whole */
+    const void *pts[10] = {[4] = z.mapped_src[4], [5] = z.points_a, [6] = z.points_b1, [7] = z.points_b2, [8] = z.points_c,
+                           [9] = z.points_h};
+    int in_place = 0, copied = 0;
+    for (int id = 4; id <= 9; id++) {
+        const uint8_t *src = z.mapped_src[id] ? z.mapped_src[id] : z.lazy_src[id];
+        uint64_t size = z.mapped_src[id] ? z.mapped_size[id] : z.lazy_size[id];
+        CHECK_MSG(src && size, "section %d is neither in place nor a lazy copy", id);
+        if (size < (256u << 10)) continue; /* too small to see in the RSS */
+        const char *field = z.mapped_src[id] ? "RssFile:" : "RssAnon:";
+        zk_zkey_drop(&z, id); /* the coefs were read at open (checked), the rest not yet */
+        long before = status_kb(field);
+        zk_zkey_hold(&z, id);
+        CHECK_MSG(memcmp(pts[id], img + (src - (const uint8_t *)z.map), size) == 0, "section %d: not the file's bytes", id);
+        long held = status_kb(field);
+        zk_zkey_drop(&z, id);
+        long dropped = status_kb(field);
+        long kib = (long)(size >> 10);
+        CHECK_MSG(held - before > kib * 3 / 4, "section %d (%ld KiB): %s %ld -> %ld kB when held", id, kib, field, before,
+                  held);
+        CHECK_MSG(held - dropped > kib * 3 / 4, "section %d (%ld KiB): %s %ld -> %ld kB when dropped", id, kib, field,
+                  held, dropped);
+        if (z.mapped_src[id]) {
+            in_place++;
+            CHECK_MSG(memcmp(pts[id], img + (src - (const uint8_t *)z.map), size) == 0, "section %d: after drop", id);
+        } else {
+            copied++;
+        }
+    }
+    CHECK(in_place >= 2 && copied >= 1);
+    zk_zkey_close(&z);
+    free(base);
+    return 0;
+}
+
 TEST(wtns_valid) {
     for (size_t k = 0; k < sizeof(wtnss) / sizeof(wtnss[0]); k++) {
         const struct wtns_fixture *f = &wtnss[k];

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -179,6 +180,17 @@ int zk_map_file(const char *path, void **ret_map, size_t *ret_size, zk_err_t *er
     *ret_map = m;
     *ret_size = size;
     return 0;
+}
+
+uint64_t zk_mem_available(void) {
+    FILE *f = fopen("/proc/meminfo", "re");
+    if (!f) return UINT64_MAX;
+    char line[256];
+    unsigned long long kib = 0;
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) found = sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+    fclose(f);
+    return found ? (uint64_t)kib * 1024 : UINT64_MAX;
 }
 
 bool zk_le_lt(const uint8_t *a, const uint8_t *b, size_t n8) {

@@ -66,6 +66,12 @@ int zk_read_file(const char *path, size_t pad, uint8_t **ret_buf, size_t *ret_le
  * success (the container parser reports it). Errors name the file. */
 int zk_map_file(const char *path, void **ret_map, size_t *ret_size, zk_err_t *err);
 
+/* The memory the system can give without swapping or killing anyone: MemAvailable of /proc/meminfo
+ * in bytes (free memory plus the page cache it may drop), or UINT64_MAX where that is unknown. What a
+ * loader checks a multi-GB allocation against before it makes one, so that a key or a domain larger
+ * than the machine is refused with one line instead of waking the OOM killer. */
+uint64_t zk_mem_available(void);
+
 /* Up to n bytes of s as text for a one-line message, cut to fit cap (NUL included): printable ASCII
  * as it is, but quotes, backslashes and every other byte (newlines, controls, non-ASCII) as \xNN. */
 void zk_printable(const void *s, size_t n, char *out, size_t cap);

@@ -39,15 +39,20 @@ static void drop_pages(const void *p, uint64_t size) {
     if (e > a) (void)madvise((void *)a, e - a, MADV_DONTNEED);
 }
 
-/* With lazy (and p unaligned in our mapping) the copy is only allocated: zk_zkey_hold fills it. */
-static int aligned_view(const uint8_t *p, uint64_t size, void **copy, const void **ret, bool mapped, bool lazy) {
+/* With lazy (and p unaligned in our mapping) the copy is only reserved: zk_zkey_hold fills it. The
+ * copy is an anonymous mapping of its own, page-aligned, whose pages exist only once written (a
+ * malloc'd one may be filled at allocation, e.g. under MALLOC_PERTURB_: GiBs for nothing). */
+static int aligned_view(const uint8_t *p, uint64_t size, void **copy, size_t *copy_size, const void **ret, bool mapped,
+                        bool lazy) {
     if (((uintptr_t)p & 7) == 0) {
         *ret = p;
         return 0;
     }
-    void *m = NULL;
-    if (posix_memalign(&m, 64, size ? (size_t)size : 1) != 0) return -ENOMEM;
+    size_t len = size ? (size_t)size : 1;
+    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) return -ENOMEM;
     *copy = m;
+    *copy_size = len;
     *ret = m;
     if (lazy && mapped) return 1;
     memcpy(m, p, (size_t)size);
@@ -55,15 +60,26 @@ static int aligned_view(const uint8_t *p, uint64_t size, void **copy, const void
     return 0;
 }
 
+/* The whole pages of [p, p + size), for madvise. */
+static void advise_pages(const void *p, uint64_t size, int advice) {
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t a = (uintptr_t)p & ~(page - 1), e = (uintptr_t)p + (uintptr_t)size;
+    if (size) (void)madvise((void *)a, e - a, advice);
+}
+
 void zk_zkey_hold(const zk_zkey_t *z, int id) {
-    if (id < 0 || id >= 10 || !z->lazy_src[id]) return;
+    if (id < 0 || id >= 10) return;
+    if (z->mapped_src[id]) advise_pages(z->mapped_src[id], z->mapped_size[id], MADV_WILLNEED);
+    if (!z->lazy_src[id]) return;
     memcpy(z->copies[id], z->lazy_src[id], (size_t)z->lazy_size[id]);
     drop_pages(z->lazy_src[id], z->lazy_size[id]);
 }
 
 void zk_zkey_drop(const zk_zkey_t *z, int id) {
-    if (id < 0 || id >= 10 || !z->lazy_src[id]) return;
-    drop_pages(z->copies[id], z->lazy_size[id]);
+    if (id < 0 || id >= 10) return;
+    /* a read-only private file mapping that was never written: the pages leave this process only */
+    if (z->mapped_src[id]) drop_pages(z->mapped_src[id], z->mapped_size[id]);
+    if (z->lazy_src[id]) drop_pages(z->copies[id], z->lazy_size[id]);
 }
 
 void zk_zkey_hold_all(const zk_zkey_t *z) {
@@ -71,8 +87,8 @@ void zk_zkey_hold_all(const zk_zkey_t *z) {
 }
 
 static void release(zk_zkey_t *z) {
-    for (int i = 0; i < 10; i++) free(z->copies[i]);
-    free(z->hdr_copy);
+    for (int i = 0; i < 10; i++)
+        if (z->copies[i]) munmap(z->copies[i], z->copy_size[i]);
     if (z->map) munmap(z->map, z->map_size);
     memset(z, 0, sizeof(*z));
 }
@@ -202,7 +218,7 @@ static int zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_
 
     const void *hp;
     const uint8_t *pts = p + 12;
-    if (aligned_view(pts, 18 * (uint64_t)n8q, &z->hdr_copy, &hp, false, false) < 0) goto nomem;
+    if (aligned_view(pts, 18 * (uint64_t)n8q, &z->copies[2], &z->copy_size[2], &hp, false, false) < 0) goto nomem;
     const uint8_t *hb = hp;
     z->alpha1 = hb;
     z->beta1 = hb + g1;
@@ -218,10 +234,12 @@ static int zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_
     for (int id = 3; id <= 9; id++) {
         if (id == 4) continue;
         const uint8_t *src = zk_bin_payload(&b, (uint32_t)id);
-        int rc = aligned_view(src, b.sec[id].size, &z->copies[id], dst[id], mapped, lazy && id >= 5);
+        int rc = aligned_view(src, b.sec[id].size, &z->copies[id], &z->copy_size[id], dst[id], mapped, lazy && id >= 5);
         if (rc < 0) goto nomem;
         if (rc == 1) z->lazy_src[id] = src, z->lazy_size[id] = b.sec[id].size;
+        else if (mapped && lazy && id >= 5 && *dst[id] == src) z->mapped_src[id] = src, z->mapped_size[id] = b.sec[id].size;
     }
+    if (mapped && lazy) z->mapped_src[4] = cs, z->mapped_size[4] = css;
     return 0;
 
 nomem:

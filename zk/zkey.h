@@ -36,22 +36,29 @@ typedef struct zk_zkey {
     /* private */
     void *map;
     size_t map_size;
-    void *copies[10];
-    void *hdr_copy;
+    void *copies[10]; /* [2]: the header points, [3..9]: sections; anonymous mappings, untouched until filled */
+    size_t copy_size[10];
     const uint8_t *lazy_src[10]; /* ZK_ZKEY_LAZY: where an unaligned point section lies in the mapping */
     uint64_t lazy_size[10];
+    const uint8_t *mapped_src[10]; /* ZK_ZKEY_LAZY: where a section used in place lies in the mapping */
+    uint64_t mapped_size[10];
 } zk_zkey_t;
 
 int zk_zkey_open(zk_zkey_t *z, const char *path, zk_err_t *err);
-/* ZK_ZKEY_LAZY (for a one-shot prover, which reads each point section in one MSM): an unaligned point
- * section (5..9) gets its aligned buffer at open, but is copied into it only by zk_zkey_hold and given
- * back by zk_zkey_drop, so that at most the section of the running MSM is resident twice over...
- * once. Until held, such a section reads as zero: every reader of points_* of a lazy key holds it
- * first (the core does, zk_zkey_hold_all for anything else). */
+/* ZK_ZKEY_LAZY (for a one-shot prover, which reads each section in one pass): nothing of the key is
+ * kept resident longer than the step that reads it. An unaligned point section (5..9) gets its
+ * aligned buffer at open, but is copied into it only by zk_zkey_hold and given back by zk_zkey_drop,
+ * so that at most the section of the running MSM is resident (once); an aligned one is read in
+ * place from the mapping, and zk_zkey_drop unmaps its pages from this process again (they stay in
+ * the page cache), as it does for the coefs (id 4) after synthesis. Until held, an unaligned lazy
+ * section reads as zero: every reader of points_* of a lazy key holds it first (the core does,
+ * zk_zkey_hold_all for anything else). */
 #define ZK_ZKEY_LAZY 1u
 int zk_zkey_open_flags(zk_zkey_t *z, const char *path, unsigned flags, zk_err_t *err);
-/* Section id (5..9) readable at its points_* pointer: copied from the mapping (whose pages are then
- * dropped) when it is a lazy one; a no-op otherwise. zk_zkey_drop gives a lazy copy's pages back. */
+/* Section id (4..9) readable at its pointer: copied from the mapping (whose pages are then dropped)
+ * when it is an unaligned lazy one, the kernel asked to read ahead (MADV_WILLNEED) when it is used in
+ * place from the mapping; a no-op for a key that is not lazy. zk_zkey_drop gives a lazy section's
+ * pages back (the copy's, or the mapping's: read again from the file when touched). */
 void zk_zkey_hold(const zk_zkey_t *z, int id);
 void zk_zkey_drop(const zk_zkey_t *z, int id);
 void zk_zkey_hold_all(const zk_zkey_t *z);
