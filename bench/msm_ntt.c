@@ -3,7 +3,8 @@
  * Bases are consecutive multiples of a random point (an MSM's cost does not depend on them),
  * scalars uniform in [0, r). The last column is the process's CPU time (median): with 1 thread it
  * is the work itself, much less disturbed than wall time by other jobs on a shared machine.
- * Usage: msm_ntt [--curve bn128|bls12381] [--lo 16] [--hi 20] [--threads 2] [--runs 1] [--no-g2] */
+ * Usage: msm_ntt [--curve bn128|bls12381] [--lo 16] [--hi 20] [--threads 2] [--runs 1] [--no-g2]
+ *        [--only g1|g2|ntt] */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -105,10 +106,11 @@ int main(int argc, char **argv) {
         {"curve", required_argument, NULL, 'c'}, {"lo", required_argument, NULL, 'l'},
         {"hi", required_argument, NULL, 'H'},    {"threads", required_argument, NULL, 't'},
         {"runs", required_argument, NULL, 'r'},  {"no-g2", no_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},        {0, 0, 0, 0},
+        {"only", required_argument, NULL, 'o'},  {"help", no_argument, NULL, 'h'},
+        {0, 0, 0, 0},
     };
     const zk_curve_t *curve = &zk_curve_bn128;
-    int lo = 16, hi = 20, max_threads = 2, runs = 1, g2 = 1, o;
+    int lo = 16, hi = 20, max_threads = 2, runs = 1, g2 = 1, only = -1, o;
     while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (o) {
         case 'c':
@@ -133,8 +135,16 @@ int main(int argc, char **argv) {
         case 'n':
             g2 = 0;
             break;
+        case 'o':
+            only = !strcmp(optarg, "g1") ? 0 : !strcmp(optarg, "g2") ? 1 : !strcmp(optarg, "ntt") ? 2 : -2;
+            if (only == -2) {
+                fprintf(stderr, "msm_ntt: --only takes g1, g2 or ntt, not '%s'\n", optarg);
+                return 2;
+            }
+            break;
         case 'h':
-            printf("Usage: msm_ntt [--curve bn128|bls12381] [--lo 16] [--hi 20] [--threads 2] [--runs 1] [--no-g2]\n");
+            printf("Usage: msm_ntt [--curve bn128|bls12381] [--lo 16] [--hi 20] [--threads 2] [--runs 1] [--no-g2]\n"
+                   "               [--only g1|g2|ntt]\n");
             return 0;
         default:
             return 2;
@@ -144,12 +154,13 @@ int main(int argc, char **argv) {
         fprintf(stderr, "msm_ntt: bad arguments\n");
         return 2;
     }
+    if (only >= 0 && only != 1) g2 = 0;
     int bn = curve->id == ZK_CURVE_BN128;
     size_t nmax = (size_t)1 << hi;
     fprintf(stderr, "msm_ntt: preparing %zu random scalars and bases on %s...\n", nmax, curve->name);
     uint8_t *sc = xalloc(nmax * 32);
     random_scalars(curve, sc, nmax);
-    void *b1 = bn ? (void *)bn_g1_bases(curve, nmax) : (void *)bls_g1_bases(curve, nmax);
+    void *b1 = only > 0 ? NULL : bn ? (void *)bn_g1_bases(curve, nmax) : (void *)bls_g1_bases(curve, nmax);
     void *b2 = !g2 ? NULL : bn ? (void *)bn_g2_bases(curve, nmax) : (void *)bls_g2_bases(curve, nmax);
     uint8_t *ntt = xalloc(nmax * 32), *tw = xalloc(nmax / 2 * 32 + 32);
 
@@ -157,7 +168,7 @@ int main(int argc, char **argv) {
            runs > 1 ? "s" : "");
     printf("%-8s %-6s %7s %12s %14s %12s\n", "op", "size", "threads", "time (ms)", "throughput", "cpu (ms)");
     for (int ops = 0; ops < 3; ops++) {
-        if (ops == 1 && !g2) continue;
+        if ((ops == 1 && !g2) || (only >= 0 && ops != only)) continue;
         const char *name = ops == 0 ? "G1 MSM" : ops == 1 ? "G2 MSM" : "NTT";
         for (int lg = lo; lg <= hi; lg++) {
             size_t n = (size_t)1 << lg;

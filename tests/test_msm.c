@@ -271,3 +271,71 @@ MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 32771, above_glv)
 MSM_LARGE_TEST(bls_g1, bls_fr, zk_curve_bls12381, 32771, above_glv)
 /* 2^16 + 1 points: with the ifma kernels G1 takes the widest window, c = 15 (zk_msm_window). */
 MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 65537, wide_window)
+
+/* The bucket reduction (msm_reduce: batch-affine runs from 512 buckets, the XYZZ running sum below
+ * that or for sparse windows, the vectors of the ifma set for BN254) against the XYZZ running sum,
+ * on multiples of the generator: mixed with a few side accumulators, every bucket the same point
+ * (doublings in both running sums), P and -P next to each other (cancellations to infinity), all
+ * empty, many sides, sparse, half empty in runs, one point in 3/4 of the buckets; 64 .. 16384. */
+static uint64_t bs_rng_state = 0x2545f4914f6cdd1dULL;
+static uint64_t rng(void) { /* splitmix64: deterministic, so a failure reproduces */
+    uint64_t z = (bs_rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+#define BUCKET_SUM_TEST(G)                                                                                           \
+    TEST(G##_bucket_sum) {                                                                                           \
+        enum { NBMAX = 16384, NPTS = 64 };                                                                           \
+        G##_aff_t *bucket = calloc(NBMAX, sizeof(*bucket)), pts[NPTS];                                              \
+        G##_xyzz_t *side = calloc(NBMAX, sizeof(*side)), sides[NPTS], g;                                            \
+        uint8_t *state = calloc(NBMAX, 1);                                                                           \
+        G##_xyzz_from_aff(&g, &G##_gen);                                                                             \
+        for (int i = 0; i < NPTS; i++) {                                                                             \
+            G##_xyzz_t p;                                                                                            \
+            uint64_t k[1] = {1 + rng() % 1000000};                                                                   \
+            G##_xyzz_mul(&p, &g, k, 1);                                                                              \
+            G##_xyzz_to_aff(&pts[i], &p);                                                                            \
+            k[0] = 1 + rng() % 1000000;                                                                              \
+            G##_xyzz_mul(&sides[i], &g, k, 1); /* ZZ != 1 */                                                         \
+        }                                                                                                            \
+        static const size_t nbs[] = {64, 256, 512, 1024, 4096, 16384};                                               \
+        for (int mode = 0; mode < 8; mode++)                                                                         \
+            for (size_t ni = 0; ni < sizeof(nbs) / sizeof(nbs[0]); ni++) {                                           \
+                size_t nb = nbs[ni];                                                                                 \
+                for (size_t i = 0; i < nb; i++) {                                                                    \
+                    unsigned r = (unsigned)(rng() % 8);                                                              \
+                    bucket[i] = pts[rng() % NPTS];                                                                   \
+                    side[i] = sides[rng() % NPTS];                                                                   \
+                    state[i] = 0;                                                                                    \
+                    if (mode == 0) state[i] = r < 1 ? 0 : i % 97 == 5 ? 5 : 1; /* mixed, few sides */               \
+                    if (mode == 1) state[i] = 1, bucket[i] = pts[0];           /* all the same point */             \
+                    if (mode == 2) {                                           /* P, -P pairs, runs of one point */ \
+                        state[i] = 1;                                                                                \
+                        bucket[i] = pts[(i / 4) % 3];                                                                \
+                        if (i % 2) G##_aff_neg(&bucket[i], &bucket[i]);                                              \
+                    }                                                                                                \
+                    if (mode == 4) state[i] = r < 4 ? 5 : 1;                   /* many sides */                     \
+                    if (mode == 5) state[i] = i % 64 == 7 ? 1 : 0;             /* sparse */                         \
+                    if (mode == 6) state[i] = (i / 8) % 2 ? 1 : 0;             /* half empty, in runs of 8 */       \
+                    if (mode == 7) state[i] = r < 6 ? 1 : 0, bucket[i] = pts[1]; /* one point, 3/4 of them */       \
+                }                                                                                                    \
+                G##_xyzz_t want, sum, got;                                                                           \
+                G##_xyzz_set_inf(&want), G##_xyzz_set_inf(&sum);                                                     \
+                for (size_t i = nb; i-- > 0;) {                                                                      \
+                    if (state[i] & 1) G##_xyzz_add_aff(&sum, &sum, &bucket[i]);                                      \
+                    if (state[i] & 4) G##_xyzz_add(&sum, &sum, &side[i]);                                            \
+                    G##_xyzz_add(&want, &want, &sum);                                                                \
+                }                                                                                                    \
+                G##_msm_bucket_sum(&got, bucket, side, state, nb);                                                   \
+                CHECK_MSG(G##_xyzz_eq(&got, &want), #G " bucket sum, mode %d, %zu buckets", mode, nb);               \
+            }                                                                                                        \
+        free(bucket);                                                                                                \
+        free(side);                                                                                                  \
+        free(state);                                                                                                 \
+        return 0;                                                                                                    \
+    }
+BUCKET_SUM_TEST(bn_g1)
+BUCKET_SUM_TEST(bn_g2)
+BUCKET_SUM_TEST(bls_g1)
+BUCKET_SUM_TEST(bls_g2)

@@ -72,20 +72,23 @@ static inline void F2F(inv)(F2_T *r, const F2_T *a) {
     FB(mul)(&t1, &a->c1, &t0);
     FB(neg)(&r->c1, &t1);
 }
+/* Batch inversion through the norms: 1/a = conj(a) / (a0^2 + a1^2), the norms inverted together in
+ * the base field (FB(batch_inv)); zeros stay zero. tmp must hold n elements (it holds 2n base-field
+ * ones here: the norms and the base field's scratch). */
 static inline void F2F(batch_inv)(F2_T *a, F2_T *tmp, size_t n) {
-    F2_T acc;
-    F2F(one)(&acc);
+    FB_T *nrm = &tmp[0].c0, *scratch = nrm + n;
     for (size_t i = 0; i < n; i++) {
-        tmp[i] = acc;
-        if (!F2F(is_zero)(&a[i])) F2F(mul)(&acc, &acc, &a[i]);
+        FB_T t;
+        FB(sqr)(&nrm[i], &a[i].c0);
+        FB(sqr)(&t, &a[i].c1);
+        FB(add)(&nrm[i], &nrm[i], &t); /* zero only for a = 0 (-1 is not a square) */
     }
-    F2F(inv)(&acc, &acc);
-    for (size_t i = n; i-- > 0;) {
-        if (F2F(is_zero)(&a[i])) continue;
-        F2_T t;
-        F2F(mul)(&t, &acc, &tmp[i]);
-        F2F(mul)(&acc, &acc, &a[i]);
-        a[i] = t;
+    FB(batch_inv)(nrm, scratch, n);
+    for (size_t i = 0; i < n; i++) {
+        FB_T t;
+        FB(mul)(&a[i].c0, &a[i].c0, &nrm[i]);
+        FB(mul)(&t, &a[i].c1, &nrm[i]);
+        FB(neg)(&a[i].c1, &t);
     }
 }
 

@@ -258,22 +258,42 @@ static inline void FPF(set_u64)(FP_T *r, uint64_t v) {
 }
 
 /* Batch inversion (Montgomery's trick): a[i] <- a[i]^-1 for all non-zero a[i]; zeros stay zero.
- * tmp must hold n elements. */
+ * tmp must hold n elements. Four prefix products run side by side (element i in chain i % 4), so
+ * that the products of one step do not wait for each other (one chain is a serial run of
+ * products, each waiting on the one before); their four totals are inverted together by one more
+ * small trick and one inversion. */
+#define FP_BATCH_CHAINS 4
 static inline void FPF(batch_inv)(FP_T *a, FP_T *tmp, size_t n) {
-    FP_T acc = FPF(ONE);
-    for (size_t i = 0; i < n; i++) {
-        tmp[i] = acc;
-        if (!FPF(is_zero)(&a[i])) FPF(mul)(&acc, &acc, &a[i]);
-    }
-    FPF(inv)(&acc, &acc);
-    for (size_t i = n; i-- > 0;) {
-        if (FPF(is_zero)(&a[i])) continue;
+    enum { C = FP_BATCH_CHAINS };
+    FP_T acc[C], pre[C], inv;
+    for (int k = 0; k < C; k++) acc[k] = FPF(ONE);
+    for (size_t i0 = 0; i0 < n; i0 += C)
+        for (int k = 0; k < C && i0 + (size_t)k < n; k++) {
+            size_t i = i0 + (size_t)k;
+            tmp[i] = acc[k];
+            if (!FPF(is_zero)(&a[i])) FPF(mul)(&acc[k], &acc[k], &a[i]);
+        }
+    pre[0] = acc[0];
+    for (int k = 1; k < C; k++) FPF(mul)(&pre[k], &pre[k - 1], &acc[k]);
+    FPF(inv)(&inv, &pre[C - 1]); /* every acc[k] is a product of non-zero elements (or one) */
+    for (int k = C - 1; k > 0; k--) {
         FP_T t;
-        FPF(mul)(&t, &acc, &tmp[i]);
-        FPF(mul)(&acc, &acc, &a[i]);
-        a[i] = t;
+        FPF(mul)(&t, &inv, &pre[k - 1]);
+        FPF(mul)(&inv, &inv, &acc[k]);
+        acc[k] = t;
     }
+    acc[0] = inv; /* acc[k]: the inverse of chain k's product */
+    for (size_t i0 = (n + C - 1) / C * C; i0 > 0; i0 -= C)
+        for (int k = C - 1; k >= 0; k--) {
+            size_t i = i0 - C + (size_t)k;
+            if (i >= n || FPF(is_zero)(&a[i])) continue;
+            FP_T t;
+            FPF(mul)(&t, &acc[k], &tmp[i]);
+            FPF(mul)(&acc[k], &acc[k], &a[i]);
+            a[i] = t;
+        }
 }
+#undef FP_BATCH_CHAINS
 
 #undef FP_USE_X86_ASM
 #undef FP_MULX_ON

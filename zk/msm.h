@@ -27,6 +27,17 @@ void bn_g2_msm(bn_g2_xyzz_t *out, const bn_g2_aff_t *bases, const uint8_t *scala
 void bls_g1_msm(bls_g1_xyzz_t *out, const bls_g1_aff_t *bases, const uint8_t *scalars, size_t n, int threads);
 void bls_g2_msm(bls_g2_xyzz_t *out, const bls_g2_aff_t *bases, const uint8_t *scalars, size_t n, int threads);
 
+/* The bucket reduction of the MSM (zk/msm_tmpl.h: msm_reduce, with the kernel set in use): *out = Σ_(i < nb)
+ * (i+1)·(bucket[i] where state[i] bit 0, + side[i] where bit 2). For the tests. */
+#define ZK_BUCKET_SUM_DECL(G)                                                                                       \
+    void G##_msm_bucket_sum(G##_xyzz_t *out, const G##_aff_t *bucket, const G##_xyzz_t *side, const uint8_t *state, \
+                            size_t nb);
+ZK_BUCKET_SUM_DECL(bn_g1)
+ZK_BUCKET_SUM_DECL(bn_g2)
+ZK_BUCKET_SUM_DECL(bls_g1)
+ZK_BUCKET_SUM_DECL(bls_g2)
+#undef ZK_BUCKET_SUM_DECL
+
 /* Fixed-base MSM over precomputed window tables (zk/msm_fixed_tmpl.h), for keys that stay loaded:
  * scalars in nwin signed c-bit digits; one of every `stride` windows stored as a row of multiples
  * 2^(c·stride·j)·P_i (row 0: the bases themselves, not copied), stored = ceil(nwin / stride) rows. */
