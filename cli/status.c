@@ -91,6 +91,8 @@ static void segment_status(shm_t *s) {
         printf("process %s@%u pid %u %s heartbeat %.1f s ago busy %.1f%%", shm_role_name(p.role), p.instance, p.pid,
                p.alive ? "alive" : "dead", (now - p.heartbeat_ns) / 1e9, up ? 100.0 * p.busy_ns / up : 0.0);
         if (p.cur_slab != SHM_NONE) printf(" slab %u", p.cur_slab);
+        if (p.role == ROLE_GPUD)
+            printf(" device %s proved %llu", p.device[0] ? p.device : "?", (unsigned long long)p.steps);
         if (p.alive && p.disk_wait) printf(" holding %u proofs for spool space", p.disk_wait);
         printf("\n");
         if (p.alive && p.disk_wait) {

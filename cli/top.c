@@ -104,7 +104,7 @@ static void frame(FILE *f, const cfg_t *c, shm_t *s, int att, snap_t *win, int *
     OUT("trims: %llu, %.1f ms in all, %.3f ms each", (unsigned long long)shm_counter(s, CNT_TRIMS), trim.sum_ns / 1e6,
         trim.count ? trim.sum_ns / 1e6 / trim.count : 0.0);
     OUT("%s", "");
-    OUT("%-12s %8s %8s %7s %10s %6s", "STAGE", "INSTANCE", "PID", "BUSY%", "HEARTBEAT", "SLAB");
+    OUT("%-12s %8s %8s %7s %10s %6s  %s", "STAGE", "INSTANCE", "PID", "BUSY%", "HEARTBEAT", "SLAB", "DEVICE (PROVED)");
     obs_proc_t procs[SHM_MAX_PROCS];
     uint32_t np = obs_procs(s, procs, SHM_MAX_PROCS);
     for (uint32_t i = 0; i < np; i++) {
@@ -112,8 +112,11 @@ static void frame(FILE *f, const cfg_t *c, shm_t *s, int att, snap_t *win, int *
         bool stale = p->heartbeat_age_s > OBS_STALE_S;
         char slab[16] = "-";
         if (p->info.cur_slab != SHM_NONE) snprintf(slab, sizeof slab, "%u", p->info.cur_slab);
-        OUT("%s%-12s %8u %8u %6.1f%% %8.1f s %6s%s", stale ? "\033[7m" : "", shm_role_name(p->info.role),
-            p->info.instance, p->info.pid, 100.0 * p->busy_ratio, p->heartbeat_age_s, slab,
+        char dev[64] = "";
+        if (p->info.role == ROLE_GPUD)
+            snprintf(dev, sizeof dev, "  %s (%llu)", p->info.device, (unsigned long long)p->info.steps);
+        OUT("%s%-12s %8u %8u %6.1f%% %8.1f s %6s%s%s", stale ? "\033[7m" : "", shm_role_name(p->info.role),
+            p->info.instance, p->info.pid, 100.0 * p->busy_ratio, p->heartbeat_age_s, slab, dev,
             stale ? "  STOPPED HEART-BEATING\033[0m" : "");
     }
     OUT("%s", "");

@@ -225,6 +225,9 @@ static int on_gpu(struct parse_state *st, const char *k, const char *v) {
     } else if (!strcmp(k, "precompute")) {
         if (cfg_parse_size(v, &c->gpu_precompute) < 0)
             return perr(st, "precompute = %s: expected a size (0 = none, 512M, 2G)", v), 0;
+    } else if (!strcmp(k, "device_memory")) {
+        if (cfg_parse_size(v, &c->gpu_device_memory) < 0)
+            return perr(st, "device_memory = %s: expected a size (0 = the device's free memory, 1G, 20G)", v), 0;
     } else {
         return perr(st, "unknown key '%s' in [gpu]", k), 0;
     }
@@ -489,6 +492,7 @@ static void set_defaults(cfg_t *c) {
     c->gpu_inflight = 0;
     c->gpu_threads = 0;
     c->gpu_precompute = 0;
+    c->gpu_device_memory = 0;
     c->verify = true;
     c->finalizer_instances = 1;
     c->finalizer_threads = 1;

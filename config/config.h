@@ -56,6 +56,7 @@ typedef struct cfg {
     uint32_t gpu_inflight; /* partitions in flight per gpud, 0 = the backend's (cpu 1, cuda 2) */
     uint32_t gpu_threads;  /* CPU backend threads, 0 = all CPUs (default 0) */
     uint64_t gpu_precompute; /* CPU backend window tables, bytes, all keys together (default 0: none) */
+    uint64_t gpu_device_memory; /* CUDA: device bytes a gpud may use (default 0: the device's free memory) */
     /* [finalizer] */
     bool verify;                  /* default yes */
     uint32_t finalizer_instances; /* default 1 */

@@ -212,6 +212,15 @@ void obs_metrics(shm_t *s, FILE *o, obs_extra_fn extra) {
         if (procs[i].info.role == ROLE_GPUD)
             fprintf(o, "zkpipe_stage_keys_resident{stage=\"gpud\",instance=\"%u\"} %u\n", procs[i].info.instance,
                     procs[i].info.keys);
+    family(o, "zkpipe_gpu_partitions_proved_total", "counter",
+           "Partitions a GPU stage process proved since it registered, with its backend and device.");
+    for (uint32_t i = 0; i < np; i++)
+        if (procs[i].info.role == ROLE_GPUD) {
+            fprintf(o, "zkpipe_gpu_partitions_proved_total{stage=\"gpud\",instance=\"%u\",device=\"",
+                    procs[i].info.instance);
+            label_value(o, procs[i].info.device);
+            fprintf(o, "\"} %llu\n", (unsigned long long)procs[i].info.steps);
+        }
     family(o, "zkpipe_stage_disk_wait_partitions", "gauge", "Proofs a finalizer holds back until the spool has space.");
     for (uint32_t i = 0; i < np; i++)
         if (procs[i].info.role == ROLE_FINALIZERD)
@@ -290,6 +299,10 @@ char *obs_status_json(shm_t *s) {
         json_object_object_add(o, "stage", json_object_new_string(shm_role_name(procs[i].info.role)));
         json_object_object_add(o, "instance", json_object_new_int((int)procs[i].info.instance));
         json_object_object_add(o, "pid", json_object_new_int((int)procs[i].info.pid));
+        if (procs[i].info.role == ROLE_GPUD) {
+            json_object_object_add(o, "device", json_object_new_string(procs[i].info.device));
+            json_object_object_add(o, "proved", json_object_new_int64((int64_t)procs[i].info.steps));
+        }
         json_object_object_add(o, "busy_percent", json_object_new_double(100.0 * procs[i].busy_ratio));
         json_object_object_add(o, "heartbeat_age_s", json_object_new_double(procs[i].heartbeat_age_s));
         json_object_object_add(o, "stale", json_object_new_boolean(procs[i].heartbeat_age_s > OBS_STALE_S));

@@ -15,6 +15,8 @@ typedef struct zk_backend_ops {
      * precompute = bytes the backend may spend on precomputed multiples of the keys' points, all keys
      * together (the CPU backend's window tables, docs/prover.md; 0 = none; ignored by CUDA). */
     int (*init)(void **ret_ctx, int device, int threads, uint64_t precompute, zk_err_t *err);
+    /* init fails with -ENOEXEC when the device cannot run this build at all (CUDA: no image for its
+     * compute capability): gpud exits ZK_BACKEND_EXIT_UNSUPPORTED, which its unit does not restart. */
     /* Called at start for the slab data area, in groups of whole slabs (zk_backend_register_slabs;
      * cudaHostRegister on CUDA, in chunks of at most ZK_BACKEND_REGISTER_MAX; no-op on CPU). */
     int (*register_memory)(void *ctx, void *base, size_t len, zk_err_t *err);
@@ -40,9 +42,18 @@ typedef struct zk_backend_ops {
      * making its points resident (CPU: the window tables chosen and their sizes); valid until the
      * next call into the backend. */
     const char *(*key_info)(void *ctx, const zk_zkey_t *z);
+    /* Optional (NULL): one line on the device the context runs on (CUDA: index, name, compute
+     * capability, the image used and the images built), for gpud's log and the segment. */
+    const char *(*device_info)(void *ctx);
+    /* Optional (NULL): caps the device memory the context may use ([gpu] device_memory), before
+     * the first load_key; 0 = no cap. CUDA plans every partition against min(cap, free memory):
+     * MSMs in chunks, key points streamed when they do not fit (docs/cuda.md, "Device memory"). */
+    int (*set_device_memory)(void *ctx, uint64_t bytes, zk_err_t *err);
 } zk_backend_ops_t;
 
 #define ZK_BACKEND_MAX_LANES 4
+/* gpud's exit status when init says -ENOEXEC (systemd: RestartPreventExitStatus=). */
+#define ZK_BACKEND_EXIT_UNSUPPORTED 5
 /* The most one register_memory call takes (cudaHostRegister is given at most 64 GiB at a time). */
 #define ZK_BACKEND_REGISTER_MAX ((size_t)64 << 30)
 

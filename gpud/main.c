@@ -196,6 +196,7 @@ static uint64_t finish(uint64_t prev_done) {
     proved++;
     busy_ns += t1 - tb;
     shm_count(&S, CNT_PROVED, 1);
+    atomic_fetch_add_explicit(&S.procs[S.self].steps, 1, memory_order_relaxed);
     shm_count(&S, CNT_GPU_BUSY_NS, t1 - tb);
     atomic_fetch_add_explicit(&S.procs[S.self].busy_ns, t1 - tb, memory_order_relaxed);
     shm_event(&S, EV_GPU_PROVE, job, part, slab, t0, t1 - t0, 0);
@@ -258,6 +259,15 @@ int main(int argc, char **argv) {
     }
     if (r < 0) {
         log_err("Failed to initialise backend %s: %s", B->name, e.msg);
+        /* the device cannot run this build: a restart would fail the same way */
+        return r == -ENOEXEC ? ZK_BACKEND_EXIT_UNSUPPORTED : 1;
+    }
+    const char *dev = B->device_info ? B->device_info(bctx) : NULL;
+    if (dev) log_info("Backend %s on %s", B->name, dev);
+    if (cfg.gpu_device_memory && !B->set_device_memory)
+        log_warn("[gpu] device_memory is ignored by backend %s", B->name);
+    else if (cfg.gpu_device_memory && B->set_device_memory(bctx, cfg.gpu_device_memory, &e) < 0) {
+        log_err("Failed to cap the device memory of backend %s: %s", B->name, e.msg);
         return 1;
     }
     depth = cfg.gpu_inflight ? (int)cfg.gpu_inflight : B->depth;
@@ -265,6 +275,9 @@ int main(int argc, char **argv) {
     if (depth > ZK_BACKEND_MAX_LANES) depth = ZK_BACKEND_MAX_LANES;
     if (!stage_attach(&cfg, &S, ROLE_GPUD, (uint32_t)args.instance)) return 1;
     if (cfg.hugepages) zk_backend_cpu_hugepages(shm_hugepages_advise);
+    char devname[64];
+    snprintf(devname, sizeof devname, "%s %d", B->name, args.device);
+    shm_proc_device(&S, devname);
     circuits_init(&cfg, 0);
     daemon_notify_extend(120 * 1000000ull, "registering the slab memory");
     uint32_t first = 0;

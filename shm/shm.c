@@ -337,6 +337,7 @@ int shm_register(shm_t *s, uint32_t role, uint32_t instance) {
         atomic_store_explicit(&p->disk_wait, 0, RLX);
         atomic_store_explicit(&p->disk_wait_since_ns, 0, RLX);
         atomic_store_explicit(&p->keys, 0, RLX);
+        memset(p->device, 0, sizeof p->device);
         atomic_store_explicit(&p->ready_inc, inc, REL);
         s->self = (int)i;
         s->self_inc = inc;
@@ -816,7 +817,14 @@ bool shm_proc_info(shm_t *s, uint32_t slot, shm_proc_info_t *ret) {
     ret->disk_wait = atomic_load_explicit(&p->disk_wait, RLX);
     ret->disk_wait_since_ns = atomic_load_explicit(&p->disk_wait_since_ns, RLX);
     ret->keys = atomic_load_explicit(&p->keys, RLX);
+    ret->steps = atomic_load_explicit(&p->steps, RLX);
+    memcpy(ret->device, p->device, sizeof ret->device);
+    ret->device[sizeof ret->device - 1] = 0;
     return true;
+}
+
+void shm_proc_device(shm_t *s, const char *name) {
+    if (s->self >= 0) snprintf(s->procs[s->self].device, sizeof s->procs[s->self].device, "%s", name);
 }
 
 void shm_keys_resident(shm_t *s, uint32_t n) {

@@ -29,7 +29,8 @@
 #include "config/shared.h"
 
 #define SHM_MAGIC 0x3168736570697a6bull /* "kzipesh1" */
-#define SHM_LAYOUT_VERSION 4u /* 2: part lost_count; 3: disk-wait gauge, pinned sizes; 4: histograms, keys gauge */
+/* 2: part lost_count; 3: disk-wait gauge, pinned sizes; 4: histograms, keys gauge; 5: gpud's device, steps */
+#define SHM_LAYOUT_VERSION 5u
 #define SHM_MAX_PROCS 128u
 #define SHM_MAX_PARTS 256u
 #define SHM_ID_MAX 48
@@ -179,13 +180,15 @@ typedef struct shm_proc {
     _Atomic uint64_t heartbeat_ns; /* CLOCK_MONOTONIC of the last loop step */
     _Atomic uint64_t started_ns;
     _Atomic uint64_t busy_ns;
-    _Atomic uint64_t steps;
+    _Atomic uint64_t steps; /* partitions this process completed (gpud: proved; others: 0) */
     /* Gauge (finalizers): partitions whose proofs this process holds back (slab PROVED) until the
      * spool has space again, and since when (CLOCK_MONOTONIC); 0 when none. A dead process's
      * gauge is not counted. */
     _Atomic uint32_t disk_wait;
     _Atomic uint64_t disk_wait_since_ns;
     _Atomic uint32_t keys; /* gauge (gpud): circuit keys resident in the backend */
+    /* gpud: its backend and device ("cuda 0"), written once after registration; "" otherwise. */
+    char device[40];
 } shm_proc_t;
 
 typedef struct shm_slab {
@@ -233,14 +236,15 @@ typedef struct shm_event {
 /* The segment's layout is SHM_LAYOUT_VERSION: these pin it, so that a change to any shared struct
  * fails the build until the version is bumped (attachers refuse other versions) and the sizes are
  * updated here and in docs/shm.md. */
-_Static_assert(SHM_LAYOUT_VERSION == 4, "update the layout asserts below for the new version");
+_Static_assert(SHM_LAYOUT_VERSION == 5, "update the layout asserts below for the new version");
 _Static_assert(sizeof(shm_hist_t) == 320 && offsetof(shm_hist_t, count) == 264, "shm_hist_t layout");
 _Static_assert(HIST_MAX == 25, "shm_header_t.hist: update the sizes below");
 _Static_assert(sizeof(shm_header_t) == 8576 && offsetof(shm_header_t, reg_lock) == 328 &&
                    offsetof(shm_header_t, ev_head) == 384 && offsetof(shm_header_t, counters) == 448 &&
                    offsetof(shm_header_t, hist) == 576,
                "shm_header_t layout");
-_Static_assert(sizeof(shm_proc_t) == 128 && offsetof(shm_proc_t, disk_wait) == 64 && offsetof(shm_proc_t, keys) == 80,
+_Static_assert(sizeof(shm_proc_t) == 128 && offsetof(shm_proc_t, disk_wait) == 64 && offsetof(shm_proc_t, keys) == 80 &&
+                   offsetof(shm_proc_t, device) == 84,
                "shm_proc_t layout");
 _Static_assert(sizeof(shm_slab_t) == 64, "shm_slab_t layout");
 _Static_assert(sizeof(shm_part_t) == 96, "shm_part_t layout");
@@ -401,7 +405,9 @@ typedef struct shm_proc_info {
     uint64_t heartbeat_ns, started_ns, busy_ns; /* CLOCK_MONOTONIC, busy time */
     uint32_t disk_wait;                         /* the gauge of shm_disk_wait */
     uint64_t disk_wait_since_ns;
-    uint32_t keys; /* the gauge of shm_keys_resident */
+    uint32_t keys;   /* the gauge of shm_keys_resident */
+    uint64_t steps;  /* partitions this process completed (gpud: proved) */
+    char device[40]; /* gpud: shm_proc_device's name ("" when none) */
 } shm_proc_info_t;
 bool shm_proc_info(shm_t *s, uint32_t slot, shm_proc_info_t *ret);
 static inline uint64_t shm_counter(const shm_t *s, int c) {
@@ -414,6 +420,8 @@ void shm_disk_wait(shm_t *s, int delta);
 
 /* Gauge (gpud): how many circuit keys this process holds resident in its backend. */
 void shm_keys_resident(shm_t *s, uint32_t n);
+/* gpud: names its backend and device in its process slot ("cuda 1"), once after registering. */
+void shm_proc_device(shm_t *s, const char *name);
 
 /* Read side of the slab table, for status: the state, the owner's pid (0 when unowned or the owner
  * is dead) and, unless FREE, the job slot and partition it was filled for. */

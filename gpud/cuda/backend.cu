@@ -5,6 +5,7 @@
  * (three coset NTTs and A·B − C), then the H MSM; the only wait is on the compute stream at the end. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -62,12 +63,39 @@ cudaError_t zc_ensure(zc_ctx *c, zc_buf *b, size_t bytes) {
         cudaError_t e = zc_idle(c);
         if (e == cudaSuccess) e = cudaFree(b->p);
         if (e != cudaSuccess) return e;
+        c->used -= b->cap;
     }
     b->p = nullptr;
     b->cap = 0;
     cudaError_t e = cudaMalloc(&b->p, bytes);
-    if (e == cudaSuccess) b->cap = bytes;
+    if (e == cudaSuccess) b->cap = bytes, c->used += bytes;
     return e;
+}
+
+void zc_release(zc_ctx *c, zc_buf *b) {
+    if (!b->p) return;
+    zc_idle(c);
+    cudaFree(b->p);
+    c->used -= b->cap;
+    b->p = nullptr;
+    b->cap = 0;
+}
+
+/* Device bytes of the NTT tables of 2^logn (ntt.cuh: twiddles n/2 each way, coset factor halves). */
+static size_t zc_tables_bytes(uint32_t logn) {
+    size_t n = (size_t)1 << logn, half = n / 2 ? n / 2 : 1;
+    uint32_t split = (logn + 1) / 2;
+    return (2 * half + ((size_t)1 << split) + ((size_t)1 << (logn - split))) * 32;
+}
+
+/* What a plan may use: min([gpu] device_memory, what this context holds + the device's free memory
+ * now − a reserve for the runtime), so that several gpud on one GPU each plan against what is left. */
+static size_t zc_budget(zc_ctx *c) {
+    size_t fr = 0, total = 0;
+    if (cudaMemGetInfo(&fr, &total) != cudaSuccess) (void)cudaGetLastError(), fr = total = 0;
+    size_t reserve = std::min((size_t)256 << 20, total / 32);
+    size_t b = c->used + (fr > reserve ? fr - reserve : 0);
+    return c->cap && c->cap < b ? c->cap : b;
 }
 
 extern "C" int zkcuda_device_count(void) {
@@ -76,7 +104,51 @@ extern "C" int zkcuda_device_count(void) {
     return n;
 }
 
-extern "C" const char *zkcuda_device_name(void *ctx) { return ((zc_ctx *)ctx)->name; }
+extern "C" const char *zkcuda_device_info(void *ctx) { return ((zc_ctx *)ctx)->info; }
+
+#ifndef ZC_ARCHS /* set by gpud/cuda/meson.build from -Dgpu_archs */
+#error "ZC_ARCHS (the architectures this backend is built for) is not defined"
+#endif
+
+/* The image of a build carrying SASS for the architectures in `sass` ("80,86,89,90") and PTX for
+ * compute_`ptx` that runs on a device of compute capability cc (10·major + minor): SASS for sm_XY
+ * runs on major X with minor ≥ Y (the newest such is taken), else the driver JIT-compiles the PTX
+ * for any cc ≥ ptx. Writes "sm_86 SASS" or "compute_90 PTX, JIT-compiled by the driver" and returns
+ * 1, or 0 when neither runs there. */
+extern "C" int zkcuda_arch_image(const char *sass, int ptx, int cc, char *buf, size_t len) {
+    int best = -1;
+    for (const char *p = sass; *p;) {
+        char *end;
+        int a = (int)strtol(p, &end, 10);
+        if (end == p) break;
+        if (a / 10 == cc / 10 && a % 10 <= cc % 10 && a > best) best = a;
+        for (p = end; *p == ',' || *p == ' ';) p++;
+    }
+    if (best >= 0) return snprintf(buf, len, "sm_%d SASS", best), 1;
+    if (ptx > 0 && cc >= ptx) return snprintf(buf, len, "compute_%d PTX, JIT-compiled by the driver", ptx), 1;
+    return 0;
+}
+
+/* The images this build carries, e.g. "SASS sm_80, sm_86, sm_89, sm_90 and PTX compute_90". */
+static void zc_arch_built(char *buf, size_t len) {
+    size_t n = (size_t)snprintf(buf, len, "SASS");
+    for (const char *p = ZC_ARCHS; *p && n < len;) {
+        char *end;
+        int a = (int)strtol(p, &end, 10);
+        if (end == p) break;
+        n += (size_t)snprintf(buf + n, len - n, "%s sm_%d", n > 4 ? "," : "", a);
+        for (p = end; *p == ',' || *p == ' ';) p++;
+    }
+    if (n < len) snprintf(buf + n, len - n, " and PTX compute_%d", ZC_PTX_ARCH);
+}
+
+#ifdef __CUDACC__
+/* The kernel the runtime is asked about: cudaFuncGetAttributes loads the module for the device, so
+ * a build without a usable image fails here, at init, and names the image's version otherwise. */
+static __global__ void zc_k_probe(int *x) {
+    if (x) *x = 0;
+}
+#endif
 
 static int zc_init(void **ret_ctx, int device, int threads, uint64_t precompute, zk_err_t *err) {
     (void)threads, (void)precompute;
@@ -90,11 +162,32 @@ static int zc_init(void **ret_ctx, int device, int threads, uint64_t precompute,
     if (device < 0 || device >= n)
         return zk_fail(err, ENODEV, "CUDA: device %d does not exist (%d present)", device, n);
     ZC_CK("cudaSetDevice", cudaSetDevice(device));
+    cudaDeviceProp prop;
+    ZC_CK("cudaGetDeviceProperties", cudaGetDeviceProperties(&prop, device));
+    char image[96], built[256];
+    int cc = prop.major * 10 + prop.minor;
+    zc_arch_built(built, sizeof built);
+    if (!zkcuda_arch_image(ZC_ARCHS, ZC_PTX_ARCH, cc, image, sizeof image))
+        return zk_fail(err, ENOEXEC,
+                       "CUDA: device %d (%s) has compute capability %d.%d, and this build carries no image for it "
+                       "(%s); rebuild with -Dgpu_archs including %d",
+                       device, prop.name, prop.major, prop.minor, built, cc);
+#ifdef __CUDACC__
+    cudaFuncAttributes fa;
+    cudaError_t pe = cudaFuncGetAttributes(&fa, zc_k_probe);
+    if (pe != cudaSuccess) {
+        (void)cudaGetLastError();
+        return zk_fail(err, pe == cudaErrorNoKernelImageForDevice ? ENOEXEC : ENODEV,
+                       "CUDA: device %d (%s, compute capability %d.%d) cannot load this build's kernels (%s): %s",
+                       device, prop.name, prop.major, prop.minor, built, cudaGetErrorString(pe));
+    }
+#endif
     zc_ctx *c = new (std::nothrow) zc_ctx();
     if (!c) return zk_fail(err, ENOMEM, "CUDA: out of memory");
     c->device = device;
-    cudaDeviceProp prop;
-    if (cudaGetDeviceProperties(&prop, device) == cudaSuccess) snprintf(c->name, sizeof c->name, "%s", prop.name);
+    snprintf(c->name, sizeof c->name, "%s", prop.name);
+    snprintf(c->info, sizeof c->info, "device %d %s, compute capability %d.%d, image %s (built: %s)", device, prop.name,
+             prop.major, prop.minor, image, built);
     if ((e = cudaStreamCreateWithFlags(&c->cs, cudaStreamNonBlocking)) != cudaSuccess ||
         (e = cudaStreamCreateWithFlags(&c->xs, cudaStreamNonBlocking)) != cudaSuccess) {
         delete c;
@@ -143,12 +236,13 @@ static int zc_register(void *ctx, void *base, size_t len, zk_err_t *err) {
     return 0;
 }
 
-static void zc_key_free(zc_key *k) {
+static void zc_key_free(zc_ctx *c, zc_key *k) {
     cudaFree(k->a);
     cudaFree(k->b1);
     cudaFree(k->b2);
     cudaFree(k->c);
     cudaFree(k->h);
+    if (k->a) c->used -= k->mem.key_bytes;
     memset(k, 0, sizeof *k);
 }
 
@@ -182,10 +276,134 @@ static zc_key *zc_key_find(zc_ctx *c, const zk_zkey_t *z) {
             continue;
         if (k->print == zc_key_print(z)) return k;
         zc_idle(c);
-        zc_key_free(k);
+        zc_key_free(c, k);
         c->keys[i] = c->keys[--c->n_keys];
         return nullptr;
     }
+    return nullptr;
+}
+
+/* ---- device memory (docs/cuda.md, "Device memory") ---- */
+
+/* The device buffers one partition of z uses with MSM chunks of `chunk` points. */
+struct zc_needs {
+    zc_msm_plan pv1, pv2, pc1, ph1; /* the full chunks' plans */
+    size_t wit, abc, win, ws, tmp, stage, tables, key;
+    uint32_t logn;
+};
+
+#define ZC_MIN_CHUNK (1u << 10)
+
+static cudaError_t zc_needs_of(const zk_zkey_t *z, uint32_t chunk, bool resident, zc_needs *x) {
+    const zc_curve_ops *co = zc_curve(z->curve);
+    size_t n = z->domain_size, nv = z->n_vars, nc = nv - z->n_pub - 1;
+    auto lim = [&](size_t m) { return (uint32_t)(m < chunk ? m : chunk); };
+    cudaError_t e;
+    if ((e = co->g1->plan(&x->pv1, lim(nv), 0)) != cudaSuccess ||
+        (e = co->g2->plan(&x->pv2, lim(nv), 0)) != cudaSuccess ||
+        (e = co->g1->plan(&x->pc1, lim(nc), 0)) != cudaSuccess || (e = co->g1->plan(&x->ph1, lim(n), 0)) != cudaSuccess)
+        return e;
+    size_t g1 = z->curve->g1_size, g2 = z->curve->g2_size, x1 = co->g1->xyzz_size, x2 = co->g2->xyzz_size;
+    /* one workspace for the five MSMs (run one after another); the size is not monotone in n (the
+     * window changes with n), so every plan counts; a chunk's tail has the window of its full chunks
+     * and needs no more */
+    x->ws = std::max(
+        {co->g1->ws_size(&x->pv1), co->g2->ws_size(&x->pv2), co->g1->ws_size(&x->pc1), co->g1->ws_size(&x->ph1)});
+    x->wit = nv * 32;
+    x->abc = 3 * n * 32;
+    x->win = (2 * (size_t)x->pv1.nw + x->pc1.nw + x->ph1.nw) * x1 + (size_t)x->pv2.nw * x2;
+    x->tmp = n * 32;
+    x->tables = zc_tables_bytes(z->log_domain);
+    x->logn = z->log_domain;
+    x->key = nv * (2 * g1 + g2) + nc * g1 + n * g1;
+    x->stage = resident ? 0 : (size_t)lim(std::max(nv, n)) * g2;
+    return cudaSuccess;
+}
+
+/* Device bytes of a plan: the key when resident, ZC_DEPTH lanes' inputs and window sums, the
+ * shared buffers and the NTT tables. */
+static size_t zc_needs_total(const zc_needs *x, bool resident) {
+    return (resident ? x->key : 0) + ZC_DEPTH * (x->wit + x->abc + x->win) + x->ws + x->tmp + x->stage + x->tables;
+}
+
+/* Chooses how z's partitions use the device: the largest chunk (from no chunking down to
+ * ZC_MIN_CHUNK points, halving) with the key's points resident, else the largest with them
+ * streamed; -ENOMEM naming what is short when not even that fits the budget. */
+static int zc_mem_plan(zc_ctx *c, const zk_zkey_t *z, zc_mem *m, zk_err_t *err) {
+    size_t budget = zc_budget(c), top = std::max(z->n_vars, z->domain_size), least = 0;
+    for (int resident = 1; resident >= 0; resident--) {
+        uint32_t chunk = (uint32_t)std::max(top, (size_t)1);
+        for (;;) {
+            zc_needs x;
+            ZC_CK("MSM plan", zc_needs_of(z, chunk, resident, &x));
+            size_t need = zc_needs_total(&x, resident);
+            if (need <= budget) {
+                *m = zc_mem{chunk, resident != 0, x.key, need, budget};
+                return 0;
+            }
+            least = need;
+            if (chunk <= ZC_MIN_CHUNK) break;
+            /* the next power of two below (below top itself when top is not one) */
+            uint32_t p = 1u << (31 - __builtin_clz(chunk));
+            chunk = p == chunk ? chunk / 2 : p;
+            if (chunk < ZC_MIN_CHUNK) chunk = ZC_MIN_CHUNK;
+        }
+    }
+    return zk_fail(err, ENOMEM,
+                   "CUDA: device memory: a partition of this circuit (%u wires, domain %u) needs at least %.1f MiB "
+                   "on the device (key points streamed, MSMs in chunks of %u points), the budget is %.1f MiB "
+                   "(device free memory%s)",
+                   z->n_vars, z->domain_size, least / 1048576.0, ZC_MIN_CHUNK, budget / 1048576.0,
+                   c->cap ? " and [gpu] device_memory" : "");
+}
+
+/* Makes room for key k's plan: what the context would hold once the plan's buffers are grown must
+ * fit the budget; other keys are evicted (least recently used first), then the other curve's NTT
+ * tables and buffers larger than the plan needs are freed (all after the queued work). */
+static void zc_make_room(zc_ctx *c, const zc_key *k, const zc_needs *x, int curve_idx) {
+    auto grow = [](const zc_buf &b, size_t want) { return want > b.cap ? want - b.cap : 0; };
+    auto projected = [&]() {
+        size_t p = c->used;
+        for (int l = 0; l < ZC_DEPTH; l++)
+            p += grow(c->lane[l].wit, x->wit) + grow(c->lane[l].abc, x->abc) + grow(c->lane[l].win, x->win);
+        p += grow(c->ws, x->ws) + grow(c->tmp, x->tmp) + grow(c->stage, x->stage);
+        void *t = c->tab[curve_idx];
+        const zc_fr_ops *fr = curve_idx == 0 ? zc_curve(&zk_curve_bn128)->fr : zc_curve(&zk_curve_bls12381)->fr;
+        if (!t || fr->tables_logn(t) != x->logn) p += x->tables - (t ? zc_tables_bytes(fr->tables_logn(t)) : 0);
+        if (k->mem.resident && !k->a) p += k->mem.key_bytes;
+        return p;
+    };
+    size_t budget = zc_budget(c);
+    while (projected() > budget) {
+        int lru = -1;
+        for (int i = 0; i < c->n_keys; i++)
+            if (&c->keys[i] != k && c->keys[i].a && (lru < 0 || c->keys[i].used < c->keys[lru].used)) lru = i;
+        if (lru < 0) break;
+        zc_idle(c);
+        zc_key_free(c, &c->keys[lru]);
+        c->keys[lru] = c->keys[--c->n_keys];
+        if (k == &c->keys[c->n_keys]) k = &c->keys[lru]; /* k was the moved entry */
+    }
+    if (projected() <= budget) return;
+    void **other = &c->tab[1 - curve_idx];
+    if (*other) {
+        const zc_fr_ops *fr = curve_idx == 0 ? zc_curve(&zk_curve_bls12381)->fr : zc_curve(&zk_curve_bn128)->fr;
+        zc_idle(c);
+        c->used -= zc_tables_bytes(fr->tables_logn(*other));
+        fr->tables_free(*other);
+        *other = nullptr;
+    }
+    auto shrink = [&](zc_buf &b, size_t want) {
+        if (b.cap > want) zc_release(c, &b);
+    };
+    for (int l = 0; l < ZC_DEPTH; l++)
+        shrink(c->lane[l].wit, x->wit), shrink(c->lane[l].abc, x->abc), shrink(c->lane[l].win, x->win);
+    shrink(c->ws, x->ws), shrink(c->tmp, x->tmp), shrink(c->stage, x->stage);
+}
+
+static zc_key *zc_key_slot(zc_ctx *c, const zk_zkey_t *z) {
+    for (int i = 0; i < c->n_keys; i++)
+        if (c->keys[i].id == z->points_a && c->keys[i].print == zc_key_print(z)) return &c->keys[i];
     return nullptr;
 }
 
@@ -197,42 +415,22 @@ static int zc_load_key(void *ctx, const zk_zkey_t *z, zk_err_t *err) {
         k->used = ++c->clock;
         return 0;
     }
+    if (z->n_vars < z->n_pub + 1) return zk_fail(err, EINVAL, "CUDA: key has nVars %u < nPublic+1", z->n_vars);
+    zc_mem mem;
+    int r = zc_mem_plan(c, z, &mem, err);
+    if (r < 0) return r;
     if (c->n_keys == ZC_MAX_KEYS) { /* evict the least recently used circuit, once no lane uses it */
         cudaError_t e = zc_idle(c);
         if (e != cudaSuccess) return zc_fail_cuda(err, "waiting for the device before evicting a key", e);
         int lru = 0;
         for (int i = 1; i < c->n_keys; i++)
             if (c->keys[i].used < c->keys[lru].used) lru = i;
-        zc_key_free(&c->keys[lru]);
+        zc_key_free(c, &c->keys[lru]);
         c->keys[lru] = c->keys[--c->n_keys];
     }
     k = &c->keys[c->n_keys];
     memset(k, 0, sizeof *k);
-    size_t g1 = z->curve->g1_size, g2 = z->curve->g2_size;
-    size_t nc = z->n_vars - z->n_pub - 1;
-    struct {
-        void **dst;
-        const void *src;
-        size_t bytes;
-    } sec[5] = {{&k->a, z->points_a, z->n_vars * g1},
-                {&k->b1, z->points_b1, z->n_vars * g1},
-                {&k->b2, z->points_b2, z->n_vars * g2},
-                {&k->c, z->points_c, nc * g1},
-                {&k->h, z->points_h, (size_t)z->domain_size * g1}};
-    for (int i = 0; i < 5; i++) {
-        cudaError_t e = cudaMalloc(sec[i].dst, sec[i].bytes ? sec[i].bytes : 1);
-        if (e == cudaSuccess && sec[i].bytes)
-            e = cudaMemcpyAsync(*sec[i].dst, sec[i].src, sec[i].bytes, cudaMemcpyHostToDevice, c->xs);
-        if (e != cudaSuccess) {
-            zc_key_free(k);
-            return zc_fail_cuda(err, "loading the key's points", e);
-        }
-    }
-    cudaError_t e = cudaStreamSynchronize(c->xs); /* once per circuit: the mapping may go away after */
-    if (e != cudaSuccess) {
-        zc_key_free(k);
-        return zc_fail_cuda(err, "loading the key's points", e);
-    }
+    k->mem = mem;
     k->id = z->points_a;
     k->print = zc_key_print(z);
     k->curve = z->curve;
@@ -241,6 +439,61 @@ static int zc_load_key(void *ctx, const zk_zkey_t *z, zk_err_t *err) {
     k->domain = z->domain_size;
     k->used = ++c->clock;
     c->n_keys++;
+    if (!mem.resident) return 0; /* submit streams the points from z's mapping */
+    zc_needs x;
+    ZC_CK("MSM plan", zc_needs_of(z, mem.chunk, true, &x));
+    zc_make_room(c, k, &x, z->curve->id == ZK_CURVE_BN128 ? 0 : 1);
+    k = zc_key_slot(c, z); /* eviction may have moved the entry */
+    size_t g1 = z->curve->g1_size, g2 = z->curve->g2_size;
+    size_t nc = z->n_vars - z->n_pub - 1;
+    void *dst[5] = {nullptr, nullptr, nullptr, nullptr, nullptr};
+    struct {
+        const void *src;
+        size_t bytes;
+    } sec[5] = {{z->points_a, z->n_vars * g1},
+                {z->points_b1, z->n_vars * g1},
+                {z->points_b2, z->n_vars * g2},
+                {z->points_c, nc * g1},
+                {z->points_h, (size_t)z->domain_size * g1}};
+    cudaError_t e = cudaSuccess;
+    for (int i = 0; i < 5 && e == cudaSuccess; i++) {
+        e = cudaMalloc(&dst[i], sec[i].bytes ? sec[i].bytes : 1);
+        if (e == cudaSuccess && sec[i].bytes)
+            e = cudaMemcpyAsync(dst[i], sec[i].src, sec[i].bytes, cudaMemcpyHostToDevice, c->xs);
+    }
+    if (e == cudaSuccess) e = cudaStreamSynchronize(c->xs); /* once per circuit */
+    if (e != cudaSuccess) {
+        for (void *d : dst) cudaFree(d);
+        c->keys[k - c->keys] = c->keys[--c->n_keys];
+        return zc_fail_cuda(err, "loading the key's points", e);
+    }
+    k->a = dst[0], k->b1 = dst[1], k->b2 = dst[2], k->c = dst[3], k->h = dst[4];
+    c->used += mem.key_bytes; /* counted as the plan counts it (the 1-byte stand-ins of empty sections aside) */
+    return 0;
+}
+
+/* One line on the key's device-memory plan (gpud logs it after load_key). */
+static const char *zc_key_info(void *ctx, const zk_zkey_t *z) {
+    zc_ctx *c = (zc_ctx *)ctx;
+    const zc_key *k = zc_key_slot(c, z);
+    if (!k) return nullptr;
+    size_t top = std::max(k->n_vars, k->domain);
+    char chunks[64];
+    if (k->mem.chunk >= top)
+        snprintf(chunks, sizeof chunks, "MSMs not chunked");
+    else
+        snprintf(chunks, sizeof chunks, "MSMs in chunks of %u points", k->mem.chunk);
+    snprintf(c->keyinfo, sizeof c->keyinfo,
+             "device memory: key points %s (%.1f MiB), %s; %.1f MiB of a %.1f MiB budget (%s)",
+             k->mem.resident ? "resident" : "streamed from the key each partition", k->mem.key_bytes / 1048576.0,
+             chunks, k->mem.need / 1048576.0, k->mem.budget / 1048576.0,
+             c->cap ? "[gpu] device_memory" : "the device's free memory");
+    return c->keyinfo;
+}
+
+static int zc_set_device_memory(void *ctx, uint64_t bytes, zk_err_t *err) {
+    (void)err;
+    ((zc_ctx *)ctx)->cap = (size_t)bytes;
     return 0;
 }
 
@@ -250,12 +503,14 @@ int zc_get_tables(zc_ctx *c, const zk_curve_t *curve, uint32_t logn, void **ret,
     if (!*t || fr->tables_logn(*t) != logn) {
         if (*t) {
             cudaStreamSynchronize(c->cs); /* domain size changed: once, outside the steady state */
+            c->used -= zc_tables_bytes(fr->tables_logn(*t));
             fr->tables_free(*t);
             *t = nullptr;
         }
         cudaError_t e = cudaSuccess;
         *t = fr->tables_new(logn, c->cs, &e);
         if (!*t) return zc_fail_cuda(err, "NTT tables", e);
+        c->used += zc_tables_bytes(logn);
     }
     *ret = *t;
     return 0;
@@ -289,33 +544,30 @@ static int zc_submit(void *ctx, int lane, const zk_zkey_t *z, const uint8_t *wit
     }
     k->used = ++c->clock;
     size_t n = z->domain_size, nv = z->n_vars, nc = nv - z->n_pub - 1;
+    zc_needs x;
+    ZC_CK("MSM plan", zc_needs_of(z, k->mem.chunk, k->mem.resident, &x));
+    zc_make_room(c, k, &x, z->curve->id == ZK_CURVE_BN128 ? 0 : 1);
+    k = zc_key_slot(c, z);
     void *tab;
     int r = zc_get_tables(c, z->curve, z->log_domain, &tab, err);
     if (r < 0) return r;
-
-    ZC_CK("MSM plan", co->g1->plan(&L->pv1, (uint32_t)nv, 0));
-    ZC_CK("MSM plan", co->g2->plan(&L->pv2, (uint32_t)nv, 0));
-    ZC_CK("MSM plan", co->g1->plan(&L->pc1, (uint32_t)nc, 0));
-    ZC_CK("MSM plan", co->g1->plan(&L->ph1, (uint32_t)n, 0));
+    L->pv1 = x.pv1, L->pv2 = x.pv2, L->pc1 = x.pc1, L->ph1 = x.ph1;
     L->co = co;
-    /* one workspace for the five MSMs (run one after another); the size is not monotone in n
-     * (the window changes with n), so every plan counts */
-    size_t ws = std::max(
-        {co->g1->ws_size(&L->pv1), co->g2->ws_size(&L->pv2), co->g1->ws_size(&L->pc1), co->g1->ws_size(&L->ph1)});
-    ZC_CK("allocating the MSM workspace", zc_ensure(c, &c->ws, ws));
-    ZC_CK("allocating the NTT buffer", zc_ensure(c, &c->tmp, n * 32));
-    ZC_CK("allocating the witness buffer", zc_ensure(c, &L->wit, nv * 32));
-    ZC_CK("allocating a, b, c", zc_ensure(c, &L->abc, 3 * n * 32));
-    size_t x1 = co->g1->xyzz_size, x2 = co->g2->xyzz_size;
-    size_t win_bytes = (2 * (size_t)L->pv1.nw + L->pc1.nw + L->ph1.nw) * x1 + (size_t)L->pv2.nw * x2;
-    if (L->host_win_cap < win_bytes) { /* the lane is idle: nothing queued writes here */
+    ZC_CK("allocating the MSM workspace", zc_ensure(c, &c->ws, x.ws));
+    ZC_CK("allocating the NTT buffer", zc_ensure(c, &c->tmp, x.tmp));
+    ZC_CK("allocating the witness buffer", zc_ensure(c, &L->wit, x.wit));
+    ZC_CK("allocating a, b, c", zc_ensure(c, &L->abc, x.abc));
+    ZC_CK("allocating the window sums", zc_ensure(c, &L->win, x.win));
+    if (x.stage) ZC_CK("allocating the staging buffer for the key's points", zc_ensure(c, &c->stage, x.stage));
+    if (L->host_win_cap < x.win) { /* the lane is idle: nothing queued writes here */
         if (L->host_win) cudaFreeHost(L->host_win);
         L->host_win = nullptr;
         L->host_win_cap = 0;
-        ZC_CK("cudaMallocHost", cudaMallocHost(&L->host_win, win_bytes));
-        L->host_win_cap = win_bytes;
+        ZC_CK("cudaMallocHost", cudaMallocHost(&L->host_win, x.win));
+        L->host_win_cap = x.win;
     }
-    uint8_t *w_a = (uint8_t *)L->host_win, *w_b1 = w_a + L->pv1.nw * x1, *w_c = w_b1 + L->pv1.nw * x1;
+    size_t x1 = co->g1->xyzz_size;
+    uint8_t *w_a = (uint8_t *)L->win.p, *w_b1 = w_a + L->pv1.nw * x1, *w_c = w_b1 + L->pv1.nw * x1;
     uint8_t *w_h = w_c + L->pc1.nw * x1, *w_b2 = w_h + L->ph1.nw * x1;
 
     cudaEvent_t *ev = L->ev;
@@ -329,15 +581,38 @@ static int zc_submit(void *ctx, int lane, const zk_zkey_t *z, const uint8_t *wit
     ZC_CK("copying c", cudaMemcpyAsync(d_c, cc, n * 32, cudaMemcpyHostToDevice, c->xs));
     ZC_CK("event", cudaEventRecord(ev[2], c->xs));
 
+    /* One MSM: its points in chunks of the plan's size, each chunk's window sums added into out
+     * on the device; the points from the resident copy or, streamed, copied from the key's mapping
+     * into the staging buffer on the compute stream (after the previous chunk's kernels read it). */
+    auto msm = [&](const zc_group_ops *g, const zc_msm_plan *full, size_t count, const void *dev, const void *host,
+                   const uint32_t *sc, void *out) -> cudaError_t {
+        if (count == 0) return g->enqueue(full, dev, sc, c->ws.p, out, 0, c->cs);
+        for (size_t off = 0; off < count; off += full->n) {
+            uint32_t len = (uint32_t)std::min((size_t)full->n, count - off);
+            zc_msm_plan tail;
+            const zc_msm_plan *p = full;
+            cudaError_t e;
+            if (len != full->n) {
+                if ((e = g->plan(&tail, len, full->c)) != cudaSuccess) return e;
+                p = &tail;
+            }
+            const void *pts = dev ? (const uint8_t *)dev + off * g->aff_size : c->stage.p;
+            if (!dev && (e = cudaMemcpyAsync(c->stage.p, (const uint8_t *)host + off * g->aff_size, len * g->aff_size,
+                                             cudaMemcpyHostToDevice, c->cs)) != cudaSuccess)
+                return e;
+            if ((e = g->enqueue(p, pts, sc + 8 * off, c->ws.p, out, off > 0, c->cs)) != cudaSuccess) return e;
+        }
+        return cudaSuccess;
+    };
     ZC_CK("wait", cudaStreamWaitEvent(c->cs, ev[1], 0));
     ZC_CK("event", cudaEventRecord(ev[3], c->cs));
-    ZC_CK("MSM A", co->g1->enqueue(&L->pv1, k->a, d_wit, c->ws.p, w_a, c->cs));
+    ZC_CK("MSM A", msm(co->g1, &L->pv1, nv, k->a, z->points_a, d_wit, w_a));
     ZC_CK("event", cudaEventRecord(ev[4], c->cs));
-    ZC_CK("MSM B1", co->g1->enqueue(&L->pv1, k->b1, d_wit, c->ws.p, w_b1, c->cs));
+    ZC_CK("MSM B1", msm(co->g1, &L->pv1, nv, k->b1, z->points_b1, d_wit, w_b1));
     ZC_CK("event", cudaEventRecord(ev[5], c->cs));
-    ZC_CK("MSM B2", co->g2->enqueue(&L->pv2, k->b2, d_wit, c->ws.p, w_b2, c->cs));
+    ZC_CK("MSM B2", msm(co->g2, &L->pv2, nv, k->b2, z->points_b2, d_wit, w_b2));
     ZC_CK("event", cudaEventRecord(ev[6], c->cs));
-    ZC_CK("MSM C", co->g1->enqueue(&L->pc1, k->c, d_wit + 8 * (z->n_pub + 1), c->ws.p, w_c, c->cs));
+    ZC_CK("MSM C", msm(co->g1, &L->pc1, nc, k->c, z->points_c, d_wit + 8 * (z->n_pub + 1), w_c));
     ZC_CK("event", cudaEventRecord(ev[7], c->cs));
     ZC_CK("wait", cudaStreamWaitEvent(c->cs, ev[2], 0));
     ZC_CK("event", cudaEventRecord(ev[8], c->cs));
@@ -347,7 +622,8 @@ static int zc_submit(void *ctx, int lane, const zk_zkey_t *z, const uint8_t *wit
     co->fr->abc(d_a, d_b, d_c, n, c->cs);
     ZC_CK("H kernels", cudaGetLastError());
     ZC_CK("event", cudaEventRecord(ev[9], c->cs));
-    ZC_CK("MSM H", co->g1->enqueue(&L->ph1, k->h, (const uint32_t *)d_a, c->ws.p, w_h, c->cs));
+    ZC_CK("MSM H", msm(co->g1, &L->ph1, n, k->h, z->points_h, (const uint32_t *)d_a, w_h));
+    ZC_CK("copying the window sums", cudaMemcpyAsync(L->host_win, L->win.p, x.win, cudaMemcpyDeviceToHost, c->cs));
     ZC_CK("event", cudaEventRecord(ev[10], c->cs));
     L->busy = true;
     return 0;
@@ -391,14 +667,15 @@ static void zc_destroy(void *ctx) {
     cudaSetDevice(c->device);
     zc_idle(c);
     if (c->check_free) c->check_free(c);
-    for (int i = 0; i < c->n_keys; i++) zc_key_free(&c->keys[i]);
+    for (int i = 0; i < c->n_keys; i++) zc_key_free(c, &c->keys[i]);
     for (zc_lane &L : c->lane) {
         cudaFree(L.wit.p);
         cudaFree(L.abc.p);
+        cudaFree(L.win.p);
         if (L.host_win) cudaFreeHost(L.host_win);
         for (cudaEvent_t e : L.ev) cudaEventDestroy(e);
     }
-    zc_buf *bufs[] = {&c->tmp, &c->ws};
+    zc_buf *bufs[] = {&c->tmp, &c->ws, &c->stage};
     for (zc_buf *b : bufs) cudaFree(b->p);
     if (c->tab[0]) zc_bn.fr->tables_free(c->tab[0]);
     if (c->tab[1]) zc_bls.fr->tables_free(c->tab[1]);
@@ -409,5 +686,6 @@ static void zc_destroy(void *ctx) {
 }
 
 extern "C" const zk_backend_ops_t zk_backend_cuda = {
-    "cuda", zc_init, zc_register, zc_load_key, ZC_DEPTH, zc_submit, zc_collect, zc_destroy, nullptr,
+    "cuda",     zc_init,     zc_register,        zc_load_key,          ZC_DEPTH, zc_submit, zc_collect,
+    zc_destroy, zc_key_info, zkcuda_device_info, zc_set_device_memory,
 };

@@ -18,7 +18,7 @@ struct zc_check {
 
 static void zc_check_free(zc_ctx *c) {
     if (!c->check) return;
-    cudaFree(c->check->io.p);
+    zc_release(c, &c->check->io);
     for (cudaEvent_t e : c->check->tev) cudaEventDestroy(e);
     delete c->check;
     c->check = nullptr;
@@ -190,8 +190,8 @@ extern "C" int zkcuda_msm(void *ctx, const zk_curve_t *curve, int g2, const void
     const void *in[2] = {points, scalars};
     size_t bytes[2] = {n * g->aff_size, n * 32};
     int r = zc_io(
-        c, in, bytes, 2, nullptr, 0,
-        [&](void **d, void *) { return g->enqueue(&p, d[0], (const uint32_t *)d[1], c->ws.p, win, c->cs); }, err);
+        c, in, bytes, 2, win, (size_t)p.nw * g->xyzz_size,
+        [&](void **d, void *o) { return g->enqueue(&p, d[0], (const uint32_t *)d[1], c->ws.p, o, 0, c->cs); }, err);
     if (r == 0) {
         if (ms) *ms = zc_ms(c->check->tev[0], c->check->tev[1]);
         g->finish(&p, win, out);

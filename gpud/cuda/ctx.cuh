@@ -14,12 +14,25 @@ struct zc_curve_ops {
 };
 const zc_curve_ops *zc_curve(const zk_curve_t *c);
 
+/* How one circuit's partitions use device memory (zc_mem_plan, docs/cuda.md "Device memory"):
+ * every MSM runs in chunks of at most `chunk` points (one window size per MSM, the chunks' window
+ * sums added on the device); the key's points are resident, or streamed chunk by chunk from the
+ * key's mapping into the staging buffer when even chunked they do not fit beside the rest. */
+struct zc_mem {
+    uint32_t chunk;   /* points per MSM chunk (≥ the largest MSM: not chunked) */
+    bool resident;    /* the key's points stay in device memory */
+    size_t key_bytes; /* the five sections' points */
+    size_t need;      /* device bytes the plan uses: key (when resident) + buffers + tables */
+    size_t budget;    /* what it was planned against */
+};
+
 struct zc_key {
     const void *id; /* points_a of the zkey mapping */
     uint64_t print; /* zc_key_print: a mapping's address can be reused by another key */
     const zk_curve_t *curve;
     uint32_t n_vars, n_pub, domain;
-    void *a, *b1, *b2, *c, *h;
+    void *a, *b1, *b2, *c, *h; /* device copies (NULL when not resident: submit streams them from z) */
+    zc_mem mem;
     uint64_t used;
 };
 
@@ -31,11 +44,11 @@ struct zc_buf {
 /* One partition in flight: its inputs on the device, its window sums in pinned host memory, its
  * plans (for the host's Horner step) and the events that order and time its steps. */
 struct zc_lane {
-    zc_buf wit, abc;
+    zc_buf wit, abc, win; /* win: the five MSMs' window sums on the device, copied to host_win at the end */
     void *host_win;
     size_t host_win_cap;
-    cudaEvent_t ev[11]; /* 0–2 copies (start, witness, a/b/c), 3–7 MSM A…C, 8–9 NTT+H, 10 done */
-    zc_msm_plan pv1, pv2, pc1, ph1;
+    cudaEvent_t ev[11];             /* 0–2 copies (start, witness, a/b/c), 3–7 MSM A…C, 8–9 NTT+H, 10 done */
+    zc_msm_plan pv1, pv2, pc1, ph1; /* the full chunks' plans (window size and count for Horner) */
     const zc_curve_ops *co;
     bool busy;
 };
@@ -45,6 +58,8 @@ struct zc_check; /* check.cu's state (buffers, timing events); absent from gpud 
 struct zc_ctx {
     int device;
     char name[256];
+    char info[800];      /* device, compute capability, the image used and the images built (zc_init) */
+    char keyinfo[400];   /* zc_key_info's line */
     cudaStream_t cs, xs; /* compute, copy */
     zc_lane lane[ZK_BACKEND_MAX_LANES];
     zc_key keys[ZC_MAX_KEYS];
@@ -55,8 +70,12 @@ struct zc_ctx {
         size_t len;
     } reg[64];
     int n_reg;
-    zc_buf tmp, ws; /* shared by the lanes: used on the compute stream only, one kernel after another */
-    void *tab[2];   /* NTT tables of the last domain size, per curve (bn128, bls12381) */
+    zc_buf tmp, ws, stage; /* shared by the lanes: used on the compute stream only, one kernel after another
+                            * (stage: a chunk of streamed key points) */
+    /* Device memory: `used` counts every buffer, key and table this context holds; a plan may use
+     * at most min(cap, used + free − reserve) (zc_budget). cap 0: no cap ([gpu] device_memory). */
+    size_t used, cap;
+    void *tab[2]; /* NTT tables of the last domain size, per curve (bn128, bls12381) */
     /* Made by the first device-check call, freed (through check_free) by destroy. */
     zc_check *check;
     void (*check_free)(zc_ctx *c);
@@ -70,8 +89,11 @@ int zc_fail_cuda(zk_err_t *err, const char *what, cudaError_t e);
         if (_e != cudaSuccess) return zc_fail_cuda(err, what, _e);                                                     \
     } while (0)
 
-/* Grows a device buffer (never shrinks), after the queued work that may still use the old one. */
+/* Grows a device buffer (never shrinks), after the queued work that may still use the old one;
+ * counted in c->used. */
 cudaError_t zc_ensure(zc_ctx *c, zc_buf *b, size_t bytes);
+/* Frees a buffer (after the queued work) and uncounts it. */
+void zc_release(zc_ctx *c, zc_buf *b);
 /* The NTT tables of 2^logn for curve (built on the compute stream when the size changed). */
 int zc_get_tables(zc_ctx *c, const zk_curve_t *curve, uint32_t logn, void **ret, zk_err_t *err);
 /* Milliseconds between two recorded events, 0 when unknown. */

@@ -23,6 +23,7 @@
 #include <functional>
 #include <numeric>
 #include <random>
+#include <unordered_map>
 #include <vector>
 
 #define __global__
@@ -90,6 +91,7 @@ struct zc_emu_stream {
 typedef zc_emu_stream *cudaStream_t;
 struct cudaDeviceProp {
     char name[256];
+    int major, minor;
 };
 
 inline thread_local cudaError_t zc_emu_last = cudaSuccess;
@@ -129,8 +131,16 @@ inline cudaError_t cudaGetLastError() {
 }
 inline cudaError_t cudaGetDeviceCount(int *n) { return *n = 1, cudaSuccess; }
 inline cudaError_t cudaSetDevice(int d) { return d == 0 ? cudaSuccess : zc_emu_fail(cudaErrorInvalidValue); }
+/* The emulated device's compute capability: ZKPIPE_EMU_CC=M.N (default 9.0), so that a test can ask
+ * for a device this build has no image for. */
 inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int) {
     snprintf(p->name, sizeof p->name, "host emulation");
+    p->major = 9, p->minor = 0;
+    const char *cc = getenv("ZKPIPE_EMU_CC");
+    if (cc && sscanf(cc, "%d.%d", &p->major, &p->minor) != 2) {
+        fprintf(stderr, "CUDA emulation: ZKPIPE_EMU_CC=%s: expected MAJOR.MINOR, e.g. 7.5\n", cc);
+        abort();
+    }
     return cudaSuccess;
 }
 
@@ -191,7 +201,56 @@ inline void zc_emu_enqueue(cudaStream_t s, std::function<void()> fn, zc_emu_even
     s->q.push_back(zc_emu_op{std::move(fn), wait, gen});
 }
 
+/* The emulated device's memory: ZKPIPE_EMU_DEVICE_MEMORY bytes (a suffix K, M or G; default 80G).
+ * cudaMalloc fails with cudaErrorMemoryAllocation, as on a device, once the allocations would
+ * exceed it; cudaMemGetInfo reports what is left. Pinned host memory (cudaMallocHost) does not count. */
+inline size_t zc_emu_device_size() {
+    static size_t total = [] {
+        const char *v = getenv("ZKPIPE_EMU_DEVICE_MEMORY");
+        if (!v) return (size_t)80 << 30;
+        char *end;
+        unsigned long long x = strtoull(v, &end, 10);
+        int sh = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+        if (end == v || (sh && end[1]) || (!sh && *end)) {
+            fprintf(stderr, "CUDA emulation: ZKPIPE_EMU_DEVICE_MEMORY=%s: expected bytes, e.g. 64M\n", v);
+            abort();
+        }
+        return (size_t)x << sh;
+    }();
+    return total;
+}
+inline std::unordered_map<void *, size_t> &zc_emu_allocs() {
+    static std::unordered_map<void *, size_t> m;
+    return m;
+}
+inline size_t zc_emu_allocated;
 template <class T> inline cudaError_t cudaMalloc(T **p, size_t n) {
+    ZC_EMU_STICKY();
+    if (n > zc_emu_device_size() - zc_emu_allocated) return zc_emu_fail(cudaErrorMemoryAllocation);
+    void *m = n ? malloc(n) : nullptr;
+    if (n && !m) return zc_emu_fail(cudaErrorMemoryAllocation);
+    if (m) {
+        memset(m, 0xa5, n);
+        zc_emu_allocs()[m] = n;
+        zc_emu_allocated += n;
+    }
+    *p = (T *)m;
+    return cudaSuccess;
+}
+inline cudaError_t cudaMemGetInfo(size_t *fr, size_t *total) {
+    *total = zc_emu_device_size();
+    *fr = *total - zc_emu_allocated;
+    return cudaSuccess;
+}
+/* cudaFree and cudaFreeHost wait for the device first, as they do on one */
+inline cudaError_t cudaFree(void *p) {
+    zc_emu_drain();
+    auto it = zc_emu_allocs().find(p);
+    if (it != zc_emu_allocs().end()) zc_emu_allocated -= it->second, zc_emu_allocs().erase(it);
+    free(p);
+    return cudaSuccess;
+}
+template <class T> inline cudaError_t cudaMallocHost(T **p, size_t n) {
     ZC_EMU_STICKY();
     void *m = n ? malloc(n) : nullptr;
     if (n && !m) return zc_emu_fail(cudaErrorMemoryAllocation);
@@ -199,9 +258,6 @@ template <class T> inline cudaError_t cudaMalloc(T **p, size_t n) {
     *p = (T *)m;
     return cudaSuccess;
 }
-/* cudaFree and cudaFreeHost wait for the device first, as they do on one */
-inline cudaError_t cudaFree(void *p) { return zc_emu_drain(), free(p), cudaSuccess; }
-template <class T> inline cudaError_t cudaMallocHost(T **p, size_t n) { return cudaMalloc(p, n); }
 inline cudaError_t cudaFreeHost(void *p) { return zc_emu_drain(), free(p), cudaSuccess; }
 inline cudaError_t cudaHostRegister(void *, size_t, unsigned) { return cudaSuccess; }
 inline cudaError_t cudaHostUnregister(void *) { return cudaSuccess; }
@@ -302,7 +358,8 @@ template <class... P> struct zc_emu_launch {
         });
     }
     static void zc_emu_run(unsigned grid, unsigned block, size_t smem, void (*k)(P...), P... a) {
-#pragma omp parallel for schedule(dynamic, 16)
+        /* small grids in turn: a parallel region costs more than they do (MSMs in small chunks) */
+#pragma omp parallel for schedule(dynamic, 16) if (grid >= 64)
         for (unsigned b = 0; b < grid; b++) {
             blockIdx.x = b;
             if (smem) {

@@ -12,8 +12,8 @@ extern "C" {
     static cudaError_t NAME##_plan(zc_msm_plan *p, uint32_t n, int c) { return zc_msm_plan_make<G>(p, n, c); }         \
     static size_t NAME##_ws_size(const zc_msm_plan *p) { return zc_msm_ws_size<G>(p); }                                \
     static cudaError_t NAME##_enqueue(const zc_msm_plan *p, const void *pts, const uint32_t *sc, void *ws,             \
-                                      void *host_out, cudaStream_t st) {                                               \
-        return zc_msm_enqueue<G>(p, (const G::aff_t *)pts, sc, ws, (G *)host_out, st);                                 \
+                                      void *out_win, int accumulate, cudaStream_t st) {                                \
+        return zc_msm_enqueue<G>(p, (const G::aff_t *)pts, sc, ws, (G *)out_win, accumulate, st);                      \
     }                                                                                                                  \
     static void NAME##_finish(const zc_msm_plan *p, const void *win, void *out_aff) {                                  \
         G r = zc_msm_finish<G>(p, (const G *)win);                                                                     \

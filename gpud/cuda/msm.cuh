@@ -41,6 +41,11 @@ __global__ void zc_k_window_seg(const G *part, const uint32_t *start, const uint
 template <class G> __global__ void zc_k_sum_groups(const G *in, uint32_t m, uint32_t group, int nw, G *out) {
     zc_b_sum_groups<G>(in, m, group, nw, out, (uint32_t)ZC_TID);
 }
+/* out[w] = win[w] (first chunk of an MSM) or out[w] + win[w] (a later chunk), w < nw. */
+template <class G> __global__ void zc_k_win_out(const G *win, int nw, int accumulate, G *out) {
+    size_t w = ZC_TID;
+    if (w < (size_t)nw) out[w] = accumulate ? out[w].add(win[w]) : win[w];
+}
 
 template <class G> static cudaError_t zc_msm_plan_make(zc_msm_plan *p, uint32_t n, int c) {
     zc_msm_geometry(p, n, c);
@@ -65,12 +70,14 @@ template <class G> static size_t zc_msm_ws_size(const zc_msm_plan *p) {
     return s;
 }
 
-/* Enqueues the MSM Σ sc_i·pts_i (i < n; scalars standard form, 8 words each) on stream; writes
- * nw window sums (XYZZ) to host_out (pinned, nw entries) with an async copy. The caller syncs and
- * then calls zc_msm_finish. ws must hold zc_msm_ws_size bytes. */
+/* Enqueues the MSM Σ sc_i·pts_i (i < n; scalars standard form, 8 words each) on stream; its nw
+ * window sums (XYZZ) are written to out (device memory, nw entries), or added to what out holds
+ * when accumulate (the later chunks of an MSM split in chunks of points with one window size: the
+ * window sums of the whole are the sums of the chunks'). The caller copies out to the host and
+ * calls zc_msm_finish. ws must hold zc_msm_ws_size bytes. */
 template <class G>
 static cudaError_t zc_msm_enqueue(const zc_msm_plan *p, const typename G::aff_t *pts, const uint32_t *sc, void *ws,
-                                  G *host_out, cudaStream_t st) {
+                                  G *out_win, int accumulate, cudaStream_t st) {
     uint8_t *w = (uint8_t *)ws;
     auto take = [&](size_t bytes) {
         void *r = w;
@@ -89,8 +96,8 @@ static cudaError_t zc_msm_enqueue(const zc_msm_plan *p, const typename G::aff_t 
     cudaError_t e;
 
     if (p->n == 0) {
-        if ((e = cudaMemsetAsync(seg0, 0, (size_t)p->nw * sizeof(G), st)) != cudaSuccess) return e;
-        return cudaMemcpyAsync(host_out, seg0, (size_t)p->nw * sizeof(G), cudaMemcpyDeviceToHost, st);
+        if (accumulate) return cudaSuccess;
+        return cudaMemsetAsync(out_win, 0, (size_t)p->nw * sizeof(G), st); /* all zero: infinity */
     }
     ZC_LAUNCH(zc_blocks(p->n, 256), 256, 0, st, zc_k_digits<G>)(pts, sc, p->n, p->c, p->nw, p->nb, keys, vals);
     size_t tb = tmp_bytes;
@@ -132,9 +139,8 @@ static cudaError_t zc_msm_enqueue(const zc_msm_plan *p, const typename G::aff_t 
         b = t;
         nseg = ng;
     }
-    e = cudaGetLastError();
-    if (e != cudaSuccess) return e;
-    return cudaMemcpyAsync(host_out, a, (size_t)p->nw * sizeof(G), cudaMemcpyDeviceToHost, st);
+    ZC_LAUNCH(zc_blocks((size_t)p->nw, 64), 64, 0, st, zc_k_win_out<G>)(a, p->nw, accumulate, out_win);
+    return cudaGetLastError();
 }
 
 /* Horner over the window sums on the host (same template, host build). */

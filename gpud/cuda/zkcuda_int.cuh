@@ -13,9 +13,10 @@ struct zc_group_ops {
     size_t aff_size, xyzz_size;
     cudaError_t (*plan)(zc_msm_plan *p, uint32_t n, int c);
     size_t (*ws_size)(const zc_msm_plan *p);
-    /* Enqueues the MSM; nw window sums (XYZZ) land in host_out (pinned) once st is done. */
-    cudaError_t (*enqueue)(const zc_msm_plan *p, const void *pts, const uint32_t *sc, void *ws, void *host_out,
-                           cudaStream_t st);
+    /* Enqueues the MSM; its nw window sums (XYZZ) are written to out_win (device memory), or added
+     * to it when accumulate (a later chunk of points of the same MSM, planned with the same window). */
+    cudaError_t (*enqueue)(const zc_msm_plan *p, const void *pts, const uint32_t *sc, void *ws, void *out_win,
+                           int accumulate, cudaStream_t st);
     /* Host: Horner over the window sums, then affine Montgomery bytes (zk/ code). */
     void (*finish)(const zc_msm_plan *p, const void *win, void *out_aff);
 };

@@ -11,7 +11,8 @@
 #   3. times MSM G1/G2 2^20 and 2^22 on both curves, NTT 2^20/2^22, the core at the largest
 #      fixture and at 2^20 variables (2^21 domain), alone and back to back with two in flight,
 #      H2D from a registered slab against pageable;
-#   4. prints one markdown table last (paste it into bench/RESULTS.md).
+#   4. prints one markdown table last (paste it into bench/RESULTS.md), headed by the device, its
+#      compute capability and the image of the build it ran ("architecture: ...").
 # Exit status: 0 all checks passed, 1 a check failed, 77 no GPU. With $OUT set, the logs and the
 # table are also written there.
 set -uo pipefail
@@ -89,10 +90,14 @@ rc=0
 [ -n "${hrc:-}" ] || { "$bin/test_cuda_host" >"$logs/host.log" 2>&1; hrc=$?; }
 [ "$hrc" = 0 ] || { rc=1; tail -20 "$logs/host.log" >&2; log "host arithmetic test FAILED"; }
 log "checks (kernels vs CPU, fixtures, 2^20 core) ..."
-timeout 330 "$bin/test_cuda_device" field_ops ec_ops msm ntt prove_fixtures prove_inflight prove_large \
+timeout 330 "$bin/test_cuda_device" arch_images field_ops ec_ops msm ntt prove_fixtures prove_inflight prove_large \
     >"$logs/checks.log" 2>&1
 crc=$?
 cat "$logs/checks.log" >&2
+# the device, its compute capability and the image of the build it ran (SASS or JIT-compiled PTX)
+arch=$(grep -m1 '^ARCH|' "$logs/checks.log" | cut -d'|' -f2-)
+[ -n "$arch" ] || arch="unknown (the backend did not start; see above)"
+log "architecture: $arch"
 if [ $crc -ne 0 ]; then rc=1; log "device checks FAILED (exit $crc)"; fi
 log "checks done at $(elapsed) s; timing ..."
 left=$(( 470 - $(elapsed) ))
@@ -105,6 +110,7 @@ brc=$?
 verdicts=$(grep -E '^(ok|FAIL|SKIP) ' "$logs/checks.log" | awk '{printf "%s %s; ", $1, $2}')
 table=$( {
     echo "GPU: $gpu — $(date -u '+%Y-%m-%d %H:%M UTC') — sources $(source_hash "$src")$(git -C "$src" rev-parse --short HEAD 2>/dev/null | sed 's/^/, commit /')"
+    echo "architecture: $arch"
     echo "checks: ${verdicts:-none ran}"
     echo
     echo "| what | value | unit | target |"

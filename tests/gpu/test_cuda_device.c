@@ -4,6 +4,7 @@
  * CPU core's, finalised proof verified), partitions in flight on two lanes (three circuits, two
  * curves), plus a 2^20-variable bn128 core against the CPU core.
  * The bench_* cases time the kernels and print "TIME|what|value|unit" lines (tests/gpu/device-check.sh). */
+#include <errno.h>
 #include <stdlib.h>
 #include <sys/random.h>
 #include <time.h>
@@ -47,6 +48,9 @@ static int ctx(void) {
         fprintf(stderr, "init: %s\n", g_err.msg);
         return 1;
     }
+    /* the device, its compute capability and the image of this build it runs (device-check.sh) */
+    printf("ARCH|%s\n", zkcuda_device_info(g_ctx));
+    fflush(stdout);
     return 0;
 }
 #define NEED_GPU()                                                                                                     \
@@ -59,6 +63,33 @@ static double now_ms(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* ---- which image of a build runs on which compute capability (no device needed) ---- */
+static int arch_case(const char *sass, int ptx, int cc, const char *want) {
+    char got[96] = "";
+    int ok = zkcuda_arch_image(sass, ptx, cc, got, sizeof got);
+    CHECK_MSG(want ? ok && !strcmp(got, want) : !ok, "SASS %s + PTX %d on %d.%d: got %s, want %s", sass, ptx, cc / 10,
+              cc % 10, ok ? got : "(refused)", want ? want : "(refused)");
+    return 0;
+}
+
+TEST(arch_images) {
+    const char *all = "80,86,89,90";
+    CHECK(arch_case(all, 90, 80, "sm_80 SASS") == 0); /* A100 */
+    CHECK(arch_case(all, 90, 86, "sm_86 SASS") == 0); /* A10G, A40, 3090 */
+    CHECK(arch_case(all, 90, 87, "sm_86 SASS") == 0); /* Orin: same major, newer minor */
+    CHECK(arch_case(all, 90, 89, "sm_89 SASS") == 0); /* L4, L40S, 4090 */
+    CHECK(arch_case(all, 90, 90, "sm_90 SASS") == 0); /* H100, H200 */
+    CHECK(arch_case(all, 90, 100, "compute_90 PTX, JIT-compiled by the driver") == 0); /* B200 */
+    CHECK(arch_case(all, 90, 120, "compute_90 PTX, JIT-compiled by the driver") == 0);
+    CHECK(arch_case(all, 90, 75, NULL) == 0); /* T4: older than every image */
+    CHECK(arch_case(all, 90, 70, NULL) == 0);
+    CHECK(arch_case("90", 90, 89, NULL) == 0); /* SASS does not run on an older minor, PTX not below its arch */
+    CHECK(arch_case("90", 90, 86, NULL) == 0);
+    CHECK(arch_case("86", 86, 89, "sm_86 SASS") == 0);
+    CHECK(arch_case("86", 86, 90, "compute_86 PTX, JIT-compiled by the driver") == 0);
+    return 0;
 }
 
 /* random reduced element of a prime field with NL 64-bit limbs */
@@ -519,6 +550,81 @@ TEST(prove_large) {
               "%s", g_err.msg);
     CHECK(memcmp(&cpu, &gpu, sizeof cpu) == 0);
     free(scratch);
+    big_key_free(&k);
+    return 0;
+}
+
+/* ---- device memory: the same synthetic core proved with no cap (not chunked where the device
+ * has room), with a cap that keeps the key resident but chunks the MSMs, and with one that leaves
+ * no room for the key (its points streamed chunk by chunk); each equal to the CPU core's. Run
+ * once more on a 64 MiB emulated device (meson: test_cuda_emu_64m), where an allocation beyond
+ * the plan fails as it would on a device. ---- */
+#ifdef ZKCUDA_EMU
+#define CHUNK_LOG 16 /* a 2^16 circuit */
+#define CAP_CHUNKED ((uint64_t)52 << 20)
+#define CAP_STREAMED ((uint64_t)28 << 20)
+#define CHUNK_LANES 1 /* the emulation's time: one partition a case */
+#else
+#define CHUNK_LOG 20
+#define CAP_CHUNKED ((uint64_t)1536 << 20)
+#define CAP_STREAMED ((uint64_t)800 << 20)
+#define CHUNK_LANES 2
+#endif
+TEST(prove_chunked) {
+    NEED_GPU();
+    big_key_t k;
+    big_key_make(&k, CHUNK_LOG, CHUNK_LOG + (CHUNK_LOG >= 20));
+    size_t n = k.z.domain_size;
+    zk_raw_t cpu, gpu;
+    uint8_t *scratch = aligned_alloc(64, zk_core_scratch_size(&k.z));
+    CHECK(zk_prove_core(&k.z, k.wit, k.abc, k.abc + 32 * n, k.abc + 64 * n, scratch, &cpu, NULL, 16) == 0);
+    free(scratch);
+    const struct {
+        uint64_t cap;
+        const char *mode, *chunks; /* what key_info must say (NULL: either) */
+    } cases[] = {{0, "key points resident", NULL},
+                 {CAP_CHUNKED, "key points resident", "MSMs in chunks of"},
+                 {CAP_STREAMED, "streamed", "MSMs in chunks of"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+#ifdef ZKCUDA_EMU
+        /* on a small emulated device (test_cuda_emu_64m) no cap already means chunks, and the
+         * chunked cap adds nothing */
+        bool small = getenv("ZKPIPE_EMU_DEVICE_MEMORY") != NULL;
+        if (small && cases[i].cap == CAP_CHUNKED) continue;
+#endif
+        void *c;
+        CHECK_MSG(zk_backend_cuda.init(&c, 0, 16, 0, &g_err) == 0, "%s", g_err.msg);
+        CHECK(zk_backend_cuda.set_device_memory(c, cases[i].cap, &g_err) == 0);
+        CHECK_MSG(zk_backend_cuda.load_key(c, &k.z, &g_err) == 0, "cap %llu MiB: %s",
+                  (unsigned long long)(cases[i].cap >> 20), g_err.msg);
+        const char *info = zk_backend_cuda.key_info(c, &k.z);
+        CHECK(info != NULL);
+        fprintf(stderr, "2^%d core, cap %llu MiB: %s\n", CHUNK_LOG, (unsigned long long)(cases[i].cap >> 20), info);
+        CHECK_STR_CONTAINS(info, cases[i].mode);
+        if (cases[i].chunks) CHECK_STR_CONTAINS(info, cases[i].chunks);
+#ifdef ZKCUDA_EMU
+        if (small && !cases[i].cap) CHECK_STR_CONTAINS(info, "MSMs in chunks of");
+#endif
+        /* partitions in flight on the lanes, as gpud runs them */
+        for (int lane = 0; lane < CHUNK_LANES; lane++)
+            CHECK_MSG(zk_backend_cuda.submit(c, lane, &k.z, k.wit, k.abc, k.abc + 32 * n, k.abc + 64 * n, &g_err) == 0,
+                      "cap %llu MiB: %s", (unsigned long long)(cases[i].cap >> 20), g_err.msg);
+        for (int lane = 0; lane < CHUNK_LANES; lane++) {
+            CHECK_MSG(zk_backend_cuda.collect(c, lane, &gpu, NULL, &g_err) == 0, "%s", g_err.msg);
+            CHECK_MSG(memcmp(&cpu, &gpu, sizeof cpu) == 0, "cap %llu MiB lane %d: the core differs from the CPU's",
+                      (unsigned long long)(cases[i].cap >> 20), lane);
+        }
+        zk_backend_cuda.destroy(c);
+    }
+    /* a cap below what even streaming needs: the key is refused with the sizes, no partition runs */
+    void *c;
+    CHECK(zk_backend_cuda.init(&c, 0, 16, 0, &g_err) == 0);
+    CHECK(zk_backend_cuda.set_device_memory(c, (uint64_t)4 << 20, &g_err) == 0);
+    CHECK(zk_backend_cuda.load_key(c, &k.z, &g_err) == -ENOMEM);
+    fprintf(stderr, "cap 4 MiB: %s\n", g_err.msg);
+    CHECK_STR_CONTAINS(g_err.msg, "CUDA: device memory: a partition of this circuit");
+    CHECK_STR_CONTAINS(g_err.msg, "the budget is 4.0 MiB");
+    zk_backend_cuda.destroy(c);
     big_key_free(&k);
     return 0;
 }
