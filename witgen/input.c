@@ -127,23 +127,24 @@ typedef struct {
     zk_err_t *err;
 } ctx_t;
 
-/* One value into v; errors name the signal. */
+/* One value into v; errors name the signal and what is wrong, never the value: inputs are the
+ * prover's secrets, and the error text reaches result.json, the journal and the exporter's /status. */
 static int value(ctx_t *c, const char *name, json_object *o, uint32_t *v) {
     switch (json_object_get_type(o)) {
     case json_type_string:
         if (!parse_string(json_object_get_string(o), v, c->p, c->n32))
-            return zk_fail(c->err, EINVAL, "%s: signal %s: \"%.60s\" is not a number", c->file, name,
-                           json_object_get_string(o));
+            return zk_fail(c->err, EINVAL,
+                           "%s: signal %s: a string that is not a number (decimal digits or 0x and hex digits)",
+                           c->file, name);
         return 0;
     case json_type_int: {
         /* exact in json-c (int64; larger ones clamp): beyond 2^53 JavaScript would have rounded it */
         int64_t i = json_object_get_int64(o);
         if (i > ((int64_t)1 << 53) || i < -((int64_t)1 << 53))
             return zk_fail(c->err, EINVAL,
-                           "%s: signal %s: %s is too large for a JSON number (it would be rounded); write it as a "
-                           "string",
-                           c->file, name,
-                           i == INT64_MAX || i == INT64_MIN ? "a number beyond 2^63" : json_object_to_json_string(o));
+                           "%s: signal %s: a JSON number too large to be exact (beyond 2^53 it would be rounded); "
+                           "write it as a string",
+                           c->file, name);
         char buf[40];
         snprintf(buf, sizeof buf, "%lld", (long long)i);
         parse_string(buf, v, c->p, c->n32);
@@ -152,22 +153,21 @@ static int value(ctx_t *c, const char *name, json_object *o, uint32_t *v) {
     case json_type_double: {
         double d = json_object_get_double(o);
         if (d != floor(d) || !isfinite(d))
-            return zk_fail(c->err, EINVAL, "%s: signal %s: %s is not an integer", c->file, name,
-                           json_object_to_json_string(o));
+            return zk_fail(c->err, EINVAL, "%s: signal %s: a JSON number that is not an integer", c->file, name);
         /* a fraction or an exponent: from 2^53 on the text may have been another integer */
         if (fabs(d) >= 9007199254740992.0)
             return zk_fail(c->err, EINVAL,
-                           "%s: signal %s: %s is too large for a JSON number (it would be rounded); write it as a "
-                           "string",
-                           c->file, name, json_object_to_json_string(o));
+                           "%s: signal %s: a JSON number too large to be exact (beyond 2^53 it would be rounded); "
+                           "write it as a string",
+                           c->file, name);
         char buf[40];
         snprintf(buf, sizeof buf, "%.0f", d);
         parse_string(buf, v, c->p, c->n32);
         return 0;
     }
     default:
-        return zk_fail(c->err, EINVAL, "%s: signal %s: %s is not a number", c->file, name,
-                       json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+        return zk_fail(c->err, EINVAL, "%s: signal %s: a JSON %s is not a number", c->file, name,
+                       json_type_to_name(json_object_get_type(o)));
     }
 }
 

@@ -8,7 +8,8 @@ pg_start
 L=$DATA/bls12381/mulchain
 box_config A "wasm = $L/mulchain.wasm" "[pipeline]" "cache = $T/cache"
 box_start A
-printf '{"a":"3","b":"\xff\xfe1"}' >"$T/bad.json"
+# the bytes in a signal's name: errors name the signal (never its value, docs/witgen.md)
+printf '{"a":"3","b":"1","\xff\xfe":"1"}' >"$T/bad.json"
 out=$("$ZKPIPE" submit --dsn "$DSN" --circuit mulchain381 --input "$T/bad.json" 2>&1) || fail "submit --dsn --input: $out"
 BAD=$(echo "$out" | tail -n 1)
 wait_for 60 "the bad job to end" all_final

@@ -192,7 +192,7 @@ expect_fail "$F_ASSERT" "input-1.json: the circuit rejects the input .*Assert Fa
 expect_fail "$F_UNKNOWN" "input-0.json: signal zz is not an input of the circuit"
 expect_fail "$F_MISSING" "input-0.json: an input signal is missing"
 expect_fail "$F_MANY" "input-0.json: signal m: 7 values given, the circuit's input has 6 (too many values)"
-expect_fail "$F_NAN" "input-0.json: signal x: \"seven\" is not a number"
+expect_fail "$F_NAN" "input-0.json: signal x: a string that is not a number"
 expect_fail "$F_TRAP" "input-0.json: generator trap (setInputSignal): out-of-bounds memory access"
 expect_fail "$F_PRIME" "the wasm's prime is bls12381's, the zkey .*mulchain.zkey is for bn128"
 expect_fail "$F_CRASH" "crash.sh: killed by signal 11"

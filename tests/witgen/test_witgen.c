@@ -247,11 +247,11 @@ TEST(input_number_forms) {
     CHECK(witgen_fnv1a64("") == 0xcbf29ce484222325ull);
     CHECK(witgen_fnv1a64("a") == 0xaf63dc4c8601ec8cull);
     static const char *const bad[][2] = {
-        {"{\"a\": \"1x\"}", "signal a: \"1x\" is not a number"},
-        {"{\"a\": \"-0x5\"}", "is not a number"},
-        {"{\"a\": true}", "signal a: true is not a number"},
-        {"{\"a\": 2.5}", "signal a: 2.5 is not an integer"},
-        {"{\"a\": 1e300}", "too large for a JSON number"},
+        {"{\"a\": \"1x\"}", "signal a: a string that is not a number"},
+        {"{\"a\": \"-0x5\"}", "signal a: a string that is not a number"},
+        {"{\"a\": true}", "signal a: a JSON boolean is not a number"},
+        {"{\"a\": 2.5}", "signal a: a JSON number that is not an integer"},
+        {"{\"a\": 1e300}", "a JSON number too large to be exact"},
         {"{\"a\": [{\"b\": 1}]}", "arrays of objects"},
         {"{\"a\": 1", "not valid JSON"},
         {"[1, 2]", "must be a JSON object"},
@@ -261,6 +261,14 @@ TEST(input_number_forms) {
         CHECK_MSG(witgen_input_load(&in, path, p, 1, &e) < 0, "%s", bad[i][0]);
         CHECK_STR_CONTAINS(e.msg, bad[i][1]);
         CHECK_STR_CONTAINS(e.msg, "forms.json");
+    }
+    /* an error never carries the value (issue 25, 10: /status showed 60 characters of it) */
+    static const char *const secret[] = {"{\"a\": \"SECRET7x\"}", "{\"a\": 7.5e-7}", "{\"a\": 98765432109876543210}",
+                                         "{\"a\": [\"SECRET7\", \"SECRET7y\"]}"};
+    for (size_t i = 0; i < sizeof secret / sizeof secret[0]; i++) {
+        write_str(path, secret[i]);
+        CHECK_MSG(witgen_input_load(&in, path, p, 1, &e) < 0, "%s", secret[i]);
+        CHECK_MSG(!strstr(e.msg, "SECRET") && !strstr(e.msg, "765") && !strstr(e.msg, "7.5"), "the value is in: %s", e.msg);
     }
     /* a FIFO where the input or the wasm belongs: an error, not a hang */
     char fifo[300];
