@@ -8,18 +8,23 @@
 #             (262,119 constraints, nPublic 3, domain 2^18)
 #   sha256    circomlib Sha256(256): SHA-256 of a 256-bit message, one 512-bit block after padding
 #             (~30k constraints, domain 2^15), the digest bits public
+#   pchain20, pchain22  the same chain of 2000 and 8000 hashes (~2^20 and ~2^22 constraints), for
+#             bench/witness-cold
 #   pchain16bls  the 126-hash Poseidon chain of bench/data/pchain16 compiled for bls12381
 #             (circom --prime bls12381: circomlib's constants taken mod r, a benchmark circuit, not a
 #             hash; domain 2^16)
 #
-# Usage: bench/make-circuits.sh [--force] pchain18|sha256|pchain16bls...
+# Usage: bench/make-circuits.sh [--force] pchain18|pchain20|pchain22|sha256|pchain16bls...
 # Environment: ZKPIPE (the zkpipe binary; default $ZKPIPE_BUILD_ROOT/cli/zkpipe, build root
-# default ./build), THREADS (keygen threads; default all CPUs).
+# default ./build), THREADS (keygen threads; default all CPUs), WASM_ONLY=1 (only the r1cs, the
+# wasm and input.json: no witness, no key; what bench/witness-cold needs).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${ZKPIPE_BUILD_ROOT:-$root/build}
 zkpipe=${ZKPIPE:-$build/cli/zkpipe}
 tools=$root/bench/.tools
+# the repository's own circom2 and circomlib (npm ci) when they are there
+[ -e "$root/node_modules/circom2/cli.js" ] && [ -d "$root/node_modules/circomlib/circuits" ] && tools=$root
 force=0
 if [ "${1:-}" = "--force" ]; then
     force=1
@@ -35,8 +40,10 @@ write_source() {
     local name=$1 out=$2 stem=$3
     local hashes=507
     [ "$name" = pchain16bls ] && hashes=126
+    [ "$name" = pchain20 ] && hashes=2000
+    [ "$name" = pchain22 ] && hashes=8000
     case $name in
-    pchain18 | pchain16bls)
+    pchain18 | pchain20 | pchain22 | pchain16bls)
         cat >"$out/$stem.circom" <<EOF
 pragma circom 2.0.0;
 include "circomlib/poseidon.circom";
@@ -75,14 +82,20 @@ make_one() {
     local name=$1 stem out
     case $name in
     pchain18) stem=pchain_507 ;;
+    pchain20) stem=pchain_2000 ;;
+    pchain22) stem=pchain_8000 ;;
     sha256) stem=sha256_512 ;;
     pchain16bls) stem=pchain_126 ;;
     *)
-        echo "make-circuits: unknown circuit '$name' (pchain18, sha256, pchain16bls)" >&2
+        echo "make-circuits: unknown circuit '$name' (pchain18, pchain20, pchain22, sha256, pchain16bls)" >&2
         exit 2
         ;;
     esac
     out=$root/bench/data/$name
+    if [ "${WASM_ONLY:-0}" = 1 ] && [ $force = 0 ] && [ -s "$out/${stem}_js/$stem.wasm" ] && [ -s "$out/input.json" ]; then
+        echo "make-circuits: $out/${stem}_js/$stem.wasm is up to date (--force to remake)"
+        return 0
+    fi
     if [ $force = 0 ] && [ -s "$out/$stem.zkey" ] && [ -s "$out/$stem.wtns" ] && [ -s "$out/vk.json" ] &&
         [ -s "$out/$stem.r1cs" ]; then
         echo "make-circuits: $out is up to date (--force to remake)"
@@ -100,6 +113,13 @@ make_one() {
     local prime=bn128
     [ "$name" = pchain16bls ] && prime=bls12381
     (cd "$work" && node "$tools/node_modules/circom2/cli.js" "$stem.circom" --prime "$prime" --r1cs --wasm -l . -o .)
+    if [ "${WASM_ONLY:-0}" = 1 ]; then
+        rm -rf "$out/${stem}_js"
+        mv "$work/${stem}_js" "$work/$stem.r1cs" "$out/"
+        rm -rf "$work"
+        ls -l "$out" "$out/${stem}_js"
+        return 0
+    fi
     echo "make-circuits: computing the witness"
     node "$work/${stem}_js/generate_witness.js" "$work/${stem}_js/$stem.wasm" "$out/input.json" "$work/$stem.wtns"
     mv "$work/$stem.r1cs" "$out/$stem.r1cs"

@@ -2,9 +2,11 @@
  * (witgen/), byte-identical output. zkpipe witgen build: compile the generators of an ini ahead. */
 #include <errno.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "witgen/witgen.h"
@@ -14,6 +16,9 @@
 #include "config/config.h"
 #endif
 
+/* --cache, else $ZKPIPE_CACHE, $XDG_CACHE_HOME/zkpipe, $HOME/.cache/zkpipe, the password file's home
+ * directory's .cache/zkpipe, $XDG_RUNTIME_DIR/zkpipe-cache; NULL when there is none (never a shared
+ * directory such as /tmp: another user could plant objects there). */
 const char *cli_witgen_cache(const char *opt) {
     static char buf[1100];
     if (opt && opt[0]) return opt;
@@ -25,8 +30,20 @@ const char *cli_witgen_cache(const char *opt) {
         return buf;
     }
     e = getenv("HOME");
-    snprintf(buf, sizeof buf, "%s/.cache/zkpipe", e && e[0] ? e : "/tmp");
-    return buf;
+    if (!e || !e[0]) {
+        const struct passwd *pw = getpwuid(geteuid());
+        e = pw && pw->pw_dir && pw->pw_dir[0] == '/' && strcmp(pw->pw_dir, "/") ? pw->pw_dir : NULL;
+    }
+    if (e) {
+        snprintf(buf, sizeof buf, "%s/.cache/zkpipe", e);
+        return buf;
+    }
+    e = getenv("XDG_RUNTIME_DIR");
+    if (e && e[0] == '/') {
+        snprintf(buf, sizeof buf, "%s/zkpipe-cache", e);
+        return buf;
+    }
+    return NULL;
 }
 
 static void print_log_line(void *ctx, const char *line) {
@@ -36,6 +53,10 @@ static void print_log_line(void *ctx, const char *line) {
 
 int cli_witness_compute(const char *wasm, const char *input, const char *cache, uint8_t **ret_img, size_t *ret_len,
                         const zk_zkey_t *z, const char *zkey_path, zk_err_t *err) {
+    if (!cache)
+        return zk_fail(err, ENOENT,
+                       "no cache directory for compiled generators: HOME is unset and this user has no home; give "
+                       "--cache DIR or set ZKPIPE_CACHE");
     witgen_opts_t o = {.cache_dir = cache, .log_line = print_log_line};
     witgen_t *g;
     int r = witgen_open(&g, wasm, &o, NULL, err);
@@ -70,7 +91,8 @@ static void witness_usage(FILE *f) {
             "\n"
             "Options:\n"
             "  --cache DIR   compiled generators (default $ZKPIPE_CACHE, else $XDG_CACHE_HOME/zkpipe, else\n"
-            "                ~/.cache/zkpipe)\n"
+            "                ~/.cache/zkpipe, else $XDG_RUNTIME_DIR/zkpipe-cache); it must be owned by you (or\n"
+            "                root) and not writable by group or others, and so must its objects\n"
             "  -h, --help    this text\n"
             "\n"
             "Exit status: 0 witness written, 1 bad input or failure (one line on stderr), 2 bad usage.\n");
@@ -87,9 +109,15 @@ int zkpipe_cmd_witness(int argc, char **argv) {
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 'c': cache = optarg; break;
-        case 'h': witness_usage(stdout); return 0;
-        default: witness_usage(stderr); return 2;
+        case 'c':
+            cache = optarg;
+            break;
+        case 'h':
+            witness_usage(stdout);
+            return 0;
+        default:
+            witness_usage(stderr);
+            return 2;
         }
     }
     if (argc - optind != 3) {
@@ -112,14 +140,13 @@ int zkpipe_cmd_witness(int argc, char **argv) {
 
 #ifdef ZKPIPE_PIPELINE
 static void witgen_usage(FILE *f) {
-    fprintf(f,
-            "Usage: zkpipe witgen build [--config FILE] [CIRCUIT...]\n"
-            "\n"
-            "Compiles the wasm witness generator of every named circuit (default: every circuit with `wasm =`)\n"
-            "into the ini's cache directory ([pipeline] cache), so that synthd finds it built. Prints one line\n"
-            "per circuit: built or already cached, and the object's path.\n"
-            "\n"
-            "Exit status: 0 all built, 1 a build failed or a circuit has no wasm, 2 bad usage or bad ini.\n");
+    fprintf(f, "Usage: zkpipe witgen build [--config FILE] [CIRCUIT...]\n"
+               "\n"
+               "Compiles the wasm witness generator of every named circuit (default: every circuit with `wasm =`)\n"
+               "into the ini's cache directory ([pipeline] cache), so that synthd finds it built. Prints one line\n"
+               "per circuit: built or already cached, and the object's path.\n"
+               "\n"
+               "Exit status: 0 all built, 1 a build failed or a circuit has no wasm, 2 bad usage or bad ini.\n");
 }
 
 int zkpipe_cmd_witgen(int argc, char **argv) {
@@ -143,9 +170,15 @@ int zkpipe_cmd_witgen(int argc, char **argv) {
     argv++;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 'c': config = optarg; break;
-        case 'h': witgen_usage(stdout); return 0;
-        default: witgen_usage(stderr); return 2;
+        case 'c':
+            config = optarg;
+            break;
+        case 'h':
+            witgen_usage(stdout);
+            return 0;
+        default:
+            witgen_usage(stderr);
+            return 2;
         }
     }
     static cfg_t cfg;

@@ -592,6 +592,20 @@ bool shm_part_give_up(shm_t *s, uint32_t idx, uint32_t from, uint32_t job, uint3
     return moved;
 }
 
+bool shm_part_retry(shm_t *s, uint32_t idx, uint32_t job, uint32_t part) {
+    shm_job_t *J = &s->jobs[job];
+    bool moved = false;
+    if (own_slab(s, idx, SLAB_FILLING)) {
+        /* the partition first, then the slab (as shm_reclaim) */
+        uint64_t w = inflight_word(idx);
+        uint64_t back = atomic_load_explicit(&J->state, ACQ) == JOB_ACTIVE ? PART_PENDING : PART_DROPPED;
+        moved = atomic_compare_exchange_strong_explicit(&J->parts[part].word, &w, back, ACQREL, RLX);
+        (void)shm_slab_move(s, idx, SLAB_FILLING, SLAB_FREE);
+    }
+    shm_bump(&s->hdr->job_seq);
+    return moved;
+}
+
 int shm_part_finish(shm_t *s, uint32_t idx, uint32_t job, uint32_t part) {
     shm_job_t *J = &s->jobs[job];
     if (!own_slab(s, idx, SLAB_FINALIZING)) return -ESTALE;

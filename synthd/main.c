@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,7 +334,7 @@ static int witness_from_inputs(stage_circuit_t *c, const char *dir, uint32_t sla
                                uint8_t *out, size_t cap, size_t *len, char *name, size_t name_cap, zk_err_t *e) {
     witgen_t *g = NULL;
     int r = witgen_get(c, &g, e);
-    if (r < 0) return r;
+    if (r < 0) return r == -ENOSPC || r == -EDQUOT ? -EAGAIN : r; /* no space to build it: wait */
     witgen_source_t src = witgen_src(c->cfg);
     snprintf(name, name_cap, g ? "the witness of input-%u.json" : "witness_cmd's output for input-%u.json", part);
     witgen_slab = slab;
@@ -414,6 +415,14 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
         if (r == -ECANCELED) { /* the job was cancelled or failed meanwhile */
             give_up(slab, job, part, NULL);
             (void)trim_heap(job, part, slab);
+            return;
+        }
+        if (r == -EAGAIN) { /* the partition waits, as proofs wait for spool space (docs/witgen.md) */
+            /* a claim a live synthd gives back is no death: WITGEN_MAX_CLAIMS counts only those */
+            atomic_fetch_sub_explicit(&J->parts[part].synth_count, 1, memory_order_relaxed);
+            log_msg(LOG_WARNING, &lc, NULL, "Partition %u of job %s waits: %s", part, id, we.msg);
+            (void)shm_part_retry(&S, slab, job, part);
+            for (int i = 0; i < 20 && !daemon_stop; i++) stage_tick(&L, SHM_NONE), poll(NULL, 0, 100);
             return;
         }
         if (r < 0) {

@@ -7,6 +7,8 @@
  * rebuilt, never run. */
 #include <dirent.h>
 #include <errno.h>
+#include <sched.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <nettle/sha2.h>
 #include <poll.h>
@@ -16,20 +18,32 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "fr_native_src.h"
 #include "module.h"
+#include "split.h"
 #include "witgen.h"
 
 extern char **environ;
 
 #define TRAILER_MAGIC "ZKWITGEN"
-/* no -march: the object must run on any x86-64 the executable runs on */
-static const char *const cc_flags[] = {"-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-w"};
+/* no -march: the object must run on any x86-64 the executable runs on. Each unit (glue.c and
+ * split.c's unit-K.c) is compiled with these, then linked with -shared. */
+static const char *const cc_flags[] = {"-O2", "-fPIC", "-fvisibility=hidden", "-w", "-c"};
+/* instead of the first flag for a unit that holds a giant function (split.h) */
+static const char cc_giant_opt[] = "-O1";
 #define N_CC_FLAGS (sizeof cc_flags / sizeof cc_flags[0])
+/* what every unit-K.c starts with: the glue's view of the runtime imports (module.h) */
+static const char unit_prefix[] = "#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n"
+                                  "struct witgen_host { void (*exc)(void *, uint32_t); void (*perr)(void *); "
+                                  "void (*wbuf)(void *); void (*shm)(void *); };\n"
+                                  "struct Z_runtime_instance_t { const struct witgen_host *host; void *ctx; };\n";
+/* the layout of split.c's output; part of the code id */
+#define SPLIT_SCHEME "split-1"
 
 struct trailer {
     char magic[8];
@@ -128,17 +142,76 @@ int witgen_cache_check_fd(int fd, const char *so_path, const uint8_t wasm_sha[32
     return r;
 }
 
+/* Creates the directories of path that are missing, each 0755 whatever the umask. */
 static int mkdir_p(const char *path) {
     char p[1024];
     snprintf(p, sizeof p, "%s", path);
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/') continue;
+    for (char *s = p + 1;; s++) {
+        if (*s && *s != '/') continue;
+        char c = *s;
         *s = 0;
-        if (mkdir(p, 0775) < 0 && errno != EEXIST) return -errno;
-        *s = '/';
+        if (mkdir(p, 0755) == 0) {
+            if (chmod(p, 0755) < 0) return -errno;
+        } else if (errno != EEXIST) {
+            return -errno;
+        }
+        if (!c) return 0;
+        *s = c;
     }
-    if (mkdir(p, 0775) < 0 && errno != EEXIST) return -errno;
-    return 0;
+}
+
+/* Nobody but the caller (or root) may change what st is: owned by one of them, and not writable by
+ * group or others, unless (a directory above the cache) sticky. */
+static const char *untrusted(const struct stat *st, bool sticky_ok) {
+    static char why[120];
+    if (st->st_uid != geteuid() && st->st_uid != 0) {
+        snprintf(why, sizeof why, "owned by uid %u, not by this user (uid %u) or root", (unsigned)st->st_uid,
+                 (unsigned)geteuid());
+        return why;
+    }
+    if ((st->st_mode & 022) && !(sticky_ok && (st->st_mode & S_ISVTX))) {
+        snprintf(why, sizeof why, "writable by %s (mode %04o)", st->st_mode & 002 ? "others" : "the group",
+                 (unsigned)(st->st_mode & 07777));
+        return why;
+    }
+    return NULL;
+}
+
+/* The cache must be a directory only the caller (or root) can change, and so must every directory
+ * above it (or be sticky): else another user could plant an object there that dlopen would run. The
+ * cache itself is not followed through a symbolic link. Checked before anything in it is opened. */
+static int check_cache_dir(const char *cache, zk_err_t *err) {
+    struct stat st;
+    if (lstat(cache, &st) < 0) return zk_fail(err, errno, "%s: cache directory: %s", cache, strerror(errno));
+    if (S_ISLNK(st.st_mode))
+        return zk_fail(err, EPERM, "%s: the cache directory is a symbolic link; refused (name the directory itself)",
+                       cache);
+    if (!S_ISDIR(st.st_mode)) return zk_fail(err, ENOTDIR, "%s: the cache is not a directory", cache);
+    const char *why = untrusted(&st, false);
+    if (why) return zk_fail(err, EPERM, "%s: the cache directory is %s; refused", cache, why);
+    char up[1100];
+    snprintf(up, sizeof up, "%s/..", cache);
+    char *real = realpath(up, NULL);
+    if (!real) return zk_fail(err, errno, "%s: cannot resolve: %s", up, strerror(errno));
+    int r = 0;
+    for (char *s = real;; s++) {
+        if (*s && *s != '/') continue;
+        char c = *s;
+        *s = 0;
+        const char *d = real[0] ? real : "/";
+        if (stat(d, &st) < 0) {
+            r = zk_fail(err, errno, "%s: %s", d, strerror(errno));
+            break;
+        }
+        if ((why = untrusted(&st, true))) {
+            r = zk_fail(err, EPERM, "%s: the cache %s is below %s, which is %s; refused", cache, cache, d, why);
+            break;
+        }
+        if (!c) break;
+        *s = c;
+    }
+    free(real);
+    return r;
 }
 
 static void rm_rf_flat(const char *dir) {
@@ -156,62 +229,94 @@ static void rm_rf_flat(const char *dir) {
     rmdir(dir);
 }
 
-/* Runs argv with stdout and stderr into log_path; ticks while it runs. */
-static int run_tool(char *const argv[], const char *log_path, const witgen_opts_t *o, zk_err_t *err) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    pid_t pid;
-    int r = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (r) return zk_fail(err, r, "cannot run %s: %s", argv[0], strerror(r));
+typedef struct tool {
+    char **argv;
+    char log[1300]; /* stdout and stderr */
+    pid_t pid;      /* 0: not started, -1: ended */
     int st;
-    for (;;) {
-        pid_t w = waitpid(pid, &st, WNOHANG);
-        if (w == pid) break;
-        if (w < 0 && errno != EINTR) return zk_fail(err, errno, "waitpid %s: %s", argv[0], strerror(errno));
-        if (o->tick) o->tick(o->tick_ctx);
-        poll(NULL, 0, 100);
-    }
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
-    /* the tool's first message line says why */
+} tool_t;
+
+/* The first message line of a failed tool's log, as the reason. */
+static int tool_failed(const tool_t *t, zk_err_t *err) {
     char line[300] = "";
-    FILE *f = fopen(log_path, "r");
+    FILE *f = fopen(t->log, "re");
     if (f) {
         while (fgets(line, sizeof line, f))
             if (strstr(line, "rror") || strstr(line, "fatal")) break;
         fclose(f);
     }
     line[strcspn(line, "\n")] = 0;
-    if (WIFEXITED(st))
-        return zk_fail(err, EIO, "%s exited with status %d%s%s", argv[0], WEXITSTATUS(st), line[0] ? ": " : "", line);
-    return zk_fail(err, EIO, "%s killed by signal %d", argv[0], WTERMSIG(st));
+    if (WIFEXITED(t->st))
+        return zk_fail(err, EIO, "%s exited with status %d%s%s", t->argv[0], WEXITSTATUS(t->st), line[0] ? ": " : "",
+                       line);
+    return zk_fail(err, EIO, "%s killed by signal %d", t->argv[0], WTERMSIG(t->st));
 }
 
-static int write_file(const char *path, const void *data, size_t n) {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return -errno;
-    const uint8_t *p = data;
-    while (n) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k < 0) {
-            int e = errno;
-            close(fd);
-            return -e;
+/* Runs the n tools, at most jobs at once, each in directory cwd (NULL: this one); ticks while they
+ * run. On the first failure the others are killed and that failure is the reason. */
+static int run_tools(tool_t *t, size_t n, size_t jobs, const char *cwd, const witgen_opts_t *o, zk_err_t *err) {
+    size_t next = 0, running = 0;
+    int r = 0;
+    const tool_t *failed = NULL;
+    while (next < n || running) {
+        while (!r && next < n && running < jobs) {
+            tool_t *x = &t[next++];
+            posix_spawn_file_actions_t fa;
+            posix_spawn_file_actions_init(&fa);
+            posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+            posix_spawn_file_actions_addopen(&fa, 1, x->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            posix_spawn_file_actions_adddup2(&fa, 1, 2);
+            if (cwd) posix_spawn_file_actions_addchdir_np(&fa, cwd);
+            int e = posix_spawnp(&x->pid, x->argv[0], &fa, NULL, x->argv, environ);
+            posix_spawn_file_actions_destroy(&fa);
+            if (e) {
+                x->pid = -1;
+                r = zk_fail(err, e, "cannot run %s: %s", x->argv[0], strerror(e));
+                break;
+            }
+            running++;
         }
-        p += k;
-        n -= (size_t)k;
+        if (!running) break;
+        bool reaped = false;
+        for (size_t i = 0; i < next; i++) {
+            if (t[i].pid <= 0) continue;
+            pid_t w = waitpid(t[i].pid, &t[i].st, WNOHANG);
+            if (w < 0 && errno == EINTR) continue;
+            if (w == 0) continue;
+            t[i].pid = -1;
+            running--;
+            reaped = true;
+            if (w < 0) t[i].st = 0x7f00; /* lost: counts as exit status 127 */
+            if (!r && !(WIFEXITED(t[i].st) && WEXITSTATUS(t[i].st) == 0)) {
+                failed = &t[i];
+                r = -EIO;
+                for (size_t k = 0; k < next; k++)
+                    if (t[k].pid > 0) kill(t[k].pid, SIGKILL);
+            }
+        }
+        if (!reaped) {
+            if (o->tick) o->tick(o->tick_ctx);
+            poll(NULL, 0, 50);
+        }
     }
-    if (fsync(fd) < 0) {
-        int e = errno;
-        close(fd);
-        return -e;
-    }
-    return close(fd) < 0 ? -errno : 0;
+    return failed ? tool_failed(failed, err) : r;
 }
+
+/* Runs argv with stdout and stderr into log_path; ticks while it runs. */
+static int run_tool(char *const argv[], const char *log_path, const witgen_opts_t *o, zk_err_t *err) {
+    tool_t t = {.argv = (char **)argv};
+    snprintf(t.log, sizeof t.log, "%s", log_path);
+    return run_tools(&t, 1, 1, NULL, o, err);
+}
+
+/* The C compiler's parallelism: the CPUs this process may run on. */
+static size_t cc_jobs(void) {
+    cpu_set_t set;
+    int n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    return n < 1 ? 1 : n > WITGEN_MAX_UNITS ? WITGEN_MAX_UNITS : (size_t)n;
+}
+
+static int write_file(const char *path, const void *data, size_t n) { return witgen_write_file(path, data, n, true); }
 
 /* Every export the loader calls; a wasm without one is not a circom 2 witness generator. */
 static const char *const needed_exports[] = {
@@ -388,9 +493,79 @@ static void codegen_id(char out[17]) {
     for (size_t i = 0; i < sizeof fr_prints / sizeof fr_prints[0]; i++)
         sha256_update(&c, strlen(fr_prints[i].sha), (const uint8_t *)fr_prints[i].sha);
     for (size_t i = 0; i < N_CC_FLAGS; i++) sha256_update(&c, strlen(cc_flags[i]) + 1, (const uint8_t *)cc_flags[i]);
+    sha256_update(&c, strlen(unit_prefix), (const uint8_t *)unit_prefix);
+    sha256_update(&c, strlen(SPLIT_SCHEME), (const uint8_t *)SPLIT_SCHEME);
+    sha256_update(&c, strlen(cc_giant_opt), (const uint8_t *)cc_giant_opt);
     uint8_t h[32];
     sha256_digest(&c, 32, h);
     hex(h, 8, out);
+}
+
+/* A build that failed on a full file system says so, whatever the tool that met it made of it
+ * (wasm2c writes a truncated header and exits 0): the reason becomes ENOSPC, so that synthd waits
+ * for space instead of failing the partition. */
+#define SPACE_MIN (1u << 20)
+static int space_reason(const char *cache, int r, zk_err_t *err) {
+    struct statvfs v;
+    if (r == -ENOSPC || r == -EDQUOT || statvfs(cache, &v) < 0 || (uint64_t)v.f_bavail * v.f_frsize >= SPACE_MIN)
+        return r;
+    zk_err_t e = *err;
+    return zk_fail(err, ENOSPC,
+                   "%s: no space left on the cache's file system (%llu KiB free); the build stopped with: %s", cache,
+                   (unsigned long long)v.f_bavail * v.f_frsize / 1024, e.msg);
+}
+
+/* DIR/circuit.c (and glue.c, fr_native.c) -> DIR/gen.so: split.c's units compiled in parallel in
+ * DIR (every path given to the compiler is relative to it: .incbin names its files so), then
+ * linked. */
+static int compile(const char *dir, int fr_curve, const witgen_opts_t *o, zk_err_t *err) {
+    size_t jobs = cc_jobs();
+    int n_units = 0;
+    bool giant[WITGEN_MAX_UNITS];
+    int r = witgen_split(dir, unit_prefix, fr_curve, (int)(jobs < 2 ? 2 : 2 * jobs), &n_units, giant, err);
+    if (r < 0) return r;
+    const char *cc = getenv("CC");
+    if (!cc || !cc[0]) cc = "cc";
+    char def[40];
+    snprintf(def, sizeof def, "-DWITGEN_NATIVE_FR=%d", fr_curve);
+    enum { per = N_CC_FLAGS + 8 };
+    size_t n = (size_t)n_units + 1;
+    char *argv[WITGEN_MAX_UNITS + 1][per], names[WITGEN_MAX_UNITS + 1][2][24];
+    char *link[WITGEN_MAX_UNITS + 6];
+    tool_t t[WITGEN_MAX_UNITS + 1];
+    size_t nl = 0;
+    link[nl++] = (char *)cc;
+    link[nl++] = "-shared";
+    link[nl++] = "-o";
+    link[nl++] = "gen.so";
+    for (size_t u = 0; u < n; u++) {
+        /* the units in the order split.c dealt them (the largest first), then the glue */
+        if (u == n - 1) {
+            snprintf(names[u][0], sizeof names[u][0], "glue.c");
+            snprintf(names[u][1], sizeof names[u][1], "glue.o");
+        } else {
+            snprintf(names[u][0], sizeof names[u][0], "unit-%zu.c", u);
+            snprintf(names[u][1], sizeof names[u][1], "unit-%zu.o", u);
+        }
+        size_t k = 0;
+        argv[u][k++] = (char *)cc;
+        for (size_t i = 0; i < N_CC_FLAGS; i++) argv[u][k++] = (char *)cc_flags[i];
+        if (u < n - 1 && giant[u]) argv[u][1] = (char *)cc_giant_opt;
+        argv[u][k++] = "-I.";
+        argv[u][k++] = "-o";
+        argv[u][k++] = names[u][1];
+        argv[u][k++] = names[u][0];
+        if (fr_curve) argv[u][k++] = def;
+        argv[u][k] = NULL;
+        t[u] = (tool_t){.argv = argv[u]};
+        snprintf(t[u].log, sizeof t[u].log, "%s/log-%zu", dir, u);
+        link[nl++] = names[u][1];
+    }
+    link[nl] = NULL;
+    if ((r = run_tools(t, n, jobs, dir, o, err)) < 0) return r;
+    tool_t lt = {.argv = link};
+    snprintf(lt.log, sizeof lt.log, "%s/log-link", dir);
+    return run_tools(&lt, 1, 1, dir, o, err);
 }
 
 int witgen_build(const char *wasm_path, const witgen_opts_t *o, char *so_path, size_t so_cap, bool *ret_built,
@@ -405,6 +580,14 @@ int witgen_build(const char *wasm_path, const witgen_opts_t *o, char *so_path, s
 static int open_checked(const char *so_path, const uint8_t wsha[32], int *ret_fd, zk_err_t *err) {
     int fd = open(so_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
     if (fd < 0) return zk_fail(err, errno, "%s: %s", so_path, strerror(errno));
+    struct stat st;
+    const char *why = fstat(fd, &st) < 0     ? strerror(errno)
+                      : !S_ISREG(st.st_mode) ? "not a regular file"
+                                             : untrusted(&st, false);
+    if (why) {
+        close(fd);
+        return zk_fail(err, EPERM, "%s: the cached object is %s; refused", so_path, why);
+    }
     int r = witgen_cache_check_fd(fd, so_path, wsha, err);
     if (r < 0) {
         close(fd);
@@ -452,14 +635,24 @@ int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path
     char cg[17];
     codegen_id(cg);
     snprintf(so_path, so_cap, "%s/%s-v%d-%s.so", cache, hx, WITGEN_ABI, cg);
+    struct stat cst;
+    if (lstat(cache, &cst) < 0 && errno == ENOENT && (r = mkdir_p(cache)) < 0) {
+        free(wasm);
+        return zk_fail(err, -r, "%s: cannot create the cache directory: %s", cache, strerror(-r));
+    }
+    if ((r = check_cache_dir(cache, err)) < 0) {
+        free(wasm);
+        return r;
+    }
     zk_err_t e2;
-    if (open_checked(so_path, wsha, ret_fd, &e2) == 0) {
+    if ((r = open_checked(so_path, wsha, ret_fd, &e2)) == 0) {
         free(wasm);
         return 0;
     }
-    if ((r = mkdir_p(cache)) < 0) {
+    if (r == -EPERM) {
         free(wasm);
-        return zk_fail(err, -r, "%s: cannot create the cache directory: %s", cache, strerror(-r));
+        *err = e2;
+        return r;
     }
     /* one build of an object at a time (two synthds starting on one circuit): the others wait for
      * it, ticking, and then find it cached */
@@ -468,10 +661,11 @@ int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path
         free(wasm);
         return lock_fd;
     }
-    if (open_checked(so_path, wsha, ret_fd, &e2) == 0) {
+    if ((r = open_checked(so_path, wsha, ret_fd, &e2)) == 0 || r == -EPERM) {
         free(wasm);
         close(lock_fd);
-        return 0;
+        if (r) *err = e2;
+        return r;
     }
     char dir[1100];
     snprintf(dir, sizeof dir, "%s/.build-XXXXXX", cache);
@@ -508,19 +702,9 @@ int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path
         r = zk_fail(err, -r, "%s: cannot write: %s", p_glue, strerror(-r));
         goto out;
     }
-    const char *cc = getenv("CC");
-    if (!cc || !cc[0]) cc = "cc";
-    char def[40];
-    snprintf(def, sizeof def, "-DWITGEN_NATIVE_FR=%d", fr_curve);
-    char *ccv[N_CC_FLAGS + 9];
-    size_t k = 0;
-    ccv[k++] = (char *)cc;
-    for (size_t i = 0; i < N_CC_FLAGS; i++) ccv[k++] = (char *)cc_flags[i];
-    char *rest[] = {"-I", dir, "-o", p_so, p_glue, fr_curve ? def : NULL, NULL};
-    memcpy(ccv + k, rest, sizeof rest);
-    if ((r = run_tool(ccv, p_log, o, err)) < 0) {
+    if ((r = compile(dir, fr_curve, o, err)) < 0) {
         zk_err_t e3 = *err;
-        r = zk_fail(err, EIO, "%s: compiling the generator failed: %s", wasm_path, e3.msg);
+        r = zk_fail(err, -r, "%s: compiling the generator failed: %s", wasm_path, e3.msg);
         goto out;
     }
     uint8_t *so;
@@ -558,6 +742,7 @@ int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path
     if (ret_built) *ret_built = true;
     r = open_checked(so_path, wsha, ret_fd, err);
 out:
+    if (r < 0) r = space_reason(cache, r, err);
     rm_rf_flat(dir);
     close(lock_fd); /* releases the lock */
     return r;

@@ -1,0 +1,46 @@
+#!/bin/bash
+# An accepted input.json job never fails because the generator cache's file system is full (issue
+# 25, finding 8): synthd cannot build the circuit's generator on a full 256 KiB tmpfs cache, says why
+# (no space, not the truncated wasm2c output's "no export 'getVersion'"), puts the partition back and
+# retries; once the file system has room the job completes and verifies, nothing failed. The CLI
+# names the same reason. Needs root (mount); skipped with 77 where a tmpfs cannot be mounted.
+. "$(dirname "$0")/lib.sh"
+M=$DATA/bn128/mulchain
+mount_tmpfs "$T/cache" 256k
+cat >"$CONF" <<INI
+[pipeline]
+name = $PIPE_NAME
+spool = $SPOOL
+cache = $T/cache/gen
+slabs = 2
+jobs = 8
+[synth]
+threads = 1
+[gpu]
+backend = cpu
+threads = 1
+[finalizer]
+verify = yes
+$(fixture_circuits_ini_wasm "$DATA" mulchain)
+INI
+start synthd1
+start gpud
+start finalizerd
+J=$("$ZKPIPE" submit --config "$CONF" --circuit mulchain --input "$M/input-1.json" "$M/input-2.json" | tail -n 1) ||
+    fail "submit --input failed"
+wait_for 60 "synthd to wait for cache space" grep -q "waits: .*no space left on the cache's file system" "$T/logs/synthd1.log"
+sleep 3
+[ -z "$(ls -A "$SPOOL/failed")" ] || fail "the job failed while the cache was full: $(cat "$SPOOL"/failed/*/result.json)"
+alive synthd1 || fail "synthd died while the cache was full"
+rc=0
+"$ZKPIPE" witness --cache "$T/cache/cli" "$M/mulchain.wasm" "$M/input-1.json" "$T/x.wtns" >/dev/null 2>"$T/cli.err" || rc=$?
+[ $rc = 1 ] && grep -q "no space left on the cache's file system" "$T/cli.err" && [ "$(wc -l <"$T/cli.err")" = 1 ] ||
+    fail "zkpipe witness on a full cache: exit $rc: $(cat "$T/cli.err")"
+log "cli: $(cat "$T/cli.err")"
+mount -o remount,size=64m "$T/cache" || fail "cannot grow the cache's tmpfs"
+wait_job "$J" 180 || fail "job $J after space returned: $(cat "$T/wait-$J.err")"
+verify_job "$J" mulchain 2
+[ -z "$(ls -A "$SPOOL/failed")" ] || fail "jobs failed: $(ls "$SPOOL/failed")"
+grep -q "Built the witness generator of circuit mulchain" "$T/logs/synthd1.log" || fail "synthd did not log its build"
+stop_all
+log "PASS: an input job waited for cache space and completed"

@@ -1,0 +1,336 @@
+/* wasm2c's circuit.c -> units the C compiler builds in parallel (docs/witgen.md, "The wasm path").
+ *
+ * wasm2c 1.0.32 writes one file: the preamble (macros, static helpers, the forward declarations of
+ * every function, func_types), the data segments as byte-array initializers, the init functions,
+ * the function definitions and the exports. For a large circuit most of it is data (32 of 44 MB at
+ * 2^20, and the share grows with the circuit), which costs the C compiler more than the code; the
+ * code is a few templates of any size. So:
+ *   - every data segment goes into a binary file DIR/<name>.bin, included by the assembler
+ *     (`.incbin`, the compiler runs in DIR); the C keeps an extern declaration of the same size;
+ *   - the preamble becomes DIR/pre.c, included by the main unit (circuit.c, still #included by the
+ *     glue) and by every DIR/unit-K.c;
+ *   - the definitions of the circuit's functions (all but the field runtime w2c_Fr_*, which stays in
+ *     the main unit with the fingerprinted code) are dealt into the units (one per 512 KiB of them
+ *     at most; none for a small circuit), largest first onto the lightest; they lose `static` (the object is built with
+ * -fvisibility=hidden, so nothing more is exported), func_types is defined in the main unit and extern in the others,
+ * and the native field runtime (fr_native.c, all static) is compiled into every unit so that it still inlines;
+ *   - a unit that holds a giant function (over WITGEN_GIANT_FN bytes of C: circom's constant tables,
+ *     such as circomlib's POSEIDON_S, 5.7 MB, straight-line copies of constants) is flagged, and
+ *     build.c compiles it with -O1: gcc's -O2 costs twice the time there and the witness takes the
+ *     same time (bench/RESULTS.md). Being the largest, such a function is dealt first and stays alone.
+ * Anything in the text that is not laid out as expected leaves circuit.c as it is (one unit). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "module.h"
+#include "split.h"
+
+#define WITGEN_FR_NAME(name, kind) "w2c_Fr_" #name,
+static const char *const native_names[] = {WITGEN_FR_NATIVES(WITGEN_FR_NAME)};
+#undef WITGEN_FR_NAME
+
+typedef struct {
+    char *b;
+    size_t n, cap;
+} buf_t;
+
+static bool put(buf_t *o, const char *s, size_t n) {
+    if (o->n + n + 1 > o->cap) {
+        size_t c = o->cap ? o->cap : 1 << 16;
+        while (c < o->n + n + 1) c *= 2;
+        char *b = realloc(o->b, c);
+        if (!b) return false;
+        o->b = b, o->cap = c;
+    }
+    memcpy(o->b + o->n, s, n);
+    o->n += n;
+    o->b[o->n] = 0;
+    return true;
+}
+static bool puts_(buf_t *o, const char *s) { return put(o, s, strlen(s)); }
+
+int witgen_write_file(const char *path, const void *data, size_t n, bool sync) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) return -errno;
+    const char *s = data;
+    int e = fchmod(fd, 0644) < 0 ? errno : 0;
+    while (!e && n) {
+        ssize_t k = write(fd, s, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) e = errno;
+        else s += k, n -= (size_t)k;
+    }
+    if (!e && sync && fsync(fd) < 0) e = errno;
+    if (close(fd) < 0 && !e) e = errno;
+    return -e;
+}
+
+static int write_all(const char *dir, const char *name, const void *data, size_t n) {
+    char p[1300];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return witgen_write_file(p, data, n, false);
+}
+
+/* "w2c_NAME" at p, as a C identifier: its length, 0 when p does not start with one */
+static size_t ident_len(const char *p) {
+    if (strncmp(p, "w2c_", 4)) return 0;
+    size_t n = 4;
+    while ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') || (p[n] >= '0' && p[n] <= '9') || p[n] == '_')
+        n++;
+    return n;
+}
+
+static bool is_native(const char *name, size_t n, int fr_curve) {
+    if (!fr_curve) return false;
+    for (size_t i = 0; i < sizeof native_names / sizeof native_names[0]; i++)
+        if (strlen(native_names[i]) == n && !strncmp(native_names[i], name, n)) return true;
+    return false;
+}
+
+/* A line "static TYPE w2c_NAME(Z_circuit_instance_t*..." at line: where the name starts, else NULL */
+static const char *fn_line(const char *line, const char *eol) {
+    if (strncmp(line, "static ", 7)) return NULL;
+    const char *p = strstr(line, " w2c_");
+    if (!p || p > eol) return NULL;
+    p++;
+    size_t n = ident_len(p);
+    if (!n || strncmp(p + n, "(Z_circuit_instance_t*", 22)) return NULL;
+    return p;
+}
+
+/* Appends the preamble [s, e) to o with `static` dropped from the forward declarations of every
+ * function that is not a native one, and func_types made WITGEN_SHARED. false: not as expected. */
+static bool rewrite_preamble(buf_t *o, const char *s, const char *e, int fr_curve) {
+    bool ft = false;
+    if (!puts_(o, "#ifdef WITGEN_UNIT\n#define WITGEN_SHARED extern\n#else\n#define WITGEN_SHARED\n#endif\n"))
+        return false;
+    while (s < e) {
+        const char *eol = memchr(s, '\n', (size_t)(e - s));
+        eol = eol ? eol + 1 : e;
+        const char *nm = fn_line(s, eol);
+        if (nm && !is_native(nm, ident_len(nm), fr_curve)) {
+            if (!put(o, s + 7, (size_t)(eol - s - 7))) return false;
+        } else if (!strncmp(s, "static u32 func_types[", 22)) {
+            if (!puts_(o, "WITGEN_SHARED u32 func_types[") || !put(o, s + 22, (size_t)(eol - s - 22))) return false;
+            ft = true;
+        } else if (!put(o, s, (size_t)(eol - s))) {
+            return false;
+        }
+        s = eol;
+    }
+    return ft;
+}
+
+static int hexval(char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; }
+
+/* The data segments of [s, e) into DIR/<name>.bin, the rest of the text as it is; false: not as
+ * expected (or a file could not be written: *werr). */
+static bool rewrite_data(buf_t *o, const char *dir, const char *s, const char *e, int *werr) {
+    static const char head[] = "static const u8 data_segment_data_";
+    uint8_t *bytes = NULL;
+    size_t cap = 0;
+    bool ok = true;
+    while (ok && s < e) {
+        const char *d = strstr(s, head);
+        if (!d || d >= e) {
+            ok = put(o, s, (size_t)(e - s));
+            break;
+        }
+        if (!put(o, s, (size_t)(d - s))) break;
+        const char *nm = d + strlen("static const u8 ");
+        size_t nl = 0;
+        while (nm[nl] && nm[nl] != '[') nl++;
+        const char *p = nm + nl;
+        if (strncmp(p, "[] = {\n", 7) || nl > 200) {
+            ok = false;
+            break;
+        }
+        p += 7;
+        size_t n = 0;
+        for (;;) {
+            while (*p == ' ' || *p == '\n') p++;
+            if (!strncmp(p, "};\n", 3)) break;
+            int hi = hexval(p[2]), lo = hexval(p[3]);
+            if (p[0] != '0' || p[1] != 'x' || hi < 0 || lo < 0 || p[4] != ',') {
+                ok = false;
+                break;
+            }
+            if (n == cap) {
+                cap = cap ? cap * 2 : 4096;
+                uint8_t *nb = realloc(bytes, cap);
+                if (!nb) {
+                    ok = false;
+                    break;
+                }
+                bytes = nb;
+            }
+            bytes[n++] = (uint8_t)(hi << 4 | lo);
+            p += 5;
+        }
+        if (!ok) break;
+        char name[220], file[240], txt[1600];
+        snprintf(name, sizeof name, "%.*s", (int)nl, nm);
+        snprintf(file, sizeof file, "%s.bin", name);
+        int r = write_all(dir, file, bytes, n);
+        if (r < 0) {
+            *werr = r;
+            ok = false;
+            break;
+        }
+        snprintf(txt, sizeof txt,
+                 "extern const u8 %s[%zu] __attribute__((visibility(\"hidden\")));\n"
+                 "__asm__(\".pushsection .rodata\\n.balign 16\\n.type %s, @object\\n.size %s, %zu\\n%s:\\n"
+                 ".incbin \\\"%s\\\"\\n.popsection\\n\");\n",
+                 name, n, name, name, n, name, file);
+        if (!puts_(o, txt)) ok = false;
+        s = p + 3;
+    }
+    free(bytes);
+    return ok;
+}
+
+typedef struct {
+    const char *s;
+    size_t n;
+    int unit;
+} fn_t;
+
+#define UNIT_MIN (512u << 10)
+
+int witgen_split(const char *dir, const char *unit_prefix, int fr_curve, int max_units, int *ret_units, bool *ret_giant,
+                 zk_err_t *err) {
+    *ret_units = 0;
+    char path[1300];
+    snprintf(path, sizeof path, "%s/circuit.c", dir);
+    FILE *f = fopen(path, "re");
+    if (!f) return zk_fail(err, errno, "%s: cannot open: %s", path, strerror(errno));
+    buf_t in = {0};
+    char chunk[1 << 16];
+    size_t k;
+    bool mem = true;
+    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) mem &= put(&in, chunk, k);
+    int rerr = ferror(f);
+    fclose(f);
+    if (!mem) {
+        free(in.b);
+        return zk_fail(err, ENOMEM, "%s: out of memory", path);
+    }
+    if (rerr || !in.b) {
+        free(in.b);
+        return zk_fail(err, EIO, "%s: cannot read", path);
+    }
+    const char *t = in.b, *end = in.b + in.n;
+    /* the layout: preamble | data segments ... init functions | definitions | exports */
+    const char *data = strstr(t, "\nstatic const u8 data_segment_data_");
+    const char *defs = NULL, *tail = strstr(t, "\n/* export: ");
+    for (const char *p = data ? data : t; p && p < end && !defs;) {
+        const char *eol = strchr(p + 1, '\n');
+        if (!eol) break;
+        if (fn_line(p + 1, eol)) defs = p + 1;
+        p = eol;
+    }
+    fn_t *fns = NULL;
+    size_t nf = 0, cf = 0;
+    buf_t pre = {0}, main = {0}, units[WITGEN_MAX_UNITS] = {{0}};
+    size_t load[WITGEN_MAX_UNITS] = {0};
+    int werr = 0, r = 0, nu = max_units < WITGEN_MAX_UNITS ? max_units : WITGEN_MAX_UNITS;
+    for (int u = 0; u < WITGEN_MAX_UNITS; u++) ret_giant[u] = false;
+    if (!data || !defs || !tail || tail < defs || nu < 1) goto keep;
+    tail++;
+    data++;
+    /* the definitions, each from "static ..." to "\n}\n", blank lines between */
+    for (const char *p = defs; p < tail;) {
+        if (*p == '\n') {
+            p++;
+            continue;
+        }
+        const char *eol = strchr(p, '\n');
+        const char *nm = eol ? fn_line(p, eol) : NULL;
+        const char *e = nm ? strstr(p, "\n}\n") : NULL;
+        if (!e || e + 3 > tail) goto keep;
+        if (nf == cf) {
+            cf = cf ? cf * 2 : 256;
+            fn_t *nb = realloc(fns, cf * sizeof *fns);
+            if (!nb) goto oom;
+            fns = nb;
+        }
+        /* the field runtime stays in the main unit (-1) */
+        fns[nf++] = (fn_t){p, (size_t)(e + 3 - p), strncmp(nm, "w2c_Fr_", 7) ? 0 : -1};
+        p = e + 3;
+    }
+    /* a unit per UNIT_MIN bytes of the circuit's functions at most (a small circuit is one unit: each
+     * unit costs a compiler start and the preamble) */
+    size_t movable = 0;
+    for (size_t i = 0; i < nf; i++) movable += fns[i].unit == 0 ? fns[i].n : 0;
+    if ((size_t)nu > movable / UNIT_MIN) nu = (int)(movable / UNIT_MIN);
+    if (nu == 0)
+        for (size_t i = 0; i < nf; i++) fns[i].unit = -1;
+    /* largest first onto the lightest unit */
+    for (;;) {
+        size_t best = nf;
+        for (size_t i = 0; i < nf; i++)
+            if (fns[i].unit == 0 && (best == nf || fns[i].n > fns[best].n)) best = i;
+        if (best == nf) break;
+        int u = 0;
+        for (int j = 1; j < nu; j++)
+            if (load[j] < load[u]) u = j;
+        load[u] += fns[best].n;
+        fns[best].unit = u + 1;
+        if (fns[best].n > WITGEN_GIANT_FN) ret_giant[u] = true;
+    }
+    if (!rewrite_preamble(&pre, t, data, fr_curve)) goto keep;
+    if (!puts_(&main, "#include \"pre.c\"\n")) goto oom;
+    if (!rewrite_data(&main, dir, data, defs, &werr)) {
+        if (werr) goto werr_out;
+        goto keep;
+    }
+    for (int u = 0; u < nu; u++) {
+        if (!puts_(&units[u], unit_prefix) ||
+            !puts_(&units[u], "#define WITGEN_UNIT 1\n#include \"pre.c\"\n"
+                              "#if WITGEN_NATIVE_FR\n#include \"fr_native.c\"\n#endif\n"))
+            goto oom;
+    }
+    for (size_t i = 0; i < nf; i++) {
+        buf_t *o = fns[i].unit < 0 ? &main : &units[fns[i].unit - 1];
+        const char *s = fns[i].s;
+        /* the definition loses `static` unless it is a replaced runtime function (w2c_Fr_X_wasm) */
+        const char *nm = fn_line(s, strchr(s, '\n'));
+        size_t nl = ident_len(nm);
+        bool keep_static = nl > 5 && !strncmp(nm + nl - 5, "_wasm", 5);
+        if (!keep_static) s += 7;
+        if (!put(o, s, fns[i].n - (size_t)(s - fns[i].s)) || !put(o, "\n", 1)) goto oom;
+    }
+    if (!put(&main, tail, (size_t)(end - tail))) goto oom;
+    char name[32];
+    if ((werr = write_all(dir, "pre.c", pre.b, pre.n)) < 0) goto werr_out;
+    for (int u = 0; u < nu; u++) {
+        snprintf(name, sizeof name, "unit-%d.c", u);
+        if ((werr = write_all(dir, name, units[u].b, units[u].n)) < 0) goto werr_out;
+    }
+    /* last: the main unit replaces circuit.c (until here a failure leaves the one-unit build) */
+    if ((werr = write_all(dir, "circuit.c", main.b, main.n)) < 0) goto werr_out;
+    *ret_units = nu;
+    goto done;
+oom:
+    r = zk_fail(err, ENOMEM, "%s: out of memory", path);
+    goto done;
+werr_out:
+    r = zk_fail(err, -werr, "%s: cannot write: %s", dir, strerror(-werr));
+    goto done;
+keep:
+    r = 0;
+done:
+    free(in.b);
+    free(fns);
+    free(pre.b);
+    free(main.b);
+    for (int u = 0; u < WITGEN_MAX_UNITS; u++) free(units[u].b);
+    return r;
+}
