@@ -17,16 +17,7 @@
 const char *cli_witgen_cache(const char *opt) {
     static char buf[1100];
     if (opt && opt[0]) return opt;
-    const char *e = getenv("ZKPIPE_CACHE");
-    if (e && e[0]) return e;
-    e = getenv("XDG_CACHE_HOME");
-    if (e && e[0]) {
-        snprintf(buf, sizeof buf, "%s/zkpipe", e);
-        return buf;
-    }
-    e = getenv("HOME");
-    snprintf(buf, sizeof buf, "%s/.cache/zkpipe", e && e[0] ? e : "/tmp");
-    return buf;
+    return witgen_default_cache(buf, sizeof buf);
 }
 
 static void print_log_line(void *ctx, const char *line) {
