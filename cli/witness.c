@@ -22,28 +22,7 @@
 const char *cli_witgen_cache(const char *opt) {
     static char buf[1100];
     if (opt && opt[0]) return opt;
-    const char *e = getenv("ZKPIPE_CACHE");
-    if (e && e[0]) return e;
-    e = getenv("XDG_CACHE_HOME");
-    if (e && e[0]) {
-        snprintf(buf, sizeof buf, "%s/zkpipe", e);
-        return buf;
-    }
-    e = getenv("HOME");
-    if (!e || !e[0]) {
-        const struct passwd *pw = getpwuid(geteuid());
-        e = pw && pw->pw_dir && pw->pw_dir[0] == '/' && strcmp(pw->pw_dir, "/") ? pw->pw_dir : NULL;
-    }
-    if (e) {
-        snprintf(buf, sizeof buf, "%s/.cache/zkpipe", e);
-        return buf;
-    }
-    e = getenv("XDG_RUNTIME_DIR");
-    if (e && e[0] == '/') {
-        snprintf(buf, sizeof buf, "%s/zkpipe-cache", e);
-        return buf;
-    }
-    return NULL;
+    return witgen_default_cache(buf, sizeof buf);
 }
 
 static void print_log_line(void *ctx, const char *line) {

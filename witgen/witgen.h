@@ -38,6 +38,12 @@ typedef struct witgen_opts {
 
 /* ---- build.c: wasm -> C -> shared object, cached ---- */
 
+/* The cache directory when none is given (cache.c): $ZKPIPE_CACHE, else $XDG_CACHE_HOME/zkpipe, else
+ * $HOME/.cache/zkpipe, else the password file's home directory's .cache/zkpipe, else
+ * $XDG_RUNTIME_DIR/zkpipe-cache; NULL when there is none (never a shared directory such as /tmp:
+ * another user could plant objects there). buf (cap bytes) holds a composed path. */
+const char *witgen_default_cache(char *buf, size_t cap);
+
 /* Makes sure the cache holds a valid compiled generator for wasm_path and gives its path. A cached
  * file that is truncated, foreign or for another wasm is rebuilt. *ret_built says whether it was
  * built now. The build is written under a temporary name and renamed into place. */
