@@ -1079,16 +1079,15 @@ int shm_segment_hugepages(shm_t *s, char *desc, size_t desclen) {
         return 0;
     }
     size_t len = (size_t)s->hdr->n_slabs * s->hdr->slab_size;
-    shm_mem_usage_t before, after;
-    shm_mem_usage(&before);
     int r = shm_hugepages_advise(s->data, len, true);
-    shm_mem_usage(&after);
-    const char *fs = (unsigned long)f.f_type == TMPFS_MAGIC_ ? "tmpfs" : "not tmpfs";
-    if (r < 0)
-        snprintf(desc, desclen, "%s, advised (MADV_HUGEPAGE), not collapsed: %s", fs, strerror(-r));
-    else
-        snprintf(desc, desclen, "%s, collapsed into huge pages (MADV_COLLAPSE): %llu of %llu MiB", fs,
-                 (unsigned long long)(after.shmem_huge >> 20), (unsigned long long)(len >> 20));
-    (void)before;
-    return r;
+    shm_mem_usage_t u;
+    shm_mem_usage(&u);
+    /* collapse fails with EAGAIN where a page was busy (another stage collapsing the same file at
+     * once): what it did collapse stays huge, so the figure below is what counts */
+    uint64_t huge = u.shmem_huge < len ? u.shmem_huge : len;
+    int n = snprintf(desc, desclen, "%s, collapsed into huge pages (MADV_COLLAPSE): %llu of %llu MiB",
+                     (unsigned long)f.f_type == TMPFS_MAGIC_ ? "tmpfs" : "not tmpfs", (unsigned long long)(huge >> 20),
+                     (unsigned long long)(len >> 20));
+    if (r < 0 && n > 0 && (size_t)n < desclen) snprintf(desc + n, desclen - (size_t)n, " (the rest: %s)", strerror(-r));
+    return huge == len ? 0 : r < 0 ? r : -ENOMEM;
 }
