@@ -6,13 +6,14 @@
 # gitignored; a circuit whose files are there is left alone (--force remakes it).
 #   pchain18  the Poseidon chain of bench/data/pchain16 with 507 circomlib Poseidon(2) hashes
 #             (262,119 constraints, nPublic 3, domain 2^18)
+#   pchain20  the same chain with 2000 hashes (~1.03 M constraints, domain 2^20)
 #   sha256    circomlib Sha256(256): SHA-256 of a 256-bit message, one 512-bit block after padding
 #             (~30k constraints, domain 2^15), the digest bits public
 #   pchain16bls  the 126-hash Poseidon chain of bench/data/pchain16 compiled for bls12381
 #             (circom --prime bls12381: circomlib's constants taken mod r, a benchmark circuit, not a
 #             hash; domain 2^16)
 #
-# Usage: bench/make-circuits.sh [--force] pchain18|sha256|pchain16bls...
+# Usage: bench/make-circuits.sh [--force] pchain18|pchain20|sha256|pchain16bls...
 # Environment: ZKPIPE (the zkpipe binary; default $ZKPIPE_BUILD_ROOT/cli/zkpipe, build root
 # default ./build), THREADS (keygen threads; default all CPUs).
 set -euo pipefail
@@ -26,7 +27,7 @@ if [ "${1:-}" = "--force" ]; then
     shift
 fi
 if [ $# -eq 0 ]; then
-    echo "usage: bench/make-circuits.sh [--force] pchain18|sha256|pchain16bls..." >&2
+    echo "usage: bench/make-circuits.sh [--force] pchain18|pchain20|sha256|pchain16bls..." >&2
     exit 2
 fi
 
@@ -35,8 +36,9 @@ write_source() {
     local name=$1 out=$2 stem=$3
     local hashes=507
     [ "$name" = pchain16bls ] && hashes=126
+    [ "$name" = pchain20 ] && hashes=2000
     case $name in
-    pchain18 | pchain16bls)
+    pchain18 | pchain20 | pchain16bls)
         cat >"$out/$stem.circom" <<EOF
 pragma circom 2.0.0;
 include "circomlib/poseidon.circom";
@@ -75,10 +77,11 @@ make_one() {
     local name=$1 stem out
     case $name in
     pchain18) stem=pchain_507 ;;
+    pchain20) stem=pchain_2000 ;;
     sha256) stem=sha256_512 ;;
     pchain16bls) stem=pchain_126 ;;
     *)
-        echo "make-circuits: unknown circuit '$name' (pchain18, sha256, pchain16bls)" >&2
+        echo "make-circuits: unknown circuit '$name' (pchain18, pchain20, sha256, pchain16bls)" >&2
         exit 2
         ;;
     esac
