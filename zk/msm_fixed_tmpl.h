@@ -22,6 +22,8 @@
 
 /* Bases doubled together (one batch inversion per doubling step). */
 #define MF_CHUNK 512
+/* Pairs ahead whose bucket is prefetched. */
+#define MF_PREFETCH 8
 
 /* p[i] <- 2·p[i] for m affine points (a = 0: lambda = 3x^2 / 2y), one inversion for all. Infinity
  * (0, 0) stays (0, 0): its denominator is zero, which batch_inv leaves zero, so lambda = 0. */
@@ -128,22 +130,29 @@ void GF(fixed_msm)(XYZZ_T *out, const zk_fixed_t *t, const uint8_t *scalars, int
             size_t q_all = rows * n, q0 = q_all * (size_t)me / (size_t)T, q1 = q_all * (size_t)(me + 1) / (size_t)T;
             memset(x->state, 0, nb);
             x->nbatch = 0;
-            for (size_t q = q0; q < q1;) {
-                size_t j = q / n, i = q % n, end = q1 - q < n - i ? q1 - q : n - i;
-                const AFF_T *row = j == 0 ? bases : (const AFF_T *)t->pts + (j - 1) * n;
-                const int16_t *dw = digits + (j * stride + s) * n;
-                for (size_t e = i + end; i < e; i++) {
-                    int d = dw[i];
-                    if (d == 0) continue;
-                    if (d > 0) {
-                        GF(msm_add)(x, (uint32_t)(d - 1), &row[i]);
-                    } else {
-                        AFF_T neg;
-                        GF(aff_neg)(&neg, &row[i]);
-                        GF(msm_add)(x, (uint32_t)(-d - 1), &neg);
-                    }
+            /* pair q is point q / rows of row q % rows: the rows interleaved, so that the top row's
+             * few small digits (a few bits and the carry) do not come one after another and wait
+             * for the same few buckets; the bucket MF_PREFETCH pairs ahead is prefetched */
+            size_t i = q0 / rows, j = q0 % rows, ia = i, ja = j;
+            for (size_t k = 0; k < MF_PREFETCH && k < q1 - q0; k++)
+                if (++ja == rows) ja = 0, ia++;
+            for (size_t q = q0; q < q1; q++) {
+                if (q + MF_PREFETCH < q1) {
+                    int e = digits[(ja * stride + s) * n + ia];
+                    if (e) __builtin_prefetch(&x->bucket[(e > 0 ? e : -e) - 1]);
+                    if (++ja == rows) ja = 0, ia++;
                 }
-                q += end;
+                int d = digits[(j * stride + s) * n + i];
+                const AFF_T *p = (j == 0 ? bases : (const AFF_T *)t->pts + (j - 1) * n) + i;
+                if (++j == rows) j = 0, i++;
+                if (d == 0) continue;
+                if (d > 0) {
+                    GF(msm_add)(x, (uint32_t)(d - 1), p);
+                } else {
+                    AFF_T neg;
+                    GF(aff_neg)(&neg, p);
+                    GF(msm_add)(x, (uint32_t)(-d - 1), &neg);
+                }
             }
             GF(msm_flush)(x);
             GF(msm_reduce)(&part[(size_t)s * threads + me], x, nb);
@@ -166,6 +175,7 @@ void GF(fixed_msm)(XYZZ_T *out, const zk_fixed_t *t, const uint8_t *scalars, int
 }
 
 #undef MF_CHUNK
+#undef MF_PREFETCH
 #undef XYZZ_T
 #undef AFF_T
 #undef F_T

@@ -381,6 +381,7 @@ void GF(msm_bucket_sum)(XYZZ_T *out, const AFF_T *bucket, const XYZZ_T *side, co
  * ifma kernels the bucket additions and reductions cost less, and GLV measured no faster above 2^14
  * (bn128 G1, 1 thread, CPU ms, plain vs GLV: 2^14 44.2 vs 42.9, 2^15 74.5 vs 80, 2^16 140 vs 155). */
 #define MSM_GLV_MAX ((size_t)1 << 15)
+#define MSM_PREFETCH 8 /* points ahead whose bucket is prefetched */
 #define MSM_GLV_MAX_IFMA ((size_t)1 << 14)
 /* The MSM over the pairs sel[i] (i < n; all of 0..n-1 when sel is NULL). */
 static void GF(msm_pippenger)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, const uint32_t *sel, size_t n,
@@ -446,6 +447,11 @@ static void GF(msm_pippenger)(XYZZ_T *out, const AFF_T *bases, const uint8_t *sc
             size_t R = 1;
             while (maxd && R * 2 * maxd <= nb) R *= 2;
             for (size_t i = 0; i < m; i++) {
+                if (i + MSM_PREFETCH < m && dw[i + MSM_PREFETCH]) { /* the bucket a few points ahead */
+                    int e = dw[i + MSM_PREFETCH];
+                    size_t be = ((size_t)(e > 0 ? e : -e) - 1) * R + ((i + MSM_PREFETCH) & (R - 1));
+                    __builtin_prefetch(&x->bucket[be]);
+                }
                 int d = dw[i];
                 if (d == 0) continue;
                 const AFF_T *p = i >= n ? &phi[i - n] : sel ? &bases[sel[i]] : &bases[i];
@@ -545,6 +551,7 @@ void GF(msm)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, size_t n, 
 #undef MSM_BATCH
 #undef MSM_DEFER_SHIFT
 #undef MSM_GLV_MAX
+#undef MSM_PREFETCH
 #undef MSM_GLV_MAX_IFMA
 #undef XYZZ_T
 #undef AFF_T
