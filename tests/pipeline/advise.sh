@@ -19,6 +19,9 @@ run_batch() {
     wait_job "$j" 300 || fail "job $j failed: $(cat "$T/wait-$j.err")"
     "$ZKPIPE" advise --config "$CONF" >"$T/advise.out" 2>&1 || fail "advise failed: $(cat "$T/advise.out")"
     cat "$T/advise.out"
+    # zkpipe status carries the same advice line
+    "$ZKPIPE" status --config "$CONF" | grep -qxF "$(grep '^advice: ' "$T/advise.out") (zkpipe advise)" ||
+        fail "zkpipe status lacks the advice: $("$ZKPIPE" status --config "$CONF" | grep advice)"
     stop_all
 }
 busy() { awk '/^gpu: busy/ {sub("%,", "", $3); print $3}' "$T/advise.out"; }
