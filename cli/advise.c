@@ -22,41 +22,17 @@
 
 int cli_advise(shm_t *s, const cfg_t *c, cli_advice_t *a) {
     memset(a, 0, sizeof *a);
-    shm_hist_snap_t gw, gi, sw;
-    (void)shm_hist_read(s, HIST_GPU_WAIT, &gw);
-    (void)shm_hist_read(s, HIST_GPU_IDLE_READY, &gi);
-    (void)shm_hist_read(s, HIST_SYNTH_WAIT_SLAB, &sw);
-    uint64_t gb = shm_counter(s, CNT_GPU_BUSY_NS), sb = shm_counter(s, CNT_SYNTH_BUSY_NS);
-    a->proved = shm_counter(s, CNT_PROVED);
-    /* PROVED -> finalizing, over the partitions of the jobs still in the table */
-    double lag_sum = 0;
-    for (uint32_t i = 0; i < s->hdr->n_jobs; i++) {
-        shm_job_t *j = &s->jobs[i];
-        if (shm_job_state(j) == JOB_FREE) continue;
-        for (uint32_t k = 0; k < j->n_parts && k < SHM_MAX_PARTS; k++) {
-            uint64_t p = atomic_load_explicit(&j->parts[k].t_proved_ns, memory_order_relaxed);
-            uint64_t f = atomic_load_explicit(&j->parts[k].t_fin_start_ns, memory_order_relaxed);
-            if (p && f >= p) lag_sum += (double)(f - p), a->lag_n++;
-        }
-    }
-    if (!a->proved) return -1;
-    double gpu_total = (double)gb + (double)gw.sum_ns + (double)gi.sum_ns, synth_total = (double)sb + (double)sw.sum_ns;
-    a->gpu_total_s = gpu_total / 1e9;
-    a->gpu_busy = gpu_total > 0 ? gb / gpu_total : 0;
-    a->gpu_wait = gpu_total > 0 ? gw.sum_ns / gpu_total : 0;
-    a->gpu_idle_ready = gpu_total > 0 ? gi.sum_ns / gpu_total : 0;
-    a->synth_total_s = synth_total / 1e9;
-    a->synth_wait = synth_total > 0 ? sw.sum_ns / synth_total : 0;
-    a->per_part_ms = (double)gb / (double)a->proved / 1e6;
-    a->lag_ms = a->lag_n ? lag_sum / (double)a->lag_n / 1e6 : 0;
-    if (a->gpu_wait < ADVISE_SHARE)
+    obs_balance(s, &a->b);
+    const obs_balance_t *b = &a->b;
+    if (!b->proved) return -1;
+    if (b->gpu_wait < ADVISE_SHARE)
         snprintf(a->advice, sizeof a->advice,
                  "none: the GPU waited for synthesis %.1f%% of its time (under %.0f%%); the counts keep it fed",
-                 100 * a->gpu_wait, 100 * ADVISE_SHARE);
-    else if (a->synth_wait < ADVISE_SHARE)
+                 100 * b->gpu_wait, 100 * ADVISE_SHARE);
+    else if (b->synth_wait < ADVISE_SHARE)
         snprintf(a->advice, sizeof a->advice, "the GPU waited for synthesis: raise [synth] instances from %u to %u",
                  c->synth_instances, c->synth_instances + 1);
-    else if (a->lag_ms >= a->per_part_ms / 2)
+    else if (b->lag_ms >= b->per_part_ms / 2)
         snprintf(a->advice, sizeof a->advice, "the finalizer lagged: raise [finalizer] instances from %u to %u",
                  c->finalizer_instances, c->finalizer_instances + 1);
     else
@@ -91,13 +67,13 @@ int zkpipe_cmd_advise(int argc, char **argv) {
     }
     printf("gpu: busy %.1f%%, waited for synthesis (no READY slab) %.1f%%, idle with a READY slab %.1f%% "
            "(%.1f s in all, %llu partitions, %.1f ms each)\n",
-           100 * a.gpu_busy, 100 * a.gpu_wait, 100 * a.gpu_idle_ready, a.gpu_total_s, (unsigned long long)a.proved,
-           a.per_part_ms);
-    printf("synth: waited for a free slab %.1f%% of %.1f s ([synth] instances = %u)\n", 100 * a.synth_wait,
-           a.synth_total_s, c.synth_instances);
+           100 * a.b.gpu_busy, 100 * a.b.gpu_wait, 100 * a.b.gpu_idle_ready, a.b.gpu_total_s,
+           (unsigned long long)a.b.proved, a.b.per_part_ms);
+    printf("synth: waited for a free slab %.1f%% of %.1f s ([synth] instances = %u)\n", 100 * a.b.synth_wait,
+           a.b.synth_total_s, c.synth_instances);
     printf("finalizer: PROVED partitions waited %.1f ms on average for it (%llu partitions, [finalizer] instances = "
            "%u)\n",
-           a.lag_ms, (unsigned long long)a.lag_n, c.finalizer_instances);
+           a.b.lag_ms, (unsigned long long)a.b.lag_n, c.finalizer_instances);
     printf("advice: %s\n", a.advice);
     return fflush(stdout) == 0 ? 0 : 1;
 }

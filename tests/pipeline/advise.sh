@@ -19,7 +19,12 @@ run_batch() {
     wait_job "$j" 300 || fail "job $j failed: $(cat "$T/wait-$j.err")"
     "$ZKPIPE" advise --config "$CONF" >"$T/advise.out" 2>&1 || fail "advise failed: $(cat "$T/advise.out")"
     cat "$T/advise.out"
-    # zkpipe status carries the same advice line
+    # the metrics carry the numbers, zkpipe status the same advice line
+    "$ZKPIPE" metrics --config "$CONF" >"$T/metrics.txt" || fail "zkpipe metrics failed"
+    local w
+    w=$(awk '/^zkpipe_balance_ratio\{stage="gpud",wait="synthesis"\}/ {printf "%.1f", 100 * $2}' "$T/metrics.txt")
+    grep -q "waited for synthesis (no READY slab) $w%" "$T/advise.out" ||
+        fail "the metrics' GPU wait ($w%) is not advise's: $(grep zkpipe_balance "$T/metrics.txt")"
     "$ZKPIPE" status --config "$CONF" | grep -qxF "$(grep '^advice: ' "$T/advise.out") (zkpipe advise)" ||
         fail "zkpipe status lacks the advice: $("$ZKPIPE" status --config "$CONF" | grep advice)"
     stop_all
