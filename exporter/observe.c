@@ -222,11 +222,11 @@ void obs_metrics(shm_t *s, FILE *o, obs_extra_fn extra) {
     family(o, "zkpipe_finalizer_lag_seconds", "gauge",
            "How long PROVED partitions of the jobs in the table waited for a finalizer, on average (zkpipe advise).");
     fprintf(o, "zkpipe_finalizer_lag_seconds %.6f\n", bal.lag_ms / 1e3);
-    family(o, "zkpipe_gpu_partitions_proved_total", "counter",
+    family(o, "zkpipe_stage_partitions_proved_total", "counter",
            "Partitions a GPU stage process proved since it registered, with its backend and device.");
     for (uint32_t i = 0; i < np; i++)
         if (procs[i].info.role == ROLE_GPUD) {
-            fprintf(o, "zkpipe_gpu_partitions_proved_total{stage=\"gpud\",instance=\"%u\",device=\"",
+            fprintf(o, "zkpipe_stage_partitions_proved_total{stage=\"gpud\",instance=\"%u\",device=\"",
                     procs[i].info.instance);
             label_value(o, procs[i].info.device);
             fprintf(o, "\"} %llu\n", (unsigned long long)procs[i].info.steps);
