@@ -31,7 +31,7 @@ if [ "${1:-}" = "--force" ]; then
     shift
 fi
 if [ $# -eq 0 ]; then
-    echo "usage: bench/make-circuits.sh [--force] pchain18|pchain20|sha256|pchain16bls..." >&2
+    echo "usage: bench/make-circuits.sh [--force] pchain18|pchain20|pchain22|sha256|pchain16bls..." >&2
     exit 2
 fi
 

@@ -17,6 +17,8 @@ int zkpipe_cmd_trace(int argc, char **argv);
 /* observing the pipeline (cli/metrics.c, cli/top.c; exporter/observe.h) */
 int zkpipe_cmd_metrics(int argc, char **argv);
 int zkpipe_cmd_top(int argc, char **argv);
+/* stage counts from the segment's histograms (cli/advise.c) */
+int zkpipe_cmd_advise(int argc, char **argv);
 /* the fleet queue (cli/db.c, docs/fleet.md): db init, and the --dsn branches of submit, wait, status */
 int zkpipe_cmd_db(int argc, char **argv);
 int zkpipe_fleet_submit(const char *dsn, const char *circuit, const char *prio_s, bool json, int n, char **files);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "advise.h"
 #include "client.h"
 #include "commands.h"
 #include "common/spool.h"
@@ -71,7 +72,7 @@ static int job_status(const cfg_t *c, shm_t *s, int att, const char *id) {
     return 0;
 }
 
-static void segment_status(shm_t *s) {
+static void segment_status(const cfg_t *c, shm_t *s) {
     shm_header_t *h = s->hdr;
     printf("segment %s: %u slabs of %llu MiB, %u job records, generation %016llx\n", s->path, h->n_slabs,
            (unsigned long long)(h->slab_size >> 20), h->n_jobs, (unsigned long long)h->generation);
@@ -105,6 +106,8 @@ static void segment_status(shm_t *s) {
                held_since ? (now - held_since) / 1e9 : 0.0);
     else
         printf("disk: ok\n");
+    cli_advice_t a;
+    if (cli_advise(s, c, &a) == 0) printf("advice: %s (zkpipe advise)\n", a.advice);
     for (uint32_t i = 0; i < h->n_jobs; i++)
         if (shm_job_state(&s->jobs[i]) != JOB_FREE) print_job(s, i, false);
 }
@@ -132,7 +135,7 @@ int zkpipe_cmd_status(int argc, char **argv) {
     }
     printf("pipeline %s spool %s\n", c.name, c.spool);
     if (att == 1)
-        segment_status(&s);
+        segment_status(&c, &s);
     else
         printf("segment %s: %s\n", c.segment, att == 0 ? "not present (no stage is running)" : "unusable (see above)");
     static const char *places[] = {"incoming", "active", "done", "failed"};

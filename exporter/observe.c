@@ -212,11 +212,21 @@ void obs_metrics(shm_t *s, FILE *o, obs_extra_fn extra) {
         if (procs[i].info.role == ROLE_GPUD)
             fprintf(o, "zkpipe_stage_keys_resident{stage=\"gpud\",instance=\"%u\"} %u\n", procs[i].info.instance,
                     procs[i].info.keys);
-    family(o, "zkpipe_gpu_partitions_proved_total", "counter",
+    obs_balance_t bal;
+    obs_balance(s, &bal);
+    family(o, "zkpipe_balance_ratio", "gauge",
+           "Shares of a stage's time over the segment's life: gpud waited for synthesis (no READY slab), synthd "
+           "waited for a slab (zkpipe advise).");
+    fprintf(o, "zkpipe_balance_ratio{stage=\"gpud\",wait=\"synthesis\"} %.6f\n", bal.gpu_wait);
+    fprintf(o, "zkpipe_balance_ratio{stage=\"synthd\",wait=\"slab\"} %.6f\n", bal.synth_wait);
+    family(o, "zkpipe_finalizer_lag_seconds", "gauge",
+           "How long PROVED partitions of the jobs in the table waited for a finalizer, on average (zkpipe advise).");
+    fprintf(o, "zkpipe_finalizer_lag_seconds %.6f\n", bal.lag_ms / 1e3);
+    family(o, "zkpipe_stage_partitions_proved_total", "counter",
            "Partitions a GPU stage process proved since it registered, with its backend and device.");
     for (uint32_t i = 0; i < np; i++)
         if (procs[i].info.role == ROLE_GPUD) {
-            fprintf(o, "zkpipe_gpu_partitions_proved_total{stage=\"gpud\",instance=\"%u\",device=\"",
+            fprintf(o, "zkpipe_stage_partitions_proved_total{stage=\"gpud\",instance=\"%u\",device=\"",
                     procs[i].info.instance);
             label_value(o, procs[i].info.device);
             fprintf(o, "\"} %llu\n", (unsigned long long)procs[i].info.steps);
@@ -384,4 +394,33 @@ char *obs_timeline_json(shm_t *s, uint64_t window_ns) {
     }
     json_object_object_add(root, "events", ev);
     return dump(root);
+}
+
+void obs_balance(shm_t *s, obs_balance_t *a) {
+    memset(a, 0, sizeof *a);
+    shm_hist_snap_t gw, gi, sw;
+    (void)shm_hist_read(s, HIST_GPU_WAIT, &gw);
+    (void)shm_hist_read(s, HIST_GPU_IDLE_READY, &gi);
+    (void)shm_hist_read(s, HIST_SYNTH_WAIT_SLAB, &sw);
+    uint64_t gb = shm_counter(s, CNT_GPU_BUSY_NS), sb = shm_counter(s, CNT_SYNTH_BUSY_NS);
+    a->proved = shm_counter(s, CNT_PROVED);
+    double lag_sum = 0; /* PROVED -> finalizing, over the partitions of the jobs still in the table */
+    for (uint32_t i = 0; i < s->hdr->n_jobs; i++) {
+        shm_job_t *j = &s->jobs[i];
+        if (shm_job_state(j) == JOB_FREE) continue;
+        for (uint32_t k = 0; k < j->n_parts && k < SHM_MAX_PARTS; k++) {
+            uint64_t p = atomic_load_explicit(&j->parts[k].t_proved_ns, memory_order_relaxed);
+            uint64_t f = atomic_load_explicit(&j->parts[k].t_fin_start_ns, memory_order_relaxed);
+            if (p && f >= p) lag_sum += (double)(f - p), a->lag_n++;
+        }
+    }
+    double gpu_total = (double)gb + (double)gw.sum_ns + (double)gi.sum_ns, synth_total = (double)sb + (double)sw.sum_ns;
+    a->gpu_total_s = gpu_total / 1e9;
+    a->gpu_busy = gpu_total > 0 ? gb / gpu_total : 0;
+    a->gpu_wait = gpu_total > 0 ? gw.sum_ns / gpu_total : 0;
+    a->gpu_idle_ready = gpu_total > 0 ? gi.sum_ns / gpu_total : 0;
+    a->synth_total_s = synth_total / 1e9;
+    a->synth_wait = synth_total > 0 ? sw.sum_ns / synth_total : 0;
+    a->per_part_ms = a->proved ? (double)gb / (double)a->proved / 1e6 : 0;
+    a->lag_ms = a->lag_n ? lag_sum / (double)a->lag_n / 1e6 : 0;
 }

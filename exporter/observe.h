@@ -47,3 +47,16 @@ void obs_queued(shm_t *s, uint32_t ret[CFG_PRIO_COUNT]);
 const char *obs_priority_label(uint32_t prio);
 /* A heartbeat older than this is a stopped stage (top highlights it). */
 #define OBS_STALE_S 5.0
+
+/* The stages' balance over the segment's lifetime (zkpipe advise, zkpipe status, the metrics):
+ * shares of the GPU stage's time busy / waiting with no READY slab / idle while one waited,
+ * synthd's share waiting for a FREE slab, and how long PROVED partitions of the jobs in the table
+ * waited for a finalizer. */
+typedef struct obs_balance {
+    double gpu_busy, gpu_wait, gpu_idle_ready;
+    double gpu_total_s, per_part_ms;
+    double synth_wait, synth_total_s;
+    double lag_ms;
+    uint64_t proved, lag_n;
+} obs_balance_t;
+void obs_balance(shm_t *s, obs_balance_t *ret);

@@ -331,6 +331,7 @@ static size_t zc_needs_total(const zc_needs *x, bool resident) {
  * streamed; -ENOMEM naming what is short when not even that fits the budget. */
 static int zc_mem_plan(zc_ctx *c, const zk_zkey_t *z, zc_mem *m, zk_err_t *err) {
     size_t budget = zc_budget(c), top = std::max(z->n_vars, z->domain_size), least = 0;
+    uint32_t least_chunk = 0;
     for (int resident = 1; resident >= 0; resident--) {
         uint32_t chunk = (uint32_t)std::max(top, (size_t)1);
         for (;;) {
@@ -341,7 +342,7 @@ static int zc_mem_plan(zc_ctx *c, const zk_zkey_t *z, zc_mem *m, zk_err_t *err) 
                 *m = zc_mem{chunk, resident != 0, x.key, need, budget};
                 return 0;
             }
-            least = need;
+            least = need, least_chunk = chunk;
             if (chunk <= ZC_MIN_CHUNK) break;
             /* the next power of two below (below top itself when top is not one) */
             uint32_t p = 1u << (31 - __builtin_clz(chunk));
@@ -353,7 +354,7 @@ static int zc_mem_plan(zc_ctx *c, const zk_zkey_t *z, zc_mem *m, zk_err_t *err) 
                    "CUDA: device memory: a partition of this circuit (%u wires, domain %u) needs at least %.1f MiB "
                    "on the device (key points streamed, MSMs in chunks of %u points), the budget is %.1f MiB "
                    "(device free memory%s)",
-                   z->n_vars, z->domain_size, least / 1048576.0, ZC_MIN_CHUNK, budget / 1048576.0,
+                   z->n_vars, z->domain_size, least / 1048576.0, least_chunk, budget / 1048576.0,
                    c->cap ? " and [gpu] device_memory" : "");
 }
 

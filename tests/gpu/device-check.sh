@@ -6,8 +6,9 @@
 #   2. runs the host-compiled arithmetic test, then every kernel against the CPU code on fresh
 #      random inputs (field ops, curve ops, MSM G1/G2 2^10..2^20 with zero scalars and infinity
 #      points, NTT/iNTT/coset 2^1..2^22), every fixture witness proved on the GPU (raw points equal
-#      to the CPU core's, the proof verified), partitions two in flight on alternating lanes, and a
-#      2^20-variable core against the CPU core;
+#      to the CPU core's, the proof verified), partitions two in flight on alternating lanes, a
+#      2^20-variable core against the CPU core, and the same core under device-memory caps that
+#      chunk its MSMs and stream its key (equal to the CPU core's; a cap too small refused);
 #   3. times MSM G1/G2 2^20 and 2^22 on both curves, NTT 2^20/2^22, the core at the largest
 #      fixture and at 2^20 variables (2^21 domain), alone and back to back with two in flight,
 #      H2D from a registered slab against pageable;
@@ -90,7 +91,7 @@ rc=0
 [ -n "${hrc:-}" ] || { "$bin/test_cuda_host" >"$logs/host.log" 2>&1; hrc=$?; }
 [ "$hrc" = 0 ] || { rc=1; tail -20 "$logs/host.log" >&2; log "host arithmetic test FAILED"; }
 log "checks (kernels vs CPU, fixtures, 2^20 core) ..."
-timeout 330 "$bin/test_cuda_device" arch_images field_ops ec_ops msm ntt prove_fixtures prove_inflight prove_large \
+timeout 330 "$bin/test_cuda_device" arch_images field_ops ec_ops msm ntt prove_fixtures prove_inflight prove_large prove_chunked \
     >"$logs/checks.log" 2>&1
 crc=$?
 cat "$logs/checks.log" >&2

@@ -52,8 +52,8 @@ log "proved: gpud@0 $p0, gpud@1 $p1"
     fail "status does not name each gpud's backend: $("$ZKPIPE" status --config "$CONF" | grep gpud)"
 "$ZKPIPE" metrics --config "$CONF" >"$T/metrics.txt" || fail "zkpipe metrics failed"
 for i in 0 1; do
-    grep -q "^zkpipe_gpu_partitions_proved_total{stage=\"gpud\",instance=\"$i\",device=\"cpu 0\"} $([ $i = 0 ] && echo $p0 || echo $p1)\$" \
-        "$T/metrics.txt" || fail "metrics lack gpud@$i's count: $(grep zkpipe_gpu_partitions "$T/metrics.txt")"
+    grep -q "^zkpipe_stage_partitions_proved_total{stage=\"gpud\",instance=\"$i\",device=\"cpu 0\"} $([ $i = 0 ] && echo $p0 || echo $p1)\$" \
+        "$T/metrics.txt" || fail "metrics lack gpud@$i's count: $(grep zkpipe_stage_partitions "$T/metrics.txt")"
 done
 echo q | "$ZKPIPE" top --config "$CONF" >"$T/top.txt" 2>&1 || fail "zkpipe top failed: $(cat "$T/top.txt")"
 for i in 0 1; do
