@@ -1,6 +1,8 @@
 /* Spool directory helpers (common/spool.h). */
 #include "spool.h"
 
+#include "base/text.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -575,17 +577,23 @@ static json_object *ms_json(double v) {
 }
 
 int spool_write_result(int dirfd, const spool_result_t *r) {
+    /* json-c passes bytes above 0x7f through: the texts are made valid UTF-8 first (\xHH), in full */
+    const char *error = r->error ? r->error : "", *circuit = r->circuit ? r->circuit : "";
+    _cleanup_free_ char *error_u8 = malloc(4 * strlen(error) + 1);
+    _cleanup_free_ char *circuit_u8 = malloc(4 * strlen(circuit) + 1);
     json_object *o = json_object_new_object(), *parts = json_object_new_array();
-    if (!o || !parts) {
+    if (!o || !parts || !error_u8 || !circuit_u8) {
         json_object_put(o);
         json_object_put(parts);
         return -ENOMEM;
     }
+    text_utf8_escape(error, error_u8, 4 * strlen(error) + 1);
+    text_utf8_escape(circuit, circuit_u8, 4 * strlen(circuit) + 1);
     json_object_object_add(o, "job", json_object_new_string(r->job));
     json_object_object_add(o, "status", json_object_new_string(r->status));
-    json_object_object_add(o, "circuit", json_object_new_string(r->circuit ? r->circuit : ""));
+    json_object_object_add(o, "circuit", json_object_new_string(circuit_u8));
     json_object_object_add(o, "priority", r->prio >= 0 ? json_object_new_string(cfg_priority_name(r->prio)) : NULL);
-    json_object_object_add(o, "error", json_object_new_string(r->error ? r->error : ""));
+    json_object_object_add(o, "error", json_object_new_string(error_u8));
     json_object_object_add(o, "submitted_ns", json_object_new_uint64(r->submitted_ns));
     json_object_object_add(o, "total_ms", ms_json(r->total_ms));
     for (uint32_t k = 0; r->parts && k < r->n_parts; k++) {

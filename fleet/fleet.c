@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/text.h"
 #include "common/spool.h"
 #include "config/shared.h"
 #include "shm/cleanup.h"
@@ -485,47 +486,6 @@ int fleet_renew(PGconn *pg, const char *box, const char *id, int64_t gen, uint32
     return n == 1;
 }
 
-/* The length of the valid UTF-8 character at p (RFC 3629: no overlong forms, no surrogates, at most
- * U+10FFFF), 0 when the bytes there are none. */
-static size_t utf8_char(const unsigned char *p) {
-    unsigned char c = p[0];
-    if (c < 0x80) return 1;
-    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-    unsigned char lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80, hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
-    if (!n || p[1] < lo || p[1] > hi) return 0;
-    for (size_t k = 2; k < n; k++)
-        if ((p[k] & 0xc0) != 0x80) return 0;
-    return n;
-}
-
-static bool utf8_valid(const char *s) {
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t n = utf8_char(p);
-        if (!n) return false;
-        p += n;
-    }
-    return true;
-}
-
-void fleet_utf8_escape(const char *in, char *out, size_t cap) {
-    size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)in; *p && cap;) {
-        size_t n = utf8_char(p);
-        char esc[5];
-        const char *put = (const char *)p;
-        if (!n) {
-            snprintf(esc, sizeof esc, "\\x%02X", *p);
-            put = esc;
-        }
-        size_t len = n ? n : 4;
-        if (o + len >= cap) break;
-        memcpy(out + o, put, len);
-        o += len;
-        p += n ? n : 1;
-    }
-    if (cap) out[o] = 0;
-}
-
 /* Ends the job, fenced (inside the write-back's transaction, or alone), and notifies its waiters
  * when that commits; 1 when this generation still held it. */
 static int end_fenced(PGconn *pg, const char *box, const char *id, int64_t gen, const char *state, const char *error,
@@ -534,7 +494,7 @@ static int end_fenced(PGconn *pg, const char *box, const char *id, int64_t gen, 
     snprintf(gens, sizeof gens, "%lld", (long long)gen);
     snprintf(totals, sizeof totals, "%.3f", total_ms);
     char text[FLEET_ERR_MAX];
-    fleet_utf8_escape(error ? error : "", text, sizeof text);
+    text_utf8_escape(error ? error : "", text, sizeof text);
     const char *v[] = {box, id, gens, state, text, totals};
     PGresult *r = exec_params(pg,
                               "UPDATE zkpipe_jobs SET state = $4, error = nullif($5, ''), lease_expiry = NULL,"
@@ -603,7 +563,7 @@ int fleet_write_back(PGconn *pg, const char *box, const char *id, int64_t gen, c
             proof = read_text(dfd, name, why, sizeof why);
             snprintf(name, sizeof name, "public-%zu.json", k);
             pub = proof ? read_text(dfd, name, why, sizeof why) : NULL;
-            if (pub && (!utf8_valid(proof) || !utf8_valid(pub))) {
+            if (pub && (!text_utf8_valid(proof) || !text_utf8_valid(pub))) {
                 snprintf(err, errlen, "%s: proof-%zu.json or public-%zu.json is not UTF-8 text", dir, k, k);
                 free(proof);
                 free(pub);

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/text.h"
 #include "common/daemon.h"
 #include "common/spool.h"
 #include "common/uring.h"
@@ -816,6 +817,28 @@ TEST(spool_result_one_schema) {
           !strcmp(json_object_get_string(v), "proof-0.json"));
     CHECK(json_object_object_get_ex(json_object_array_get_idx(p, 1), "proof", &v) && v == NULL);
     CHECK(json_object_object_get_ex(json_object_array_get_idx(p, 1), "public", &v) && v == NULL);
+    json_object_put(o);
+    return 0;
+}
+
+/* An error text with bytes that are not UTF-8 (a hostile signal name) still gives a result.json of
+ * valid UTF-8 JSON: the bytes written as \xHH (issue 25, 3). */
+TEST(spool_result_utf8) {
+    const char *dir = tmp_path("result-utf8");
+    CHECK(mkdir(dir, 0755) == 0);
+    int dfd = spool_open_dir(dir);
+    CHECK(dfd >= 0);
+    spool_result_t r = {.job = "j", .status = "failed", .circuit = "c\xc3", .error = "signal q\xff\xfe caf\xc3\xa9",
+                        .prio = -1};
+    CHECK_EQ_INT(spool_write_result(dfd, &r), 0);
+    close(dfd);
+    const char *text = read_text(tmp_path("result-utf8/result.json"));
+    CHECK_MSG(text_utf8_valid(text), "result.json is not UTF-8: %s", text);
+    json_object *o = json_tokener_parse(text), *v;
+    CHECK(o);
+    CHECK(json_object_object_get_ex(o, "error", &v) &&
+          !strcmp(json_object_get_string(v), "signal q\\xFF\\xFE caf\xc3\xa9"));
+    CHECK(json_object_object_get_ex(o, "circuit", &v) && !strcmp(json_object_get_string(v), "c\\xC3"));
     json_object_put(o);
     return 0;
 }
