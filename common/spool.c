@@ -28,7 +28,6 @@
 #include "shm/cleanup.h"
 
 int spool_init(const char *spool, char *err, size_t errlen) {
-    static const char *subs[] = {"", "tmp", "incoming", "active", "done", "failed"};
     char p[1200];
     /* mkdir -p of the spool itself */
     snprintf(p, sizeof p, "%s", spool);
@@ -38,8 +37,11 @@ int spool_init(const char *spool, char *err, size_t errlen) {
         (void)mkdir(p, 0775);
         *q = '/';
     }
-    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
-        snprintf(p, sizeof p, "%s/%s", spool, subs[i]);
+    for (int i = -1; i < SPOOL_NPLACES; i++) { /* the spool, then each place */
+        if (i < 0)
+            snprintf(p, sizeof p, "%s", spool);
+        else
+            spool_path(p, sizeof p, spool, (spool_place_t)i, NULL);
         if (mkdir(p, 0775) < 0 && errno != EEXIST) {
             int e = errno;
             snprintf(err, errlen, "%s: cannot create: %s", p, strerror(e));
@@ -440,7 +442,7 @@ static void remove_dir_at(int parent, const char *name) {
 
 int spool_clean_tmp(const char *spool, unsigned min_age_s) {
     char path[1200];
-    snprintf(path, sizeof path, "%s/tmp", spool);
+    spool_path(path, sizeof path, spool, SPOOL_TMP, NULL);
     _cleanup_close_ int tfd = spool_open_dir(path);
     if (tfd < 0) return tfd;
     char **names;
@@ -493,8 +495,8 @@ int spool_submit(const char *spool, const spool_job_t *j, const spool_input_t *i
         return -ENOSPC;
     }
     char tmp[1400], dst[1400];
-    snprintf(tmp, sizeof tmp, "%s/tmp/%s", spool, j->id);
-    snprintf(dst, sizeof dst, "%s/incoming/%s", spool, j->id);
+    spool_path(tmp, sizeof tmp, spool, SPOOL_TMP, j->id);
+    spool_path(dst, sizeof dst, spool, SPOOL_INCOMING, j->id);
     if (mkdir(tmp, 0775) < 0) {
         int e = errno;
         snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(e));
@@ -539,18 +541,17 @@ int spool_submit(const char *spool, const spool_job_t *j, const spool_input_t *i
         return r;
     }
     char inc[1400];
-    snprintf(inc, sizeof inc, "%s/incoming", spool);
+    spool_path(inc, sizeof inc, spool, SPOOL_INCOMING, NULL);
     (void)spool_fsync_dir(inc);
     return 0;
 }
 
 const char *spool_job_place(const char *spool, const char *id) {
-    static const char *places[] = {"incoming", "active", "done", "failed"};
-    for (int i = 0; i < 4; i++) {
+    for (spool_place_t i = SPOOL_INCOMING; i <= SPOOL_FAILED; i++) {
         char p[1400];
         struct stat st;
-        snprintf(p, sizeof p, "%s/%s/%s", spool, places[i], id);
-        if (lstat(p, &st) == 0) return places[i];
+        spool_path(p, sizeof p, spool, i, id);
+        if (lstat(p, &st) == 0) return spool_place_name(i);
     }
     return NULL;
 }
