@@ -43,22 +43,17 @@ int zkpipe_cmd_cancel(int argc, char **argv) {
         }
         shm_lock(&s);
     }
-    int rc = 1;
-    const char *place = cli_job_place(&c, id);
-    if (place && (!strcmp(place, "incoming") || !strcmp(place, "active"))) {
-        char dir[1400];
-        snprintf(dir, sizeof dir, "%s/%s/%s", c.spool, place, id);
-        int r = spool_fail_dir(c.spool, dir, id, "cancelled", "cancelled before it started");
-        if (r < 0)
-            fprintf(stderr, "zkpipe: cannot move %s to failed/: %s\n", dir, strerror(-r));
-        else
-            printf("cancelled job %s\n", id), rc = 0;
-    } else if (place) {
+    const char *place;
+    char why[1600];
+    int r = spool_cancel(c.spool, id, &place, why, sizeof why), rc = r == -ESRCH ? 2 : r < 0 ? 1 : 0;
+    if (r == 0)
+        printf("cancelled job %s\n", id);
+    else if (r == -EALREADY)
         fprintf(stderr, "zkpipe: job %s has already finished (%s/)\n", id, place);
-    } else {
+    else if (r == -ESRCH)
         fprintf(stderr, "zkpipe: no job %s\n", id);
-        rc = 2;
-    }
+    else
+        fprintf(stderr, "zkpipe: %s\n", why);
     if (att) {
         shm_unlock(&s);
         shm_bump(&s.hdr->job_seq);

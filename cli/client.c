@@ -3,12 +3,12 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "common/spool.h"
+#include "shm/cleanup.h"
 
 int cli_usage_error(const char *usage) {
     fprintf(stderr, "Usage: %s\n", usage);
@@ -74,12 +74,17 @@ int cli_attach(const cfg_t *c, shm_t *s, bool quiet) {
 const char *cli_job_place(const cfg_t *c, const char *id) { return spool_job_place(c->spool, id); }
 
 int cli_read_result(const char *path, char *status, size_t slen, char *error, size_t elen, uint32_t *n_parts) {
-    json_object *o = json_object_from_file(path);
-    if (!o) return -EINVAL;
-    json_object *v;
-    snprintf(status, slen, "%s", json_object_object_get_ex(o, "status", &v) ? json_object_get_string(v) : "?");
-    snprintf(error, elen, "%s", json_object_object_get_ex(o, "error", &v) ? json_object_get_string(v) : "");
-    *n_parts = json_object_object_get_ex(o, "partitions", &v) ? (uint32_t)json_object_array_length(v) : 0;
-    json_object_put(o);
+    /* path is DIR/result.json: read by the spool's rules (no link followed, never blocking) */
+    char dir[1500], why[600];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    _cleanup_close_ int dfd = spool_open_dir(slash ? dir : ".");
+    spool_result_t r;
+    if (dfd < 0 || spool_read_result(dfd, &r, why, sizeof why) < 0) return -EINVAL;
+    snprintf(status, slen, "%s", r.status);
+    snprintf(error, elen, "%s", r.error);
+    *n_parts = r.n_parts;
+    spool_result_free(&r);
     return 0;
 }

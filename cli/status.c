@@ -138,14 +138,13 @@ int zkpipe_cmd_status(int argc, char **argv) {
         segment_status(&c, &s);
     else
         printf("segment %s: %s\n", c.segment, att == 0 ? "not present (no stage is running)" : "unusable (see above)");
-    static const char *places[] = {"incoming", "active", "done", "failed"};
     printf("spool:");
-    for (int i = 0; i < 4; i++) {
+    for (spool_place_t i = SPOOL_INCOMING; i <= SPOOL_FAILED; i++) {
         char d[1400], **names;
         size_t n = 0;
-        snprintf(d, sizeof d, "%s/%s", c.spool, places[i]);
+        spool_path(d, sizeof d, c.spool, i, NULL);
         if (spool_list(d, &names, &n) == 0) spool_free_list(names, n);
-        printf(" %s %zu", places[i], n);
+        printf(" %s %zu", spool_place_name(i), n);
     }
     int64_t avail = spool_free_bytes(c.spool);
     if (avail >= 0) printf(" free %lld MiB (min_free %llu MiB)", (long long)(avail >> 20), (unsigned long long)(c.min_free >> 20));

@@ -1,6 +1,8 @@
 /* Spool directory helpers (common/spool.h). */
 #include "spool.h"
 
+#include "base/text.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -26,7 +28,6 @@
 #include "shm/cleanup.h"
 
 int spool_init(const char *spool, char *err, size_t errlen) {
-    static const char *subs[] = {"", "tmp", "incoming", "active", "done", "failed"};
     char p[1200];
     /* mkdir -p of the spool itself */
     snprintf(p, sizeof p, "%s", spool);
@@ -36,8 +37,11 @@ int spool_init(const char *spool, char *err, size_t errlen) {
         (void)mkdir(p, 0775);
         *q = '/';
     }
-    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
-        snprintf(p, sizeof p, "%s/%s", spool, subs[i]);
+    for (int i = -1; i < SPOOL_NPLACES; i++) { /* the spool, then each place */
+        if (i < 0)
+            snprintf(p, sizeof p, "%s", spool);
+        else
+            spool_path(p, sizeof p, spool, (spool_place_t)i, NULL);
         if (mkdir(p, 0775) < 0 && errno != EEXIST) {
             int e = errno;
             snprintf(err, errlen, "%s: cannot create: %s", p, strerror(e));
@@ -438,7 +442,7 @@ static void remove_dir_at(int parent, const char *name) {
 
 int spool_clean_tmp(const char *spool, unsigned min_age_s) {
     char path[1200];
-    snprintf(path, sizeof path, "%s/tmp", spool);
+    spool_path(path, sizeof path, spool, SPOOL_TMP, NULL);
     _cleanup_close_ int tfd = spool_open_dir(path);
     if (tfd < 0) return tfd;
     char **names;
@@ -491,8 +495,8 @@ int spool_submit(const char *spool, const spool_job_t *j, const spool_input_t *i
         return -ENOSPC;
     }
     char tmp[1400], dst[1400];
-    snprintf(tmp, sizeof tmp, "%s/tmp/%s", spool, j->id);
-    snprintf(dst, sizeof dst, "%s/incoming/%s", spool, j->id);
+    spool_path(tmp, sizeof tmp, spool, SPOOL_TMP, j->id);
+    spool_path(dst, sizeof dst, spool, SPOOL_INCOMING, j->id);
     if (mkdir(tmp, 0775) < 0) {
         int e = errno;
         snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(e));
@@ -537,18 +541,17 @@ int spool_submit(const char *spool, const spool_job_t *j, const spool_input_t *i
         return r;
     }
     char inc[1400];
-    snprintf(inc, sizeof inc, "%s/incoming", spool);
+    spool_path(inc, sizeof inc, spool, SPOOL_INCOMING, NULL);
     (void)spool_fsync_dir(inc);
     return 0;
 }
 
 const char *spool_job_place(const char *spool, const char *id) {
-    static const char *places[] = {"incoming", "active", "done", "failed"};
-    for (int i = 0; i < 4; i++) {
+    for (spool_place_t i = SPOOL_INCOMING; i <= SPOOL_FAILED; i++) {
         char p[1400];
         struct stat st;
-        snprintf(p, sizeof p, "%s/%s/%s", spool, places[i], id);
-        if (lstat(p, &st) == 0) return places[i];
+        spool_path(p, sizeof p, spool, i, id);
+        if (lstat(p, &st) == 0) return spool_place_name(i);
     }
     return NULL;
 }
@@ -575,17 +578,23 @@ static json_object *ms_json(double v) {
 }
 
 int spool_write_result(int dirfd, const spool_result_t *r) {
+    /* json-c passes bytes above 0x7f through: the texts are made valid UTF-8 first (\xHH), in full */
+    const char *error = r->error ? r->error : "", *circuit = r->circuit ? r->circuit : "";
+    _cleanup_free_ char *error_u8 = malloc(4 * strlen(error) + 1);
+    _cleanup_free_ char *circuit_u8 = malloc(4 * strlen(circuit) + 1);
     json_object *o = json_object_new_object(), *parts = json_object_new_array();
-    if (!o || !parts) {
+    if (!o || !parts || !error_u8 || !circuit_u8) {
         json_object_put(o);
         json_object_put(parts);
         return -ENOMEM;
     }
+    text_utf8_escape(error, error_u8, 4 * strlen(error) + 1);
+    text_utf8_escape(circuit, circuit_u8, 4 * strlen(circuit) + 1);
     json_object_object_add(o, "job", json_object_new_string(r->job));
     json_object_object_add(o, "status", json_object_new_string(r->status));
-    json_object_object_add(o, "circuit", json_object_new_string(r->circuit ? r->circuit : ""));
+    json_object_object_add(o, "circuit", json_object_new_string(circuit_u8));
     json_object_object_add(o, "priority", r->prio >= 0 ? json_object_new_string(cfg_priority_name(r->prio)) : NULL);
-    json_object_object_add(o, "error", json_object_new_string(r->error ? r->error : ""));
+    json_object_object_add(o, "error", json_object_new_string(error_u8));
     json_object_object_add(o, "submitted_ns", json_object_new_uint64(r->submitted_ns));
     json_object_object_add(o, "total_ms", ms_json(r->total_ms));
     for (uint32_t k = 0; r->parts && k < r->n_parts; k++) {
@@ -620,10 +629,12 @@ int spool_write_result(int dirfd, const spool_result_t *r) {
     return rc;
 }
 
-int spool_fail_dir(const char *spool, const char *from_dir, const char *id, const char *status, const char *reason) {
-    char to[1200], failed[1200];
-    snprintf(failed, sizeof failed, "%s/failed", spool);
-    snprintf(to, sizeof to, "%s/%s", failed, id);
+int spool_fail(const char *spool, spool_place_t from, const char *name, const char *id, const char *status,
+               const char *reason) {
+    char to[1400], failed[1200], from_dir[1400];
+    spool_path(from_dir, sizeof from_dir, spool, from, name);
+    spool_path(failed, sizeof failed, spool, SPOOL_FAILED, NULL);
+    spool_path(to, sizeof to, spool, SPOOL_FAILED, id);
     spool_result_t res = {.job = id, .status = status, .circuit = "", .error = reason, .prio = -1};
     _cleanup_close_ int dfd = spool_open_dir(from_dir);
     if (dfd >= 0) {
@@ -638,10 +649,214 @@ int spool_fail_dir(const char *spool, const char *from_dir, const char *id, cons
         if (tfd < 0) return tfd;
         int r = spool_write_result(tfd, &res);
         if (r < 0) return r;
-        char entry[1300];
+        char entry[1500];
         snprintf(entry, sizeof entry, "%s/entry", to);
         if (rename(from_dir, entry) < 0) return -errno;
     }
     (void)spool_fsync_dir(failed);
     return 0;
+}
+
+/* ---- The job directory's state machine: the places, the claim, the end, cancel, the result ---- */
+
+static const char *const place_names[SPOOL_NPLACES] = {"tmp", "incoming", "active", "done", "failed"};
+
+const char *spool_place_name(spool_place_t p) { return p < SPOOL_NPLACES ? place_names[p] : "?"; }
+
+void spool_path(char *buf, size_t len, const char *spool, spool_place_t p, const char *name) {
+    if (name)
+        snprintf(buf, len, "%s/%s/%s", spool, spool_place_name(p), name);
+    else
+        snprintf(buf, len, "%s/%s", spool, spool_place_name(p));
+}
+
+/* Outputs that may arrive in a fresh job directory and are never trusted: removed at the claim. */
+static void untrust_outputs(const char *dir) {
+    _cleanup_close_ int dfd = spool_open_dir(dir);
+    if (dfd < 0) return;
+    char **names;
+    size_t n;
+    if (spool_list(dir, &names, &n) == 0) {
+        for (size_t i = 0; i < n; i++)
+            if (!strncmp(names[i], "proof-", 6) || !strncmp(names[i], "public-", 7) || !strcmp(names[i], "result.json"))
+                (void)unlinkat(dfd, names[i], 0);
+        spool_free_list(names, n);
+    }
+    spool_remove_temporaries(dfd);
+}
+
+/* Moves incoming/NAME or active/NAME aside into failed/ under ret_id (NAME itself when it is a
+ * valid id and fresh is false, else a new one); -ECANCELED with why = the reason, or the error of
+ * the move appended. */
+static int fail_aside(const char *spool, spool_place_t from, const char *name, bool fresh, char ret_id[SPOOL_ID_MAX],
+                      char *why, size_t whylen) {
+    if (fresh || !spool_valid_id(name))
+        spool_new_id(ret_id);
+    else
+        snprintf(ret_id, SPOOL_ID_MAX, "%s", name);
+    int r = spool_fail(spool, from, name, ret_id, "failed", why);
+    if (r < 0) {
+        size_t n = strlen(why);
+        snprintf(why + n, whylen - n, "; and it cannot be moved to failed/: %s", strerror(-r));
+    }
+    return -ECANCELED;
+}
+
+int spool_load_active(const char *spool, const char *name, spool_job_t *ret_job, char ret_id[SPOOL_ID_MAX], char *why,
+                      size_t whylen) {
+    char dir[1400];
+    spool_path(dir, sizeof dir, spool, SPOOL_ACTIVE, name);
+    int r = spool_read_job(dir, ret_job, why, whylen);
+    if (r == 0 && strcmp(ret_job->id, name)) {
+        snprintf(why, whylen, "job.ini: id = %s does not match the directory name %s", ret_job->id, name);
+        r = -EINVAL;
+    }
+    return r < 0 ? fail_aside(spool, SPOOL_ACTIVE, name, false, ret_id, why, whylen) : 0;
+}
+
+int spool_claim(const char *spool, const char *name, spool_job_t *ret_job, char ret_id[SPOOL_ID_MAX], char *why,
+                size_t whylen) {
+    char src[1400], dst[1400];
+    spool_path(src, sizeof src, spool, SPOOL_INCOMING, name);
+    spool_path(dst, sizeof dst, spool, SPOOL_ACTIVE, name);
+    struct stat st;
+    if (lstat(src, &st) < 0) return -ENOENT; /* another synthd took it */
+    const char *dup = NULL;
+    for (spool_place_t p = SPOOL_DONE; spool_valid_id(name) && !dup && p <= SPOOL_FAILED; p++) {
+        char q[1400];
+        struct stat qs;
+        spool_path(q, sizeof q, spool, p, name);
+        if (lstat(q, &qs) == 0) dup = spool_place_name(p);
+    }
+    if (dup) {
+        snprintf(why, whylen, "job id %s already exists in %s/; refused", name, dup);
+        return fail_aside(spool, SPOOL_INCOMING, name, true, ret_id, why, whylen);
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(why, whylen, "incoming/%s is %s, not a job directory", name,
+                 S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
+        return fail_aside(spool, SPOOL_INCOMING, name, true, ret_id, why, whylen);
+    }
+    if (renameat2(AT_FDCWD, src, AT_FDCWD, dst, RENAME_NOREPLACE) < 0) {
+        /* ENOENT: another synthd took it. EEXIST: a job of that id is active. Anything else
+         * (EACCES: a job directory the zkpipe user cannot move) leaves the job in incoming/. */
+        int e = errno;
+        if (e == ENOENT) return -ENOENT;
+        if (e == EEXIST) {
+            snprintf(why, whylen, "job id %s is already active; refused", name);
+            return fail_aside(spool, SPOOL_INCOMING, name, true, ret_id, why, whylen);
+        }
+        snprintf(why, whylen, "(%s -> %s): %s; it stays in incoming/", src, dst, strerror(e));
+        return -e;
+    }
+    untrust_outputs(dst);
+    return spool_load_active(spool, name, ret_job, ret_id, why, whylen);
+}
+
+int spool_complete(const char *spool, const spool_result_t *r, char *why, size_t whylen) {
+    spool_place_t to = !strcmp(r->status, "done") ? SPOOL_DONE : SPOOL_FAILED;
+    char src[1400], dst[1400], parent[1400];
+    spool_path(src, sizeof src, spool, SPOOL_ACTIVE, r->job);
+    spool_path(dst, sizeof dst, spool, to, r->job);
+    spool_path(parent, sizeof parent, spool, to, NULL);
+    _cleanup_close_ int dfd = spool_open_dir(src);
+    if (dfd == -ENOENT) return 0; /* a previous end moved it, and its finalizer died before recording it */
+    if (dfd < 0) {
+        snprintf(why, whylen, "%s: %s", src, strerror(-dfd));
+        return dfd;
+    }
+    spool_remove_temporaries(dfd); /* of finalizers that died before their rename */
+    int rc = spool_write_result(dfd, r);
+    if (rc == 0 && rename(src, dst) < 0) rc = -errno;
+    if (rc < 0) {
+        snprintf(why, whylen, "%s -> %s: %s", src, dst, strerror(-rc));
+        return rc;
+    }
+    (void)spool_fsync_dir(parent);
+    return 0;
+}
+
+int spool_cancel(const char *spool, const char *id, const char **ret_place, char *why, size_t whylen) {
+    const char *place = spool_job_place(spool, id);
+    *ret_place = place;
+    if (!place) return -ESRCH;
+    spool_place_t from = !strcmp(place, "incoming") ? SPOOL_INCOMING
+                         : !strcmp(place, "active") ? SPOOL_ACTIVE
+                                                    : SPOOL_NPLACES;
+    if (from == SPOOL_NPLACES) return -EALREADY;
+    int r = spool_fail(spool, from, id, id, "cancelled", "cancelled before it started");
+    if (r < 0) snprintf(why, whylen, "cannot move %s/%s/%s to failed/: %s", spool, place, id, strerror(-r));
+    return r;
+}
+
+/* result.json is a few KiB per partition: this is far more than any */
+#define RESULT_MAX (16u << 20)
+
+static json_object *jget(json_object *o, const char *k) {
+    json_object *v;
+    return json_object_object_get_ex(o, k, &v) ? v : NULL;
+}
+
+static const char *jstr(json_object *o, const char *k) {
+    const char *s = json_object_get_string(jget(o, k));
+    return s ? s : "";
+}
+
+int spool_read_result(int dirfd, spool_result_t *ret, char *why, size_t whylen) {
+    _cleanup_free_ char *text = NULL;
+    size_t len;
+    int r = spool_read_at(dirfd, "result.json", RESULT_MAX, &text, &len, why, whylen);
+    if (r < 0) return r;
+    json_object *o = json_tokener_parse(text), *parts = jget(o, "partitions");
+    if (!o || !json_object_is_type(o, json_type_object) || !json_object_is_type(parts, json_type_array)) {
+        snprintf(why, whylen, "result.json: not a result (no partitions array)");
+        json_object_put(o);
+        return -EINVAL;
+    }
+    size_t n = json_object_array_length(parts);
+    spool_part_result_t *p = calloc(n ? n : 1, sizeof *p);
+    if (!p) {
+        json_object_put(o);
+        return -ENOMEM;
+    }
+    for (size_t k = 0; k < n; k++) {
+        json_object *q = json_object_array_get_idx(parts, k);
+        p[k] = (spool_part_result_t){
+            .status = jstr(q, "status"),
+            .queue_ms = json_object_get_double(jget(q, "queue_ms")),
+            .synth_ms = json_object_get_double(jget(q, "synth_ms")),
+            .ready_wait_ms = json_object_get_double(jget(q, "ready_wait_ms")),
+            .gpu_ms = json_object_get_double(jget(q, "gpu_ms")),
+            .finalize_ms = json_object_get_double(jget(q, "finalize_ms")),
+            .synth_count = (uint32_t)json_object_get_int64(jget(q, "synth_count")),
+            .prove_count = (uint32_t)json_object_get_int64(jget(q, "prove_count")),
+            .gpu_lost_count = (uint32_t)json_object_get_int64(jget(q, "gpu_lost_count")),
+            .t_ready_ns = json_object_get_uint64(jget(q, "t_ready_ns")),
+            .t_prove_start_ns = json_object_get_uint64(jget(q, "t_prove_start_ns")),
+            .t_done_ns = json_object_get_uint64(jget(q, "t_done_ns")),
+            .reused = json_object_get_boolean(jget(q, "reused")),
+        };
+    }
+    int prio = -1;
+    for (int i = 0; jget(o, "priority") && i < CFG_PRIO_COUNT; i++)
+        if (!strcmp(jstr(o, "priority"), cfg_priority_name(i))) prio = i;
+    *ret = (spool_result_t){
+        .job = jstr(o, "job"),
+        .status = json_object_get_string(jget(o, "status")) ? jstr(o, "status") : "?",
+        .circuit = jstr(o, "circuit"),
+        .error = jstr(o, "error"),
+        .prio = prio,
+        .submitted_ns = json_object_get_uint64(jget(o, "submitted_ns")),
+        .total_ms = json_object_get_double(jget(o, "total_ms")),
+        .n_parts = (uint32_t)n,
+        .parts = p,
+        .owner = o,
+    };
+    return 0;
+}
+
+void spool_result_free(spool_result_t *r) {
+    free((void *)r->parts);
+    json_object_put((json_object *)r->owner);
+    *r = (spool_result_t){0};
 }

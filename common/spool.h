@@ -12,7 +12,10 @@
  * - Every file a stage writes goes through spool_write_at: a temporary ".NAME.tmp.PID.RAND" made
  *   with O_CREAT|O_EXCL|O_NOFOLLOW, fsync, rename, fsync of the directory. Temporaries left by a
  *   crash are removed before the job directory leaves active/.
- * - result.json has one writer (spool_write_result) and one schema. */
+ * - result.json has one writer (spool_write_result) and one schema, and one reader
+ *   (spool_read_result).
+ * - The spool owns the job directory's state machine: every move between its places is one of
+ *   spool_submit, spool_claim, spool_complete, spool_fail, spool_cancel; the daemons decide when. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -88,12 +91,54 @@ typedef struct spool_result {
     double total_ms;                            /* submission to the end */
     uint32_t n_parts;
     const spool_part_result_t *parts; /* n_parts, or NULL for a job that never started */
+    void *owner;                      /* spool_read_result's: what the strings point into */
 } spool_result_t;
 int spool_write_result(int dirfd, const spool_result_t *r);
-/* Moves a job directory (or whatever stands in incoming/ under that name) into failed/ with a
- * result.json that says why (for jobs that never got registered: corrupt job.ini, unknown circuit,
- * not a directory). */
-int spool_fail_dir(const char *spool, const char *from_dir, const char *id, const char *status, const char *reason);
+/* The places of the spool, in the order a job moves through them (docs/pipeline.md "Spool"). */
+typedef enum spool_place {
+    SPOOL_TMP,
+    SPOOL_INCOMING,
+    SPOOL_ACTIVE,
+    SPOOL_DONE,
+    SPOOL_FAILED,
+    SPOOL_NPLACES
+} spool_place_t;
+const char *spool_place_name(spool_place_t p);
+/* SPOOL/PLACE, or SPOOL/PLACE/NAME with name non-NULL. */
+void spool_path(char *buf, size_t len, const char *spool, spool_place_t p, const char *name);
+/* The claim of incoming/NAME (synthd's intake). What cannot be a job (not a directory, a symlink,
+ * an id already in done/, failed/ or active/) is moved to failed/ under a new id (ret_id), the
+ * reason in why: -ECANCELED. Else it is renamed into active/ (RENAME_NOREPLACE, the commit point),
+ * the outputs nobody may bring (proofs, publics, result.json, temporaries) are removed and job.ini is
+ * read (spool_load_active). 0: claimed, *ret_job read; -ENOENT: another synthd took it;
+ * -ECANCELED: failed (ret_id, why); another negative errno: it stays in incoming/ (why, as
+ * "(SRC -> DST): what; it stays in incoming/"). */
+int spool_claim(const char *spool, const char *name, spool_job_t *ret_job, char ret_id[SPOOL_ID_MAX], char *why,
+                size_t whylen);
+/* Reads active/NAME/job.ini; a corrupt one, or an id that is not NAME, moves the directory to
+ * failed/ (under NAME, or a new id when NAME cannot be one: ret_id) with the reason in why:
+ * -ECANCELED. */
+int spool_load_active(const char *spool, const char *name, spool_job_t *ret_job, char ret_id[SPOOL_ID_MAX], char *why,
+                      size_t whylen);
+/* The end of a registered job: active/<r->job> has its temporaries removed, gets result.json (r),
+ * is renamed into done/ (r->status "done") or failed/, and that folder is synced. Repeatable: 0
+ * too when active/<r->job> is gone (a previous end moved it). A negative errno (ENOSPC, EDQUOT, a
+ * failed rename) leaves it in active/ for the caller to try again; why names the step. */
+int spool_complete(const char *spool, const spool_result_t *r, char *why, size_t whylen);
+/* Moves PLACE/NAME (a job directory, or whatever stands there) into failed/ID with a result.json
+ * that says status and why (jobs that never got registered: corrupt job.ini, unknown circuit, not
+ * a directory, cancelled); anything but a directory goes into a folder of its own, never followed. */
+int spool_fail(const char *spool, spool_place_t from, const char *name, const char *id, const char *status,
+               const char *reason);
+/* Cancels a job no synthd has registered (the caller holds the segment's registration lock):
+ * incoming/ID or active/ID → failed/ID, status cancelled. 0; -EALREADY: it has finished (*ret_place
+ * says where); -ESRCH: no such job; another negative errno: the move failed (why). */
+int spool_cancel(const char *spool, const char *id, const char **ret_place, char *why, size_t whylen);
+/* Reads DIRFD/result.json (spool_read_at's rules: no link followed, never blocking, bounded) into
+ * *ret: the strings and parts stay valid until spool_result_free. -EINVAL with why for a file that
+ * is not a result (no partitions array). */
+int spool_read_result(int dirfd, spool_result_t *ret, char *why, size_t whylen);
+void spool_result_free(spool_result_t *r);
 /* Where a job is: "incoming", "active", "done", "failed" or NULL. A job only moves forward, each
  * step one rename, so scanning in that order cannot miss a job that moves while we look. */
 const char *spool_job_place(const char *spool, const char *id);

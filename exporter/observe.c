@@ -1,7 +1,10 @@
 /* The observers' view of a segment (exporter/observe.h): Prometheus text, /status and /timeline. */
 #include "observe.h"
 
+#include "base/text.h"
+
 #include <json-c/json.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -331,7 +334,11 @@ char *obs_status_json(shm_t *s) {
         json_object_object_add(o, "circuit", json_object_new_string(j->circuit));
         json_object_object_add(o, "priority", json_object_new_string(obs_priority_label(j->prio)));
         json_object_object_add(o, "state", json_object_new_string(shm_job_state_name(st)));
-        json_object_object_add(o, "error", json_object_new_string(shm_job_error(j)));
+        /* set through shm_job_set_error (UTF-8 already); escaped here too for a segment that an older
+         * binary wrote and that outlived it */
+        char error[4 * SHM_ERROR_MAX + 1];
+        text_utf8_escape(shm_job_error(j), error, sizeof error);
+        json_object_object_add(o, "error", json_object_new_string(error));
         uint32_t done = 0;
         for (uint32_t k = 0; k < j->n_parts && k < SHM_MAX_PARTS; k++) {
             shm_part_t *p = &j->parts[k];

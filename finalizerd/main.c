@@ -1,7 +1,8 @@
 /* zkpipe-finalizerd: takes PROVED slabs, randomizes the raw points into the final proof, verifies it
  * (verify = yes), writes public-<k>.json then proof-<k>.json atomically (the proof file is the
  * partition's commit point), marks the partition done and frees the slab; when a job has no
- * partition left it writes result.json and moves the job directory to done/ or failed/.
+ * partition left it ends it through the spool (spool_complete: result.json, the move to done/ or
+ * failed/), trying again with a back-off while that fails.
  *
  * A proof that cannot be written for want of space is not lost: its slab goes back to PROVED and is
  * finalized again (a fresh randomization) when the spool has room, with a back-off; the episode is
@@ -108,77 +109,58 @@ static void complete_job(uint32_t slot) {
         return;
     }
     const char *status = final == JOB_DONE ? "done" : final == JOB_CANCELLED ? "cancelled" : "failed";
-    const char *to = final == JOB_DONE ? "done" : "failed";
-    char src[1400], dst[1400], parent[1400];
-    snprintf(src, sizeof src, "%s/active/%s", cfg.spool, J->id);
-    snprintf(dst, sizeof dst, "%s/%s/%s", cfg.spool, to, J->id);
-    snprintf(parent, sizeof parent, "%s/%s", cfg.spool, to);
-    __attribute__((cleanup(close_dirfd))) int dfd = spool_open_dir(src);
-    if (dfd >= 0) {
-        spool_remove_temporaries(dfd); /* of finalizers that died before their rename */
-        _cleanup_free_ spool_part_result_t *parts = calloc(J->n_parts, sizeof *parts);
-        if (!parts) {
-            shm_unlock(&S);
-            return;
-        }
-        for (uint32_t k = 0; k < J->n_parts; k++) {
-            shm_part_t *P = &J->parts[k];
-            uint32_t ps = shm_part_state(P);
-            uint64_t claim = atomic_load_explicit(&P->t_claim_ns, memory_order_relaxed);
-            uint64_t ready = atomic_load_explicit(&P->t_ready_ns, memory_order_relaxed);
-            uint64_t pstart = atomic_load_explicit(&P->t_prove_start_ns, memory_order_relaxed);
-            parts[k] = (spool_part_result_t){
-                .status = shm_part_state_name(ps),
-                .queue_ms = claim ? ms(claim - J->registered_ns) : 0.0,
-                .synth_ms = ms(atomic_load_explicit(&P->synth_ns, memory_order_relaxed)),
-                .ready_wait_ms = pstart && ready && pstart > ready ? ms(pstart - ready) : 0.0,
-                .gpu_ms = ms(atomic_load_explicit(&P->gpu_ns, memory_order_relaxed)),
-                .finalize_ms = ms(atomic_load_explicit(&P->fin_ns, memory_order_relaxed)),
-                .synth_count = atomic_load_explicit(&P->synth_count, memory_order_relaxed),
-                .prove_count = atomic_load_explicit(&P->prove_count, memory_order_relaxed),
-                .gpu_lost_count = atomic_load_explicit(&P->lost_count, memory_order_relaxed),
-                .t_ready_ns = ready,
-                .t_prove_start_ns = pstart,
-                .t_done_ns = atomic_load_explicit(&P->t_done_ns, memory_order_relaxed),
-                .reused = ps == PART_DONE && !claim,
-            };
-        }
-        uint64_t now_rt = shm_realtime_ns();
-        spool_result_t res = {
-            .job = J->id,
-            .status = status,
-            .circuit = J->circuit,
-            .error = shm_job_error(J),
-            .prio = (int)J->prio,
-            .submitted_ns = J->submit_ns,
-            .total_ms = J->submit_ns && now_rt > J->submit_ns ? ms(now_rt - J->submit_ns)
-                                                              : ms(daemon_now_ns() - J->registered_ns),
-            .n_parts = J->n_parts,
-            .parts = parts,
-        };
-        int r = spool_write_result(dfd, &res);
-        if (r == 0 && rename(src, dst) < 0) r = -errno;
-        if (r < 0) {
-            end_retry_ns[slot] = daemon_now_ns() + (is_space_error(r) ? 500000000ull : 5000000000ull);
-            if (!end_logged[slot])
-                log_msg(LOG_ERR, &(log_ctx_t){.job = J->id, .part = -1, .slab = -1}, NULL,
-                        "Failed to end job %s (%s -> %s): %s; trying again until it works", J->id, src, dst,
-                        strerror(-r));
-            end_logged[slot] = true;
-            shm_unlock(&S);
-            return;
-        }
-        (void)spool_fsync_dir(parent);
-    } else if (dfd != -ENOENT) {
-        if (!end_logged[slot])
-            log_msg(LOG_ERR, &(log_ctx_t){.job = J->id, .part = -1, .slab = -1}, NULL,
-                    "Failed to end job %s: %s: %s; trying again until it works", J->id, src, strerror(-dfd));
-        end_logged[slot] = true;
-        end_retry_ns[slot] = daemon_now_ns() + 5000000000ull;
+    _cleanup_free_ spool_part_result_t *parts = calloc(J->n_parts, sizeof *parts);
+    if (!parts) {
         shm_unlock(&S);
         return;
     }
-    /* else: a previous finalizer moved it and died before recording it */
+    for (uint32_t k = 0; k < J->n_parts; k++) {
+        shm_part_t *P = &J->parts[k];
+        uint32_t ps = shm_part_state(P);
+        uint64_t claim = atomic_load_explicit(&P->t_claim_ns, memory_order_relaxed);
+        uint64_t ready = atomic_load_explicit(&P->t_ready_ns, memory_order_relaxed);
+        uint64_t pstart = atomic_load_explicit(&P->t_prove_start_ns, memory_order_relaxed);
+        parts[k] = (spool_part_result_t){
+            .status = shm_part_state_name(ps),
+            .queue_ms = claim ? ms(claim - J->registered_ns) : 0.0,
+            .synth_ms = ms(atomic_load_explicit(&P->synth_ns, memory_order_relaxed)),
+            .ready_wait_ms = pstart && ready && pstart > ready ? ms(pstart - ready) : 0.0,
+            .gpu_ms = ms(atomic_load_explicit(&P->gpu_ns, memory_order_relaxed)),
+            .finalize_ms = ms(atomic_load_explicit(&P->fin_ns, memory_order_relaxed)),
+            .synth_count = atomic_load_explicit(&P->synth_count, memory_order_relaxed),
+            .prove_count = atomic_load_explicit(&P->prove_count, memory_order_relaxed),
+            .gpu_lost_count = atomic_load_explicit(&P->lost_count, memory_order_relaxed),
+            .t_ready_ns = ready,
+            .t_prove_start_ns = pstart,
+            .t_done_ns = atomic_load_explicit(&P->t_done_ns, memory_order_relaxed),
+            .reused = ps == PART_DONE && !claim,
+        };
+    }
+    uint64_t now_rt = shm_realtime_ns();
+    spool_result_t res = {
+        .job = J->id,
+        .status = status,
+        .circuit = J->circuit,
+        .error = shm_job_error(J),
+        .prio = (int)J->prio,
+        .submitted_ns = J->submit_ns,
+        .total_ms =
+            J->submit_ns && now_rt > J->submit_ns ? ms(now_rt - J->submit_ns) : ms(daemon_now_ns() - J->registered_ns),
+        .n_parts = J->n_parts,
+        .parts = parts,
+    };
+    /* the spool's end (result.json, the rename); repeatable: a directory already moved is success */
+    char why[1600];
+    int r = spool_complete(cfg.spool, &res, why, sizeof why);
+    if (r < 0) {
+        end_retry_ns[slot] = daemon_now_ns() + (is_space_error(r) ? 500000000ull : 5000000000ull);
+        if (!end_logged[slot])
+            log_msg(LOG_ERR, &(log_ctx_t){.job = J->id, .part = -1, .slab = -1}, NULL,
+                    "Failed to end job %s (%s); trying again until it works", J->id, why);
+        end_logged[slot] = true;
+        shm_unlock(&S);
+        return;
+    }
     shm_job_end(&S, slot, final);
     end_logged[slot] = false;
     end_retry_ns[slot] = 0;

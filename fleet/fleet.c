@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/text.h"
 #include "common/spool.h"
 #include "config/shared.h"
 #include "shm/cleanup.h"
@@ -485,47 +486,6 @@ int fleet_renew(PGconn *pg, const char *box, const char *id, int64_t gen, uint32
     return n == 1;
 }
 
-/* The length of the valid UTF-8 character at p (RFC 3629: no overlong forms, no surrogates, at most
- * U+10FFFF), 0 when the bytes there are none. */
-static size_t utf8_char(const unsigned char *p) {
-    unsigned char c = p[0];
-    if (c < 0x80) return 1;
-    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-    unsigned char lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80, hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
-    if (!n || p[1] < lo || p[1] > hi) return 0;
-    for (size_t k = 2; k < n; k++)
-        if ((p[k] & 0xc0) != 0x80) return 0;
-    return n;
-}
-
-static bool utf8_valid(const char *s) {
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t n = utf8_char(p);
-        if (!n) return false;
-        p += n;
-    }
-    return true;
-}
-
-void fleet_utf8_escape(const char *in, char *out, size_t cap) {
-    size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)in; *p && cap;) {
-        size_t n = utf8_char(p);
-        char esc[5];
-        const char *put = (const char *)p;
-        if (!n) {
-            snprintf(esc, sizeof esc, "\\x%02X", *p);
-            put = esc;
-        }
-        size_t len = n ? n : 4;
-        if (o + len >= cap) break;
-        memcpy(out + o, put, len);
-        o += len;
-        p += n ? n : 1;
-    }
-    if (cap) out[o] = 0;
-}
-
 /* Ends the job, fenced (inside the write-back's transaction, or alone), and notifies its waiters
  * when that commits; 1 when this generation still held it. */
 static int end_fenced(PGconn *pg, const char *box, const char *id, int64_t gen, const char *state, const char *error,
@@ -534,7 +494,7 @@ static int end_fenced(PGconn *pg, const char *box, const char *id, int64_t gen, 
     snprintf(gens, sizeof gens, "%lld", (long long)gen);
     snprintf(totals, sizeof totals, "%.3f", total_ms);
     char text[FLEET_ERR_MAX];
-    fleet_utf8_escape(error ? error : "", text, sizeof text);
+    text_utf8_escape(error ? error : "", text, sizeof text);
     const char *v[] = {box, id, gens, state, text, totals};
     PGresult *r = exec_params(pg,
                               "UPDATE zkpipe_jobs SET state = $4, error = nullif($5, ''), lease_expiry = NULL,"
@@ -560,50 +520,33 @@ static char *read_text(int dfd, const char *name, char *err, size_t errlen) {
     return spool_read_at(dfd, name, 16u << 20, &buf, &len, err, errlen) < 0 ? NULL : buf;
 }
 
-static double jnum(json_object *o, const char *k) {
-    json_object *v;
-    return json_object_object_get_ex(o, k, &v) ? json_object_get_double(v) : 0;
-}
-
-static const char *jstr(json_object *o, const char *k) {
-    json_object *v;
-    return json_object_object_get_ex(o, k, &v) && json_object_get_string(v) ? json_object_get_string(v) : "";
-}
-
 int fleet_write_back(PGconn *pg, const char *box, const char *id, int64_t gen, const char *dir, char *err,
                      size_t errlen) {
-    _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    _cleanup_close_ int dfd = spool_open_dir(dir);
     char why[FLEET_ERR_MAX];
-    char *text = dfd >= 0 ? read_text(dfd, "result.json", why, sizeof why) : NULL;
-    if (!text) {
-        snprintf(err, errlen, "%s: %s", dir, dfd < 0 ? strerror(errno) : why);
+    spool_result_t res;
+    int r = dfd < 0 ? dfd : spool_read_result(dfd, &res, why, sizeof why);
+    if (r < 0) {
+        snprintf(err, errlen, "%s: %s", dir, dfd < 0 ? strerror(-dfd) : why);
         return -EINVAL;
     }
-    json_object *res = json_tokener_parse(text);
-    free(text);
-    json_object *parts = NULL;
-    if (!res || !json_object_object_get_ex(res, "partitions", &parts) || !json_object_is_type(parts, json_type_array)) {
-        snprintf(err, errlen, "%s/result.json: not a result (no partitions array)", dir);
-        json_object_put(res);
-        return -EINVAL;
-    }
-    const char *status = jstr(res, "status");
+    const char *status = res.status;
     const char *state = !strcmp(status, "done") ? "done" : !strcmp(status, "cancelled") ? "cancelled" : "failed";
     char error[FLEET_ERR_MAX];
-    snprintf(error, sizeof error, "%s", jstr(res, "error"));
+    snprintf(error, sizeof error, "%s", res.error);
     if (strcmp(state, "done") && !error[0]) snprintf(error, sizeof error, "the job %s on box %s", status, box);
     int rc = exec_cmd(pg, "begin", "BEGIN", err, errlen) < 0 ? -EIO : 0;
-    if (rc == 0) rc = end_fenced(pg, box, id, gen, state, error, jnum(res, "total_ms"), err, errlen);
-    size_t n = json_object_array_length(parts);
+    if (rc == 0) rc = end_fenced(pg, box, id, gen, state, error, res.total_ms, err, errlen);
+    size_t n = res.n_parts;
     for (size_t k = 0; rc == 1 && k < n; k++) {
-        json_object *p = json_object_array_get_idx(parts, k);
+        const spool_part_result_t *p = &res.parts[k];
         char name[64], *proof = NULL, *pub = NULL;
-        if (!strcmp(jstr(p, "status"), "done")) {
+        if (!strcmp(p->status, "done")) {
             snprintf(name, sizeof name, "proof-%zu.json", k);
             proof = read_text(dfd, name, why, sizeof why);
             snprintf(name, sizeof name, "public-%zu.json", k);
             pub = proof ? read_text(dfd, name, why, sizeof why) : NULL;
-            if (pub && (!utf8_valid(proof) || !utf8_valid(pub))) {
+            if (pub && (!text_utf8_valid(proof) || !text_utf8_valid(pub))) {
                 snprintf(err, errlen, "%s: proof-%zu.json or public-%zu.json is not UTF-8 text", dir, k, k);
                 free(proof);
                 free(pub);
@@ -618,9 +561,9 @@ int fleet_write_back(PGconn *pg, const char *box, const char *id, int64_t gen, c
             }
         }
         char ks[24], ms[5][32];
-        static const char *keys[5] = {"queue_ms", "synth_ms", "ready_wait_ms", "gpu_ms", "finalize_ms"};
         snprintf(ks, sizeof ks, "%zu", k);
-        for (int i = 0; i < 5; i++) snprintf(ms[i], sizeof ms[i], "%.3f", jnum(p, keys[i]));
+        const double msv[5] = {p->queue_ms, p->synth_ms, p->ready_wait_ms, p->gpu_ms, p->finalize_ms};
+        for (int i = 0; i < 5; i++) snprintf(ms[i], sizeof ms[i], "%.3f", msv[i]);
         const char *v[] = {id, ks, proof, pub, ms[0], ms[1], ms[2], ms[3], ms[4], box};
         PGresult *r = exec_params(pg,
                                   "UPDATE zkpipe_partitions SET proof = $3, public = $4, queue_ms = $5::float8,"
@@ -635,7 +578,7 @@ int fleet_write_back(PGconn *pg, const char *box, const char *id, int64_t gen, c
         }
         PQclear(r);
     }
-    json_object_put(res);
+    spool_result_free(&res);
     if (rc == 1 && exec_cmd(pg, "commit", "COMMIT", err, errlen) < 0) rc = -EIO;
     if (rc != 1) PQclear(exec_sql(pg, "ROLLBACK"));
     return rc;

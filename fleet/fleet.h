@@ -12,7 +12,7 @@
  *   PQstatus says the connection broke (or a call timed out: nothing waits on the server unbounded,
  *   fleet_set_deadline), the caller drops it and reconnects (every step here can be repeated);
  *   otherwise the database refused that statement, and the caller fails that one job.
- * - Every text written is valid UTF-8 (fleet_utf8_escape). */
+ * - Every text written is valid UTF-8 (text_utf8_escape, base/text.h). */
 #pragma once
 #include <libpq-fe.h>
 #include <stdbool.h>
@@ -90,7 +90,7 @@ PGresult *fleet_inputs(PGconn *pg, const char *id, uint32_t n_parts, uint64_t ca
 int fleet_renew(PGconn *pg, const char *box, const char *id, int64_t gen, uint32_t lease_s, char *err, size_t errlen);
 /* The fenced write-back of a finished local job directory (result.json, proof-<k>.json,
  * public-<k>.json): results, timings and the final state in one transaction. 1 written, 0 refused
- * by the fence (nothing written). The error text is made valid UTF-8 (fleet_utf8_escape); a proof
+ * by the fence (nothing written). The error text is made valid UTF-8 (text_utf8_escape, base/text.h); a proof
  * or public file that is not UTF-8 is -EILSEQ (the caller fails the job with the reason). */
 int fleet_write_back(PGconn *pg, const char *box, const char *id, int64_t gen, const char *dir, char *err,
                      size_t errlen);
@@ -109,9 +109,5 @@ bool fleet_state_final(const char *state);
 PGresult *fleet_results(PGconn *pg, const char *id, char *err, size_t errlen);
 /* zkpipe status --dsn: boxes (heartbeat age, leases held), jobs by state, the leases. */
 int fleet_print_status(PGconn *pg, FILE *f, char *err, size_t errlen);
-/* Copies in into out (cap bytes, always terminated, never cutting a character), each byte that is
- * not part of valid UTF-8 written as \xHH: every text the fleet writes to the database is UTF-8,
- * whatever a hostile input put in an error message. */
-void fleet_utf8_escape(const char *in, char *out, size_t cap);
 /* Reads a whole regular file (inputs of zkpipe submit --dsn); one line in err naming it. */
 int fleet_read_file(const char *path, uint64_t cap, void **ret, size_t *ret_len, char *err, size_t errlen);

@@ -2,6 +2,7 @@
  * machine, job table, futex waits, event ring, reclaim of dead owners. No logging, no policy. */
 #include "shm.h"
 
+#include "base/text.h"
 #include "cleanup.h"
 
 #include <errno.h>
@@ -633,7 +634,8 @@ bool shm_job_set_error(shm_t *s, uint32_t slot, const char *reason) {
     shm_job_t *j = &s->jobs[slot];
     uint32_t zero = 0;
     if (!atomic_compare_exchange_strong_explicit(&j->err_set, &zero, 1, ACQREL, RLX)) return false;
-    snprintf(j->error, sizeof j->error, "%s", reason);
+    /* valid UTF-8 whatever an input put in the reason, never cut inside a character */
+    text_utf8_escape(reason, j->error, sizeof j->error);
     atomic_store_explicit(&j->err_set, 2, REL);
     return true;
 }

@@ -94,109 +94,45 @@ static int register_active(const char *dir, const spool_job_t *j) {
     return r;
 }
 
-static void fail_dir(const char *dir, const char *id, const char *reason) {
+static void log_failed(const char *id, const char *reason) {
     log_msg(LOG_ERR, &(log_ctx_t){.job = id, .part = -1, .slab = -1}, NULL, "Job %s failed: %s", id, reason);
-    int r = spool_fail_dir(cfg.spool, dir, id, "failed", reason);
-    if (r < 0) log_err("Failed to move %s to failed/: %s", dir, strerror(-r));
 }
 
-/* Reads and checks the job.ini of a job directory; on error moves it to failed/ with the reason. */
-static int load_job(const char *dir, const char *name, spool_job_t *j) {
-    char err[600];
-    int r = spool_read_job(dir, j, err, sizeof err);
-    if (r == 0 && strcmp(j->id, name)) {
-        snprintf(err, sizeof err, "job.ini: id = %s does not match the directory name %s", j->id, name);
-        r = -EINVAL;
-    }
-    if (r == 0 && !cfg_circuit(&cfg, j->circuit)) {
-        snprintf(err, sizeof err, "job.ini: circuit %s is not configured in %s", j->circuit, cfg.path);
-        r = -ENOENT;
-    }
-    if (r < 0) {
-        if (!spool_valid_id(name)) {
-            /* cannot be a job id: move it aside under a valid name */
-            char id[SPOOL_ID_MAX];
-            spool_new_id(id);
-            fail_dir(dir, id, err);
-        } else {
-            fail_dir(dir, name, err);
-        }
-    }
-    return r;
+/* A job of active/ read by the spool (job.ini; spool_load_active or spool_claim) whose circuit this
+ * box does not have fails here: the spool knows no configuration. */
+static int check_circuit(const char *name, const spool_job_t *j) {
+    if (cfg_circuit(&cfg, j->circuit)) return 0;
+    char why[600];
+    snprintf(why, sizeof why, "job.ini: circuit %s is not configured in %s", j->circuit, cfg.path);
+    log_failed(j->id, why);
+    int r = spool_fail(cfg.spool, SPOOL_ACTIVE, name, j->id, "failed", why);
+    if (r < 0) log_err("Failed to move active/%s to failed/: %s", name, strerror(-r));
+    return -ENOENT;
 }
 
-/* Outputs that may arrive in a fresh job directory and are never trusted: removed at intake. */
-static void untrust_outputs(const char *dir) {
-    _cleanup_close_ int dfd = spool_open_dir(dir);
-    if (dfd < 0) return;
-    char **names;
-    size_t n;
-    if (spool_list(dir, &names, &n) == 0) {
-        for (size_t i = 0; i < n; i++)
-            if (!strncmp(names[i], "proof-", 6) || !strncmp(names[i], "public-", 7) || !strcmp(names[i], "result.json"))
-                (void)unlinkat(dfd, names[i], 0);
-        spool_free_list(names, n);
-    }
-    spool_remove_temporaries(dfd);
-}
-
-/* Is there a finished job of this id already? */
-static const char *finished_place(const char *id) {
-    static const char *places[] = {"done", "failed"};
-    for (int i = 0; i < 2; i++) {
-        char p[1400];
-        struct stat st;
-        snprintf(p, sizeof p, "%s/%s/%s", cfg.spool, places[i], id);
-        if (lstat(p, &st) == 0) return places[i];
-    }
-    return NULL;
-}
-
-/* Claims incoming jobs (rename into active/, the commit point) and registers them. What cannot be
- * a job (a file, a symlink, a duplicate id) is moved to failed/ once, with the reason. */
+/* Claims incoming jobs (spool_claim: the rename into active/ is the commit point) and registers
+ * them. What cannot be a job (a file, a symlink, a duplicate id) the spool moves to failed/ once,
+ * with the reason. */
 static void intake(void) {
     char in[1200], **names;
     size_t n;
-    snprintf(in, sizeof in, "%s/incoming", cfg.spool);
+    spool_path(in, sizeof in, cfg.spool, SPOOL_INCOMING, NULL);
     if (spool_list(in, &names, &n) < 0) return;
     for (size_t i = 0; i < n; i++) {
-        char src[1400], dst[1400], why[600];
-        snprintf(src, sizeof src, "%s/incoming/%s", cfg.spool, names[i]);
-        snprintf(dst, sizeof dst, "%s/active/%s", cfg.spool, names[i]);
-        struct stat st;
-        if (lstat(src, &st) < 0) continue; /* another synthd took it */
-        const char *dup = spool_valid_id(names[i]) ? finished_place(names[i]) : NULL;
-        if (!S_ISDIR(st.st_mode) || dup) {
-            if (dup)
-                snprintf(why, sizeof why, "job id %s already exists in %s/; refused", names[i], dup);
-            else
-                snprintf(why, sizeof why, "incoming/%s is %s, not a job directory", names[i],
-                         S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
-            char id[SPOOL_ID_MAX];
-            spool_new_id(id);
-            fail_dir(src, id, why);
-            continue;
-        }
-        if (renameat2(AT_FDCWD, src, AT_FDCWD, dst, RENAME_NOREPLACE) < 0) {
-            /* ENOENT: another synthd took it. EEXIST: a job of that id is active. Anything else
-             * (EACCES: a job directory the zkpipe user cannot move) would leave the job in
-             * incoming/ forever: say so, once per job. */
-            static char warned[256];
-            if (errno == EEXIST) {
-                char id[SPOOL_ID_MAX];
-                spool_new_id(id);
-                snprintf(why, sizeof why, "job id %s is already active; refused", names[i]);
-                fail_dir(src, id, why);
-            } else if (errno != ENOENT && strcmp(warned, names[i])) {
-                log_err("Failed to claim job %s (%s -> %s): %m; it stays in incoming/", names[i], src, dst);
-                snprintf(warned, sizeof warned, "%s", names[i]);
-            }
-            continue;
-        }
-        untrust_outputs(dst);
+        char why[700], failed_id[SPOOL_ID_MAX];
         spool_job_t j;
-        if (load_job(dst, names[i], &j) < 0) continue;
-        int r = register_active(dst, &j);
+        int r = spool_claim(cfg.spool, names[i], &j, failed_id, why, sizeof why);
+        if (r == -ECANCELED) log_failed(failed_id, why);
+        if (r < 0 && r != -ENOENT && r != -ECANCELED) {
+            /* it stays in incoming/ (EACCES: a job directory the zkpipe user cannot move): say so once */
+            static char warned[256];
+            if (strcmp(warned, names[i])) log_err("Failed to claim job %s %s", names[i], why);
+            snprintf(warned, sizeof warned, "%s", names[i]);
+        }
+        if (r < 0 || check_circuit(names[i], &j) < 0) continue;
+        char dst[1400];
+        spool_path(dst, sizeof dst, cfg.spool, SPOOL_ACTIVE, names[i]);
+        r = register_active(dst, &j);
         if (r == -ENOSPC)
             log_warn("Job table full; job %s waits in active/", j.id);
         else if (r < 0)
@@ -214,16 +150,18 @@ static void intake(void) {
 static void rescan_active(void) {
     char dir[1200], **names;
     size_t n;
-    snprintf(dir, sizeof dir, "%s/active", cfg.spool);
+    spool_path(dir, sizeof dir, cfg.spool, SPOOL_ACTIVE, NULL);
     if (spool_list(dir, &names, &n) < 0) return;
     for (size_t i = 0; i < n; i++) {
         int slot = shm_job_find(&S, names[i]);
         if (slot >= 0) continue; /* any record, live or terminal: the finalizer moves terminal ones */
-        char jd[1400];
-        snprintf(jd, sizeof jd, "%s/active/%s", cfg.spool, names[i]);
+        char jd[1400], why[700], failed_id[SPOOL_ID_MAX];
+        spool_path(jd, sizeof jd, cfg.spool, SPOOL_ACTIVE, names[i]);
         spool_job_t j;
-        if (load_job(jd, names[i], &j) < 0) continue;
-        int r = register_active(jd, &j);
+        int r = spool_load_active(cfg.spool, names[i], &j, failed_id, why, sizeof why);
+        if (r == -ECANCELED) log_failed(failed_id, why);
+        if (r < 0 || check_circuit(names[i], &j) < 0) continue;
+        r = register_active(jd, &j);
         if (r >= 0)
             log_msg(LOG_INFO, &(log_ctx_t){.job = j.id, .part = -1, .slab = -1}, NULL,
                     "Job %s registered again from active/", j.id);

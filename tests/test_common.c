@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/text.h"
 #include "common/daemon.h"
 #include "common/spool.h"
 #include "common/uring.h"
@@ -305,7 +306,7 @@ TEST(spool_write_atomic_errors) {
     return 0;
 }
 
-TEST(spool_fail_dir) {
+TEST(spool_fail) {
     const char *spool = tmp_path("failspool");
     char err[512] = "";
     CHECK_MSG(spool_init(spool, err, sizeof err) == 0, "%s", err);
@@ -313,7 +314,7 @@ TEST(spool_fail_dir) {
     CHECK(mkdir(from, 0755) == 0);
     CHECK(write_text(tmp_path("failspool/incoming/J1/job.ini"), "[job]\nbogus\n") == 0);
     static const char reason[] = "job.ini:2: unknown key 'x\"y\\z'\n\tnext";
-    CHECK_EQ_INT(spool_fail_dir(spool, from, "J1", "failed", reason), 0);
+    CHECK_EQ_INT(spool_fail(spool, SPOOL_INCOMING, "J1", "J1", "failed", reason), 0);
     CHECK(!path_exists(from));
     CHECK(path_exists(tmp_path("failspool/failed/J1/job.ini"))); /* the job's files moved with it */
     CHECK_EQ_INT(count_tmp(tmp_path("failspool/failed/J1")), 0);
@@ -331,7 +332,7 @@ TEST(spool_fail_dir) {
     const char *again = tmp_path("failspool/incoming/J1");
     CHECK(mkdir(again, 0755) == 0);
     CHECK(write_text(tmp_path("failspool/incoming/J1/job.ini"), "x") == 0);
-    int r = spool_fail_dir(spool, again, "J1", "failed", "again");
+    int r = spool_fail(spool, SPOOL_INCOMING, "J1", "J1", "failed", "again");
     CHECK_MSG(r == -ENOTEMPTY || r == -EEXIST, "%d", r);
     CHECK(path_exists(tmp_path("failspool/incoming/J1/job.ini")));
     return 0;
@@ -771,19 +772,15 @@ TEST(spool_clean_tmp_spares_live_submitters) {
     return 0;
 }
 
-TEST(spool_fail_dir_moves_what_is_not_a_directory) {
+TEST(spool_fail_moves_what_is_not_a_directory) {
     const char *spool = tmp_path("faild-spool");
     char err[512];
     CHECK(spool_init(spool, err, sizeof err) == 0);
     CHECK(mkdir(tmp_path("faild-outside"), 0755) == 0);
     CHECK(symlink(tmp_path("faild-outside"), tmp_path("faild-spool/incoming/l")) == 0);
     CHECK(write_text(tmp_path("faild-spool/incoming/f"), "junk") == 0);
-    CHECK_EQ_INT(spool_fail_dir(spool, tmp_path("faild-spool/incoming/l"), "20200101T000000.000000-aaaaaa", "failed",
-                                "a symlink"),
-                 0);
-    CHECK_EQ_INT(spool_fail_dir(spool, tmp_path("faild-spool/incoming/f"), "20200101T000000.000000-bbbbbb", "failed",
-                                "a file"),
-                 0);
+    CHECK_EQ_INT(spool_fail(spool, SPOOL_INCOMING, "l", "20200101T000000.000000-aaaaaa", "failed", "a symlink"), 0);
+    CHECK_EQ_INT(spool_fail(spool, SPOOL_INCOMING, "f", "20200101T000000.000000-bbbbbb", "failed", "a file"), 0);
     struct stat st;
     CHECK(lstat(tmp_path("faild-spool/failed/20200101T000000.000000-aaaaaa/entry"), &st) == 0 && S_ISLNK(st.st_mode));
     CHECK(lstat(tmp_path("faild-spool/failed/20200101T000000.000000-bbbbbb/entry"), &st) == 0 && S_ISREG(st.st_mode));
@@ -817,6 +814,105 @@ TEST(spool_result_one_schema) {
     CHECK(json_object_object_get_ex(json_object_array_get_idx(p, 1), "proof", &v) && v == NULL);
     CHECK(json_object_object_get_ex(json_object_array_get_idx(p, 1), "public", &v) && v == NULL);
     json_object_put(o);
+    return 0;
+}
+
+/* An error text with bytes that are not UTF-8 (a hostile signal name) still gives a result.json of
+ * valid UTF-8 JSON: the bytes written as \xHH (issue 25, 3). */
+TEST(spool_result_utf8) {
+    const char *dir = tmp_path("result-utf8");
+    CHECK(mkdir(dir, 0755) == 0);
+    int dfd = spool_open_dir(dir);
+    CHECK(dfd >= 0);
+    spool_result_t r = {.job = "j", .status = "failed", .circuit = "c\xc3", .error = "signal q\xff\xfe caf\xc3\xa9",
+                        .prio = -1};
+    CHECK_EQ_INT(spool_write_result(dfd, &r), 0);
+    close(dfd);
+    const char *text = read_text(tmp_path("result-utf8/result.json"));
+    CHECK_MSG(text_utf8_valid(text), "result.json is not UTF-8: %s", text);
+    json_object *o = json_tokener_parse(text), *v;
+    CHECK(o);
+    CHECK(json_object_object_get_ex(o, "error", &v) &&
+          !strcmp(json_object_get_string(v), "signal q\\xFF\\xFE caf\xc3\xa9"));
+    CHECK(json_object_object_get_ex(o, "circuit", &v) && !strcmp(json_object_get_string(v), "c\\xC3"));
+    json_object_put(o);
+    return 0;
+}
+
+/* The spool's state machine (issue 20, 1): a claim moves incoming/J to active/J, removes what no
+ * submitter may bring and reads job.ini; what cannot be a job is failed aside; the end writes
+ * result.json and moves the directory, and is repeatable; a finished job reads back as written. */
+TEST(spool_claim_complete_read) {
+    const char *spool = tmp_path("sm-spool");
+    char err[512] = "", why[700] = "", fid[SPOOL_ID_MAX];
+    CHECK_MSG(spool_init(spool, err, sizeof err) == 0, "%s", err);
+    spool_job_t j = {.id = "20200101T000000.000000-c1a1a1", .circuit = "mul", .prio = 1, .n_parts = 2};
+    char dir[1400];
+    spool_path(dir, sizeof dir, spool, SPOOL_INCOMING, j.id);
+    CHECK(mkdir(dir, 0755) == 0);
+    CHECK_EQ_INT(spool_write_job(dir, &j), 0);
+    CHECK(write_text(tmp_path("sm-spool/incoming/20200101T000000.000000-c1a1a1/witness-0.wtns"), "w") == 0);
+    CHECK(write_text(tmp_path("sm-spool/incoming/20200101T000000.000000-c1a1a1/witness-1.wtns"), "w") == 0);
+    CHECK(write_text(tmp_path("sm-spool/incoming/20200101T000000.000000-c1a1a1/proof-0.json"), "planted") == 0);
+    spool_job_t got;
+    CHECK_MSG(spool_claim(spool, j.id, &got, fid, why, sizeof why) == 0, "%s", why);
+    CHECK(!strcmp(got.id, j.id) && !strcmp(got.circuit, "mul") && got.n_parts == 2);
+    CHECK(path_exists(tmp_path("sm-spool/active/20200101T000000.000000-c1a1a1/job.ini")));
+    CHECK(!path_exists(tmp_path("sm-spool/active/20200101T000000.000000-c1a1a1/proof-0.json")));
+    CHECK_EQ_INT(spool_claim(spool, j.id, &got, fid, why, sizeof why), -ENOENT); /* taken */
+    /* a second job of that id: refused while the first is active, failed aside under a new id */
+    CHECK(mkdir(dir, 0755) == 0);
+    CHECK_EQ_INT(spool_claim(spool, j.id, &got, fid, why, sizeof why), -ECANCELED);
+    CHECK_STR_CONTAINS(why, "is already active");
+    char aside[1400];
+    spool_path(aside, sizeof aside, spool, SPOOL_FAILED, fid);
+    CHECK(path_exists(aside) && strcmp(fid, j.id));
+    /* a file in incoming/ is not a job */
+    CHECK(write_text(tmp_path("sm-spool/incoming/junk"), "x") == 0);
+    CHECK_EQ_INT(spool_claim(spool, "junk", &got, fid, why, sizeof why), -ECANCELED);
+    CHECK_STR_CONTAINS(why, "not a job directory");
+    /* the end, twice: the second finds it moved */
+    spool_part_result_t parts[2] = {{.status = "done", .gpu_ms = 1.5, .prove_count = 1}, {.status = "failed"}};
+    spool_result_t r = {.job = j.id, .status = "done", .circuit = "mul", .error = "", .prio = 1,
+                        .submitted_ns = 5, .total_ms = 2.25, .n_parts = 2, .parts = parts};
+    CHECK_MSG(spool_complete(spool, &r, why, sizeof why) == 0, "%s", why);
+    CHECK_MSG(spool_complete(spool, &r, why, sizeof why) == 0, "%s", why);
+    CHECK(spool_job_place(spool, j.id) && !strcmp(spool_job_place(spool, j.id), "done"));
+    spool_path(dir, sizeof dir, spool, SPOOL_DONE, j.id);
+    int dfd = spool_open_dir(dir);
+    CHECK(dfd >= 0);
+    spool_result_t back;
+    CHECK_MSG(spool_read_result(dfd, &back, why, sizeof why) == 0, "%s", why);
+    close(dfd);
+    CHECK(!strcmp(back.job, j.id) && !strcmp(back.status, "done") && back.prio == 1 && back.submitted_ns == 5);
+    CHECK(back.n_parts == 2 && !strcmp(back.parts[0].status, "done") && back.parts[0].gpu_ms == 1.5 &&
+          back.parts[0].prove_count == 1 && !strcmp(back.parts[1].status, "failed"));
+    spool_result_free(&back);
+    /* cancel: a finished job stays, an unknown one is none, an incoming one is failed as cancelled */
+    const char *place;
+    CHECK_EQ_INT(spool_cancel(spool, j.id, &place, why, sizeof why), -EALREADY);
+    CHECK(place && !strcmp(place, "done"));
+    CHECK_EQ_INT(spool_cancel(spool, "20200101T000000.000000-eeeeee", &place, why, sizeof why), -ESRCH);
+    CHECK(mkdir(tmp_path("sm-spool/incoming/20200101T000000.000000-cccccc"), 0755) == 0);
+    CHECK_EQ_INT(spool_cancel(spool, "20200101T000000.000000-cccccc", &place, why, sizeof why), 0);
+    CHECK_STR_CONTAINS(read_text(tmp_path("sm-spool/failed/20200101T000000.000000-cccccc/result.json")), "cancelled");
+    return 0;
+}
+
+/* A result.json that is a FIFO or a symbolic link is refused, never blocked on or followed. */
+TEST(spool_read_result_refuses_fifo_and_link) {
+    const char *dir = tmp_path("rr-dir");
+    CHECK(mkdir(dir, 0755) == 0);
+    CHECK(mkfifo(tmp_path("rr-dir/result.json"), 0644) == 0);
+    int dfd = spool_open_dir(dir);
+    char why[600];
+    spool_result_t r;
+    CHECK(spool_read_result(dfd, &r, why, sizeof why) < 0);
+    CHECK(unlink(tmp_path("rr-dir/result.json")) == 0);
+    CHECK(write_text(tmp_path("rr-elsewhere.json"), "{\"status\": \"done\", \"partitions\": []}") == 0);
+    CHECK(symlink(tmp_path("rr-elsewhere.json"), tmp_path("rr-dir/result.json")) == 0);
+    CHECK(spool_read_result(dfd, &r, why, sizeof why) < 0);
+    close(dfd);
     return 0;
 }
 

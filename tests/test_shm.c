@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/text.h"
 #include "test.h"
 
 static char seg_path[256];
@@ -322,6 +323,29 @@ TEST(job_fail_reason_once) {
     CHECK_EQ_INT(atomic_load(&s.jobs[j].err_set), 2);
     CHECK(shm_job_cancel(&s, j) == -EALREADY); /* a failing job cannot be cancelled */
     return close_fresh(&s);
+}
+
+/* A reason enters the segment as valid UTF-8 (issue 25, 3): bytes that are not become \xHH, and a
+ * reason longer than SHM_ERROR_MAX is cut between characters, never inside one. */
+TEST(job_error_utf8) {
+    shm_t s;
+    int j;
+    if (open_fresh(&s, "utf8", ROLE_SYNTHD, 1, &j)) return 1;
+    CHECK(shm_job_set_error(&s, (uint32_t)j, "signal q\xff\xfe"));
+    CHECK(!strcmp(shm_job_error(&s.jobs[j]), "signal q\\xFF\\xFE"));
+    close_fresh(&s);
+    for (int odd = 0; odd < 2; odd++) {
+        char reason[1024] = "";
+        size_t n = odd ? 1 : 0;
+        if (odd) reason[0] = 'a';
+        for (int k = 0; k < 400; k++) n += (size_t)snprintf(reason + n, sizeof reason - n, "\xc3\xa9");
+        if (open_fresh(&s, odd ? "utf8-odd" : "utf8-even", ROLE_SYNTHD, 1, &j)) return 1;
+        CHECK(shm_job_set_error(&s, (uint32_t)j, reason));
+        CHECK_MSG(text_utf8_valid(shm_job_error(&s.jobs[j])), "cut inside a character (%s)", odd ? "odd" : "even");
+        CHECK(strlen(shm_job_error(&s.jobs[j])) >= SHM_ERROR_MAX - 3);
+        close_fresh(&s);
+    }
+    return 0;
 }
 
 /* A stage gives up the partition of its own slab with a reason: the partition FAILED, the slab FREE,

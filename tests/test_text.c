@@ -1,14 +1,15 @@
-/* fleet_utf8_escape (fleet/fleet.c): every text the fleet writes to the database is valid UTF-8
- * (issue 25, finding 3). Valid text passes unchanged, each byte that is not part of a valid
- * character becomes \xHH, and a cap never cuts a character or an escape in two. */
+/* text_utf8_escape (base/text.c): every text the spool, the segment, /status and the fleet's
+ * database are given is valid UTF-8 (issue 25, finding 3). Valid text passes unchanged, each byte
+ * that is not part of a valid character becomes \xHH, and a cap never cuts a character or an
+ * escape in two. */
 #include <string.h>
 
-#include "fleet/fleet.h"
-#include "../test.h"
+#include "base/text.h"
+#include "test.h"
 
 static const char *esc(const char *in, size_t cap) {
     static char out[256];
-    fleet_utf8_escape(in, out, cap);
+    text_utf8_escape(in, out, cap);
     return out;
 }
 
@@ -45,5 +46,12 @@ TEST(cap_never_cuts) {
     CHECK(!strcmp(esc("a\xff", 5), "a")); /* the escape needs 4 bytes + NUL */
     CHECK(!strcmp(esc("a\xff", 6), "a\\xFF"));
     CHECK(!strcmp(esc("abc", 1), ""));
+    return 0;
+}
+
+TEST(valid) {
+    CHECK(text_utf8_valid("caf\xc3\xa9 \xf0\x9f\x98\x80"));
+    CHECK(!text_utf8_valid("a\xff"));
+    CHECK(!text_utf8_valid("\xed\xa0\x80"));
     return 0;
 }
