@@ -143,7 +143,10 @@ static bool rewrite_data(buf_t *o, const char *dir, const char *s, const char *e
             ok = put(o, s, (size_t)(e - s));
             break;
         }
-        if (!put(o, s, (size_t)(d - s))) break;
+        if (!put(o, s, (size_t)(d - s))) {
+            ok = false;
+            break;
+        }
         const char *nm = d + strlen("static const u8 ");
         size_t nl = 0;
         while (nm[nl] && nm[nl] != '[') nl++;
