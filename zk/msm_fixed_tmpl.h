@@ -130,29 +130,26 @@ void GF(fixed_msm)(XYZZ_T *out, const zk_fixed_t *t, const uint8_t *scalars, int
             size_t q_all = rows * n, q0 = q_all * (size_t)me / (size_t)T, q1 = q_all * (size_t)(me + 1) / (size_t)T;
             memset(x->state, 0, nb);
             x->nbatch = 0;
-            /* pair q is point q / rows of row q % rows: the rows interleaved, so that the top row's
-             * few small digits (a few bits and the carry) do not come one after another and wait
-             * for the same few buckets; the bucket MF_PREFETCH pairs ahead is prefetched */
-            size_t i = q0 / rows, j = q0 % rows, ia = i, ja = j;
-            for (size_t k = 0; k < MF_PREFETCH && k < q1 - q0; k++)
-                if (++ja == rows) ja = 0, ia++;
-            for (size_t q = q0; q < q1; q++) {
-                if (q + MF_PREFETCH < q1) {
-                    int e = digits[(ja * stride + s) * n + ia];
-                    if (e) __builtin_prefetch(&x->bucket[(e > 0 ? e : -e) - 1]);
-                    if (++ja == rows) ja = 0, ia++;
+            for (size_t q = q0; q < q1;) {
+                size_t j = q / n, i = q % n, end = q1 - q < n - i ? q1 - q : n - i;
+                const AFF_T *row = j == 0 ? bases : (const AFF_T *)t->pts + (j - 1) * n;
+                const int16_t *dw = digits + (j * stride + s) * n;
+                for (size_t e = i + end; i < e; i++) {
+                    if (i + MF_PREFETCH < e && dw[i + MF_PREFETCH]) { /* the bucket a few pairs ahead */
+                        int f = dw[i + MF_PREFETCH];
+                        __builtin_prefetch(&x->bucket[(f > 0 ? f : -f) - 1]);
+                    }
+                    int d = dw[i];
+                    if (d == 0) continue;
+                    if (d > 0) {
+                        GF(msm_add)(x, (uint32_t)(d - 1), &row[i]);
+                    } else {
+                        AFF_T neg;
+                        GF(aff_neg)(&neg, &row[i]);
+                        GF(msm_add)(x, (uint32_t)(-d - 1), &neg);
+                    }
                 }
-                int d = digits[(j * stride + s) * n + i];
-                const AFF_T *p = (j == 0 ? bases : (const AFF_T *)t->pts + (j - 1) * n) + i;
-                if (++j == rows) j = 0, i++;
-                if (d == 0) continue;
-                if (d > 0) {
-                    GF(msm_add)(x, (uint32_t)(d - 1), p);
-                } else {
-                    AFF_T neg;
-                    GF(aff_neg)(&neg, p);
-                    GF(msm_add)(x, (uint32_t)(-d - 1), &neg);
-                }
+                q += end;
             }
             GF(msm_flush)(x);
             GF(msm_reduce)(&part[(size_t)s * threads + me], x, nb);

@@ -108,6 +108,17 @@ static void GF(aff_add_batch)(AFF_T *base, const uint32_t *idx, const AFF_T *pt,
 }
 #undef MSM_APPLY_WAYS
 
+/* The operands of aff_add_batch that double p (finite, y != 0): pt = (p.x, 3·p.x^2 + p.y), den = 2·p.y. */
+static inline void GF(aff_dbl_prep)(AFF_T *pt, F_T *den, const AFF_T *p) {
+    F_T xx;
+    FF(sqr)(&xx, &p->x);
+    pt->x = p->x;
+    FF(add)(&pt->y, &p->y, &xx);
+    FF(add)(&pt->y, &pt->y, &xx);
+    FF(add)(&pt->y, &pt->y, &xx);
+    FF(dbl)(den, &p->y);
+}
+
 /* Applies the batch (the deferred points stay). */
 static void GF(msm_apply)(GF(msm_ctx_t) *x) {
     unsigned m = x->nbatch & ((1u << MSM_DEFER_SHIFT) - 1);
@@ -232,12 +243,7 @@ static void GF(msm_fold_sides)(GF(msm_ctx_t) *x, size_t nb) {
                     x->state[b] &= (uint8_t)~1;
                     continue;
                 }
-                F_T xx; /* doubling (aff_add_batch): pt.y = 3x^2 + y, den = 2y */
-                FF(sqr)(&xx, &q->x);
-                FF(add)(&sa.y, &sa.y, &xx);
-                FF(add)(&sa.y, &sa.y, &xx);
-                FF(add)(&sa.y, &sa.y, &xx);
-                FF(dbl)(&x->den[m], &q->y);
+                GF(aff_dbl_prep)(&sa, &x->den[m], q);
             }
             x->pt[m] = sa;
             x->bidx[m++] = b;
@@ -299,12 +305,7 @@ static bool GF(msm_reduce_affine)(XYZZ_T *out, GF(msm_ctx_t) *x, size_t nb) {
                         inf[d] = 1;
                         continue;
                     }
-                    F_T xx; /* doubling (aff_add_batch): pt.y = 3x^2 + y, den = 2y */
-                    FF(sqr)(&xx, &p->x);
-                    FF(add)(&x->pt[m].y, &x->pt[m].y, &xx);
-                    FF(add)(&x->pt[m].y, &x->pt[m].y, &xx);
-                    FF(add)(&x->pt[m].y, &x->pt[m].y, &xx);
-                    FF(dbl)(&x->den[m], &p->y);
+                    GF(aff_dbl_prep)(&x->pt[m], &x->den[m], p);
                 }
                 x->bidx[m++] = (uint32_t)d;
             }
