@@ -7,22 +7,8 @@
 . "$(dirname "$0")/lib.sh"
 M=$DATA/bn128/mulchain
 mount_tmpfs "$T/cache" 256k
-cat >"$CONF" <<INI
-[pipeline]
-name = $PIPE_NAME
-spool = $SPOOL
-cache = $T/cache/gen
-slabs = 2
-jobs = 8
-[synth]
-threads = 1
-[gpu]
-backend = cpu
-threads = 1
-[finalizer]
-verify = yes
-$(fixture_circuits_ini_wasm "$DATA" mulchain)
-INI
+write_witgen_config "[finalizer]" "verify = yes" "$(fixture_circuits_ini_wasm "$DATA" mulchain)"
+sed -i "s|^cache = .*|cache = $T/cache/gen|" "$CONF"
 start synthd1
 start gpud
 start finalizerd
