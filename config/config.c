@@ -240,8 +240,8 @@ static int on_finalizer(struct parse_state *st, const char *k, const char *v) {
         if (parse_bool(v, &c->verify)) return perr(st, "verify = %s: expected yes or no", v), 0;
     } else if (!strcmp(k, "instances")) {
         if (parse_u32(v, 1, 64, &c->finalizer_instances)) return perr(st, "instances = %s: expected 1 to 64", v), 0;
-    } else if (!strcmp(k, "threads")) {
-        if (parse_u32(v, 0, 4096, &c->finalizer_threads)) return perr(st, "threads = %s: expected 0 to 4096", v), 0;
+    } else if (!strcmp(k, "threads")) { /* was documented as reserved and never read */
+        return perr(st, "threads in [finalizer] is not a setting (finalizerd verifies each proof on one thread): remove it"), 0;
     } else {
         return perr(st, "unknown key '%s' in [finalizer]", k), 0;
     }
@@ -495,7 +495,6 @@ static void set_defaults(cfg_t *c) {
     c->gpu_device_memory = 0;
     c->verify = true;
     c->finalizer_instances = 1;
-    c->finalizer_threads = 1;
     strcpy(c->exporter_host, "127.0.0.1");
     c->exporter_port = 9821;
     c->lease_s = 30;

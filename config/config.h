@@ -60,7 +60,6 @@ typedef struct cfg {
     /* [finalizer] */
     bool verify;                  /* default yes */
     uint32_t finalizer_instances; /* default 1 */
-    uint32_t finalizer_threads;   /* default 1 */
     /* [exporter] */
     char exporter_host[64]; /* listen = HOST:PORT, an IPv4 address or [IPv6] (default 127.0.0.1:9821) */
     uint16_t exporter_port;

@@ -79,6 +79,9 @@ TEST(errors_have_file_and_line) {
     CHECK_STR_CONTAINS(err, "b.ini:3: slab_size = 3M: must be a multiple of 2M");
     CHECK(cfg_load_string(&c, "c.ini", "[pipeline]\nslabs = lots\n", err, sizeof err) == -EINVAL);
     CHECK_STR_CONTAINS(err, "c.ini:2: slabs = lots");
+    /* [finalizer] threads was documented as reserved and read nowhere (issue 20): refused by name */
+    CHECK(cfg_load_string(&c, "f.ini", "[finalizer]\nthreads = 2\n", err, sizeof err) == -EINVAL);
+    CHECK_STR_CONTAINS(err, "f.ini:2: threads in [finalizer] is not a setting");
     CHECK(cfg_load_string(&c, "d.ini", "[pipline]\nslabs = 2\n", err, sizeof err) == -EINVAL);
     CHECK_STR_CONTAINS(err, "d.ini:1: unknown section [pipline]");
     CHECK(cfg_load_string(&c, "e.ini", "[gpu]\nbackend = opencl\n", err, sizeof err) == -EINVAL);
