@@ -601,6 +601,7 @@ bool shm_part_retry(shm_t *s, uint32_t idx, uint32_t job, uint32_t part) {
         uint64_t w = inflight_word(idx);
         uint64_t back = atomic_load_explicit(&J->state, ACQ) == JOB_ACTIVE ? PART_PENDING : PART_DROPPED;
         moved = atomic_compare_exchange_strong_explicit(&J->parts[part].word, &w, back, ACQREL, RLX);
+        if (moved) atomic_fetch_sub_explicit(&J->parts[part].synth_count, 1, RLX);
         (void)shm_slab_move(s, idx, SLAB_FILLING, SLAB_FREE);
     }
     shm_bump(&s->hdr->job_seq);

@@ -386,7 +386,9 @@ void shm_part_counts(shm_t *s, uint32_t slot, uint32_t counts[PART_NSTATES]);
 bool shm_part_give_up(shm_t *s, uint32_t idx, uint32_t from, uint32_t job, uint32_t part, const char *reason);
 /* synthd cannot fill the partition it holds in slab idx (FILLING) now, but may later (no space to
  * build the circuit's generator): the partition goes back to PENDING (DROPPED when the job is no
- * longer active), the slab to FREE. true when this call moved the partition. */
+ * longer active), the slab to FREE, and the claim is not counted (synth_count counts the claims a
+ * synthd did not give back: deaths and hangs, which witgen's WITGEN_MAX_CLAIMS caps). true when
+ * this call moved the partition. */
 bool shm_part_retry(shm_t *s, uint32_t idx, uint32_t job, uint32_t part);
 /* The finalizer committed the partition's proof: INFLIGHT(idx) -> DONE, the slab FINALIZING -> FREE,
  * job waiters woken. -ESTALE when the partition or the slab was no longer ours. */

@@ -356,8 +356,6 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
             return;
         }
         if (r == -EAGAIN) { /* the partition waits, as proofs wait for spool space (docs/witgen.md) */
-            /* a claim a live synthd gives back is no death: WITGEN_MAX_CLAIMS counts only those */
-            atomic_fetch_sub_explicit(&J->parts[part].synth_count, 1, memory_order_relaxed);
             log_msg(LOG_WARNING, &lc, NULL, "Partition %u of job %s waits: %s", part, id, we.msg);
             (void)shm_part_retry(&S, slab, job, part);
             for (int i = 0; i < 20 && !daemon_stop; i++) stage_tick(&L, SHM_NONE), poll(NULL, 0, 100);

@@ -122,6 +122,15 @@ TEST(slab_cycle_and_priority) {
     CHECK(shm_slab_take_free(&s, 0, false, &s3, NULL) == 0);
     CHECK(shm_part_claim(&s, s3, false, &job, &part) == 0);
     CHECK(job == (uint32_t)jn && part == 1);
+    /* a claim given back (shm_part_retry) is not counted: synth_count counts the claims a synthd
+     * never gave back (deaths, hangs), which WITGEN_MAX_CLAIMS caps */
+    CHECK_EQ_INT(atomic_load(&s.jobs[jn].parts[1].synth_count), 1);
+    CHECK(shm_part_retry(&s, s3, job, part));
+    CHECK_EQ_INT(atomic_load(&s.jobs[jn].parts[1].synth_count), 0);
+    CHECK(shm_slab_take_free(&s, 0, false, &s3, NULL) == 0);
+    CHECK(shm_part_claim(&s, s3, false, &job, &part) == 0);
+    CHECK(job == (uint32_t)jn && part == 1);
+    CHECK_EQ_INT(atomic_load(&s.jobs[jn].parts[1].synth_count), 1);
     /* publish them out of order: the GPU still picks by (prio, order, partition) */
     CHECK(shm_slab_move(&s, s3, SLAB_FILLING, SLAB_READY) == 0);
     CHECK(shm_slab_move(&s, s2, SLAB_FILLING, SLAB_READY) == 0);
