@@ -2,7 +2,6 @@
  * (witgen/), byte-identical output. zkpipe witgen build: compile the generators of an ini ahead. */
 #include <errno.h>
 #include <getopt.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <json-c/json.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
