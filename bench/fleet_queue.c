@@ -1,7 +1,7 @@
 /* The fleet queue's own ceiling (bench/fleet-queue drives it): FEEDERS processes, each with its own
  * connection, do to one PostgreSQL database exactly what zkpipe-feeder does for its jobs, with no
  * box behind them: phase 1 claims every queued job (fleet_give_up_lapsed + fleet_claim of BATCH,
- * then fleet_inputs of each claimed job, as take_in does), phase 2 writes each back fenced
+ * then the sizes and each input of each claimed job, as take_in does), phase 2 writes each back fenced
  * (fleet_write_back of one tiny finished job folder: result.json, proof-0.json, public-0.json).
  * Prints jobs claimed, claims/s, write-backs/s and jobs/s through both, all processes together.
  *   fleet_queue DSN CIRCUIT FEEDERS BATCH */
@@ -54,15 +54,20 @@ static int feeder(const char *dsn, const char *circuit, int k, uint32_t batch, c
     for (;;) {
         fleet_lapsed_t gone[16];
         if (n + batch > MAX_JOBS) return fprintf(stderr, "feeder %d: more than %d jobs\n", k, MAX_JOBS), 1;
-        if (fleet_give_up_lapsed(pg, circuits, 1, 3, gone, 16, err, sizeof err) < 0)
+        if (fleet_give_up_lapsed(pg, box, circuits, 1, NULL, 0, 3, gone, 16, err, sizeof err) < 0)
             return fprintf(stderr, "feeder %d: %s\n", k, err), 1;
-        int c = fleet_claim(pg, box, circuits, 1, batch, 600, 3, held + n, err, sizeof err);
+        int c = fleet_claim(pg, box, circuits, 1, NULL, 0, batch, 600, 3, held + n, err, sizeof err);
         if (c < 0) return fprintf(stderr, "feeder %d: %s\n", k, err), 1;
         if (!c) break;
         for (int i = 0; i < c; i++) {
-            PGresult *in = fleet_inputs(pg, held[n + i].id, held[n + i].n_parts, 1 << 20, err, sizeof err);
-            if (!in) return fprintf(stderr, "feeder %d: %s\n", k, err), 1;
-            PQclear(in);
+            uint64_t lens[256];
+            if (fleet_input_sizes(pg, held[n + i].id, held[n + i].n_parts, 1 << 20, lens, err, sizeof err) < 0)
+                return fprintf(stderr, "feeder %d: %s\n", k, err), 1;
+            for (uint32_t p = 0; p < held[n + i].n_parts; p++) {
+                PGresult *in = fleet_input(pg, held[n + i].id, p, lens[p], err, sizeof err);
+                if (!in) return fprintf(stderr, "feeder %d: %s\n", k, err), 1;
+                PQclear(in);
+            }
         }
         n += (uint32_t)c;
     }

@@ -516,14 +516,22 @@ int spool_submit(const char *spool, const spool_job_t *j, const spool_input_t *i
     for (uint32_t k = 0; k < j->n_parts; k++) {
         char name[64];
         snprintf(name, sizeof name, j->inputs ? "input-%u.json" : "witness-%u.wtns", k);
-        int r;
-        if (in[k].path) {
+        int r = 0;
+        const void *data = in[k].data;
+        size_t len = in[k].len;
+        if (in[k].read && (r = in[k].read(in[k].ctx, k, &data, &len, err, errlen)) == 0 && len != in[k].len) {
+            snprintf(err, errlen, "input %u: %zu bytes where %zu were announced", k, len, in[k].len);
+            r = -EIO;
+        }
+        if (r < 0)
+            ; /* err says why */
+        else if (in[k].path)
             r = spool_copy_in(in[k].path, dfd, name, cap, err, errlen);
-        } else if (in[k].len > cap) {
-            snprintf(err, errlen, "input %u: %zu bytes, more than the %llu an input of this circuit can be", k,
-                     in[k].len, (unsigned long long)cap);
+        else if (len > cap) {
+            snprintf(err, errlen, "input %u: %zu bytes, more than the %llu an input of this circuit can be", k, len,
+                     (unsigned long long)cap);
             r = -EFBIG;
-        } else if ((r = spool_write_at(dfd, name, in[k].data, in[k].len, NULL, -1)) < 0) {
+        } else if ((r = spool_write_at(dfd, name, data, len, NULL, -1)) < 0) {
             snprintf(err, errlen, "input %u: cannot write %s/%s: %s", k, tmp, name, space_error(-r));
         }
         if (r < 0) {

@@ -148,9 +148,14 @@ void spool_remove_dir(const char *path);
 /* One input of a new job: a file to copy in (spool_copy_in: a regular file, followed once), or,
  * with path NULL, bytes (the fleet feeder's inputs come from the database). */
 typedef struct spool_input {
-    const char *path;
-    const void *data;
+    const char *path;  /* a file to copy in, or */
+    const void *data;  /* len bytes in memory, or */
     size_t len;
+    /* when read is set: len bytes that read(ctx, k, ...) hands over when input k is written (*ret_len
+     * holds len when it is called; the data stays valid until the next call), so that no more than one input is held at a time
+     * (the fleet's feeder fetches each from the database then) */
+    int (*read)(void *ctx, uint32_t k, const void **ret_data, size_t *ret_len, char *err, size_t errlen);
+    void *ctx;
 } spool_input_t;
 /* The one submission path (zkpipe submit, zkpipe-feeder): refuses the job while the spool has less
  * than min_free + the inputs free; builds SPOOL/tmp/ID holding its lock, puts input k there as

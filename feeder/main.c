@@ -206,6 +206,27 @@ static void hold(const char *id, int64_t gen) {
     snprintf(h->id, sizeof h->id, "%s", id);
 }
 
+/* The feeder's spool_input_t.read: input k of job id from the database, held until the next. */
+typedef struct fetch {
+    PGconn *pg;
+    const char *id;
+    PGresult *r;
+} fetch_t;
+
+static int fetch_input(void *ctx, uint32_t k, const void **ret_data, size_t *ret_len, char *err, size_t errlen) {
+    fetch_t *f = ctx;
+    PQclear(f->r);
+    f->r = NULL;
+    /* the length announced to spool_submit is the one the server must still have */
+    char e[FLEET_ERR_MAX];
+    size_t want = *ret_len;
+    f->r = fleet_input(f->pg, f->id, k, want, e, sizeof e);
+    if (!f->r) return snprintf(err, errlen, "%s", e), PQstatus(f->pg) != CONNECTION_OK ? -ECONNRESET : -ESTALE;
+    *ret_data = PQgetvalue(f->r, 0, 0);
+    *ret_len = (size_t)PQgetlength(f->r, 0, 0);
+    return 0;
+}
+
 /* Takes one claimed job into the spool. -1: the connection failed. Its id is checked before
  * anything uses it (it names SPOOL/fleet/ID and the job's folder); a job of the spool that this
  * feeder holds no record of is not the fleet's (a local job of the same id), and is never taken. */
@@ -243,40 +264,46 @@ static int take_in(PGconn *pg, const fleet_claim_t *c) {
         return fleet_fail(pg, box, c->id, c->gen, err, err, sizeof err) < 0 ? -1 : 0;
     }
     uint64_t cap = c->inputs ? SPOOL_INPUT_JSON_MAX : caps[ci];
-    PGresult *in = fleet_inputs(pg, c->id, c->n_parts, cap, err, sizeof err);
-    if (!in) {
+    uint64_t lens[SHM_MAX_PARTS];
+    int r = -EINVAL;
+    if (c->n_parts > SHM_MAX_PARTS)
+        snprintf(err, sizeof err, "job %s: %u partitions, more than %u", c->id, c->n_parts, SHM_MAX_PARTS);
+    else
+        r = fleet_input_sizes(pg, c->id, c->n_parts, cap, lens, err, sizeof err);
+    if (r < 0) {
         if (PQstatus(pg) != CONNECTION_OK) return log_err("%s", err), -1;
         log_err("%s", err);
         return fleet_fail(pg, box, c->id, c->gen, err, err, sizeof err) < 0 ? -1 : 0;
     }
+    /* each input is fetched when the spool writes it, and let go before the next */
+    fetch_t f = {.pg = pg, .id = c->id};
     spool_input_t inputs[SHM_MAX_PARTS];
     for (uint32_t k = 0; k < c->n_parts; k++)
-        inputs[k] = (spool_input_t){.data = PQgetvalue(in, (int)k, 0), .len = (size_t)PQgetlength(in, (int)k, 0)};
+        inputs[k] = (spool_input_t){.len = (size_t)lens[k], .read = fetch_input, .ctx = &f};
     spool_job_t j = {.prio = c->prio, .n_parts = c->n_parts, .submit_ns = c->submit_ns, .inputs = c->inputs};
     snprintf(j.id, sizeof j.id, "%s", c->id);
     snprintf(j.circuit, sizeof j.circuit, "%s", c->circuit);
-    int r = record_write(c->id, c->gen);
+    r = record_write(c->id, c->gen);
     char why2[1200];
     if (r == 0)
         r = spool_submit(cfg.spool, &j, inputs, cap, cfg.min_free, why2, sizeof why2);
     else
         snprintf(why2, sizeof why2, "%s/fleet/%s: cannot write: %s", cfg.spool, c->id, strerror(-r));
-    PQclear(in);
-    if (r < 0 && r != -EFBIG) {
-        /* the box, not the job (no space, min_free, an I/O error): the lease lapses and another box
-         * (or this one later) takes it */
-        log_err("job %s: not taken in: %s", c->id, why2);
+    PQclear(f.r);
+    if (r < 0) {
         char p[1400];
         record_path(p, sizeof p, c->id);
         (void)unlink(p);
-        return 0;
-    }
-    if (r < 0) {
+        if (PQstatus(pg) != CONNECTION_OK) /* lost while fetching an input: the lease lapses, or is renewed */
+            return log_err("job %s: not taken in: %s", c->id, why2), -1;
+        if (r != -EFBIG && r != -ESTALE) {
+            /* the box, not the job (no space, min_free, an I/O error): the lease lapses and another
+             * box (or this one later) takes it */
+            log_err("job %s: not taken in: %s", c->id, why2);
+            return 0;
+        }
         snprintf(err, sizeof err, "job %s: %s", c->id, why2);
         log_err("%s", err);
-        char p[1400];
-        record_path(p, sizeof p, c->id);
-        (void)unlink(p);
         return fleet_fail(pg, box, c->id, c->gen, why2, err, sizeof err) < 0 ? -1 : 0;
     }
     hold(c->id, c->gen);
@@ -293,12 +320,20 @@ static int claim(PGconn *pg) {
     fleet_claim_t c[1024];
     char err[FLEET_ERR_MAX];
     fleet_lapsed_t gone[16];
-    int g = fleet_give_up_lapsed(pg, served, n_served, cfg.max_attempts, gone, 16, err, sizeof err);
+    /* the leases this feeder still holds: late renewals (a stop of this process or of the
+     * database) are no lapses to it, and are renewed, not claimed anew or given up */
+    static const char *mine[MAX_HELD];
+    uint32_t n_mine = 0;
+    for (uint32_t i = 0; i < n_held; i++)
+        if (!held[i].lost) mine[n_mine++] = held[i].id;
+    int g = fleet_give_up_lapsed(pg, box, served, n_served, mine, n_mine, cfg.max_attempts, gone, 16, err,
+                                 sizeof err);
     if (g < 0) return log_err("%s", err), -1;
     for (int i = 0; i < g; i++)
         log_warn("job %s failed: its lease lapsed %u times, the last on box %s; not claimed again (max_attempts = %u)",
                  gone[i].id, gone[i].attempts, gone[i].last_owner, cfg.max_attempts);
-    int n = fleet_claim(pg, box, served, n_served, (uint32_t)want, cfg.lease_s, cfg.max_attempts, c, err, sizeof err);
+    int n = fleet_claim(pg, box, served, n_served, mine, n_mine, (uint32_t)want, cfg.lease_s, cfg.max_attempts, c, err,
+                        sizeof err);
     if (n < 0) return log_err("%s", err), -1;
     for (int i = 0; i < n; i++)
         if (take_in(pg, &c[i]) < 0) return -1;

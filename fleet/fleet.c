@@ -335,22 +335,31 @@ out:
 }
 
 /* The circuits as a PostgreSQL array literal; names are [A-Za-z0-9_.-]: no quoting. */
-static void circuit_array(char *arr, size_t len, const char *const *circuits, uint32_t n_circuits) {
-    size_t o = (size_t)snprintf(arr, len, "{");
-    for (uint32_t i = 0; i < n_circuits && o < len; i++)
-        o += (size_t)snprintf(arr + o, len - o, "%s%s", i ? "," : "", circuits[i]);
-    if (o < len) snprintf(arr + o, len - o, "}");
+/* A PostgreSQL text[] literal of the n names (circuit names and job ids: no quote or backslash in
+ * them, each quoted anyway); malloc'd, NULL when out of memory. */
+static char *text_array(const char *const *v, uint32_t n) {
+    size_t len = 3;
+    for (uint32_t i = 0; i < n; i++) len += strlen(v[i]) + 3;
+    char *a = malloc(len);
+    if (!a) return NULL;
+    size_t o = (size_t)snprintf(a, len, "{");
+    for (uint32_t i = 0; i < n; i++) o += (size_t)snprintf(a + o, len - o, "%s\"%s\"", i ? "," : "", v[i]);
+    snprintf(a + o, len - o, "}");
+    return a;
 }
 
-int fleet_give_up_lapsed(PGconn *pg, const char *const *circuits, uint32_t n_circuits, uint32_t max_attempts,
-                         fleet_lapsed_t *out, uint32_t max, char *err, size_t errlen) {
+int fleet_give_up_lapsed(PGconn *pg, const char *box, const char *const *circuits, uint32_t n_circuits,
+                         const char *const *held, uint32_t n_held, uint32_t max_attempts, fleet_lapsed_t *out,
+                         uint32_t max, char *err, size_t errlen) {
     if (!max_attempts || !n_circuits || !max) return 0;
-    char arr[4096], maxa[16], maxs[16];
-    circuit_array(arr, sizeof arr, circuits, n_circuits);
+    char maxa[16], maxs[16];
+    char *arr = text_array(circuits, n_circuits), *mine = text_array(held, n_held);
+    if (!arr || !mine) return free(arr), free(mine), snprintf(err, errlen, "out of memory"), -ENOMEM;
     snprintf(maxa, sizeof maxa, "%u", max_attempts);
     snprintf(maxs, sizeof maxs, "%u", max);
-    const char *v[] = {arr, maxa, maxs};
-    /* one statement (its own transaction): the waiters are notified when it commits */
+    const char *v[] = {arr, maxa, maxs, box, mine};
+    /* one statement (its own transaction): the waiters are notified when it commits. A job the
+     * caller holds is only late renewing, not lapsed: it is renewed, never given up here. */
     PGresult *r =
         exec_params(pg,
                     "WITH g AS (UPDATE zkpipe_jobs AS j SET state = 'failed', lease_expiry = NULL, finished = now(),"
@@ -359,10 +368,13 @@ int fleet_give_up_lapsed(PGconn *pg, const char *const *circuits, uint32_t n_cir
                     " || ' not claimed again (max_attempts = ' || $2 || ')'"
                     " FROM (SELECT id FROM zkpipe_jobs WHERE circuit = ANY ($1::text[]) AND state = 'leased'"
                     "  AND lease_expiry < now() AND attempts >= $2::integer"
+                    "  AND NOT (lease_owner = $4 AND id = ANY ($5::text[]))"
                     "  ORDER BY id LIMIT $3::integer FOR UPDATE SKIP LOCKED) AS c"
                     " WHERE j.id = c.id RETURNING j.id, j.attempts, j.lease_owner)"
                     " SELECT id, attempts, lease_owner, pg_notify('zkpipe_done', id)::text FROM g",
-                    3, v, NULL, NULL, 0);
+                    5, v, NULL, NULL, 0);
+    free(arr);
+    free(mine);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "failing lapsed jobs", r, err, errlen);
     int n = PQntuples(r);
     for (int i = 0; i < n; i++) {
@@ -374,27 +386,33 @@ int fleet_give_up_lapsed(PGconn *pg, const char *const *circuits, uint32_t n_cir
     return n;
 }
 
-int fleet_claim(PGconn *pg, const char *box, const char *const *circuits, uint32_t n_circuits, uint32_t max,
-                uint32_t lease_s, uint32_t max_attempts, fleet_claim_t *out, char *err, size_t errlen) {
+int fleet_claim(PGconn *pg, const char *box, const char *const *circuits, uint32_t n_circuits,
+                const char *const *held, uint32_t n_held, uint32_t max, uint32_t lease_s, uint32_t max_attempts,
+                fleet_claim_t *out, char *err, size_t errlen) {
     if (!max || !n_circuits) return 0;
-    char arr[4096], maxs[16], leases[16], maxa[16];
-    circuit_array(arr, sizeof arr, circuits, n_circuits);
+    char maxs[16], leases[16], maxa[16];
+    char *arr = text_array(circuits, n_circuits), *mine = text_array(held, n_held);
+    if (!arr || !mine) return free(arr), free(mine), snprintf(err, errlen, "out of memory"), -ENOMEM;
     snprintf(maxs, sizeof maxs, "%u", max);
     snprintf(leases, sizeof leases, "%u", lease_s);
     snprintf(maxa, sizeof maxa, "%u", max_attempts);
-    const char *v[] = {box, arr, maxs, leases, maxa};
+    const char *v[] = {box, arr, maxs, leases, maxa, mine};
+    /* a lapsed job this box still holds is renewed by it (same generation), not claimed anew */
     PGresult *r = exec_params(pg,
                               "UPDATE zkpipe_jobs AS j SET state = 'leased', lease_owner = $1,"
                               " lease_expiry = now() + $4::integer * interval '1 second',"
                               " lease_gen = j.lease_gen + 1, attempts = j.attempts + 1"
                               " FROM (SELECT id FROM zkpipe_jobs WHERE circuit = ANY ($2::text[])"
                               "  AND (state = 'queued' OR (state = 'leased' AND lease_expiry < now()"
-                              "   AND ($5::integer = 0 OR attempts < $5::integer)))"
+                              "   AND ($5::integer = 0 OR attempts < $5::integer)"
+                              "   AND NOT (lease_owner = $1 AND id = ANY ($6::text[]))))"
                               "  ORDER BY priority, submitted, id LIMIT $3::integer FOR UPDATE SKIP LOCKED) AS c"
                               " WHERE j.id = c.id"
                               " RETURNING j.id, j.circuit, j.priority, j.lease_gen, j.n_parts,"
                               " (extract(epoch FROM j.submitted) * 1000000)::bigint, j.inputs",
-                              5, v, NULL, NULL, 0);
+                              6, v, NULL, NULL, 0);
+    free(arr);
+    free(mine);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "claiming jobs", r, err, errlen);
     int rows = PQntuples(r), n = 0;
     for (int i = 0; i < rows; i++) {
@@ -430,42 +448,54 @@ int fleet_claim(PGconn *pg, const char *box, const char *const *circuits, uint32
     return n;
 }
 
-PGresult *fleet_inputs(PGconn *pg, const char *id, uint32_t n_parts, uint64_t cap, char *err, size_t errlen) {
-    char caps[24];
-    snprintf(caps, sizeof caps, "%llu", (unsigned long long)cap);
-    const char *v[] = {id, caps};
-    /* the lengths first, on the server: no input is sent while any of the job's is over cap */
+int fleet_input_sizes(PGconn *pg, const char *id, uint32_t n_parts, uint64_t cap, uint64_t *lens, char *err,
+                      size_t errlen) {
+    const char *v[] = {id};
+    /* the lengths only: no input is sent before the caller has them all and they fit */
     PGresult *r = exec_params(pg,
-                              "SELECT CASE WHEN bool_and(octet_length(input) <= $2::bigint) OVER () THEN input END,"
-                              " idx::text AS k, octet_length(input)::text FROM zkpipe_partitions WHERE job = $1"
+                              "SELECT idx::text, octet_length(input)::text FROM zkpipe_partitions WHERE job = $1"
                               " ORDER BY idx",
-                              2, v, NULL, NULL, 1);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "reading inputs", r, err, errlen), NULL;
+                              1, v, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "reading the sizes of inputs", r, err, errlen);
     uint32_t n = (uint32_t)PQntuples(r);
     bool ok = n == n_parts;
-    for (uint32_t k = 0; ok && k < n; k++) {
-        char idx[16];
-        int len = PQgetlength(r, (int)k, 1);
-        snprintf(idx, sizeof idx, "%.*s", len < 15 ? len : 15, PQgetvalue(r, (int)k, 1));
-        ok = (uint32_t)atoi(idx) == k;
-    }
+    for (uint32_t k = 0; ok && k < n; k++) ok = strtoul(PQgetvalue(r, (int)k, 0), NULL, 10) == k;
     if (!ok) {
         snprintf(err, errlen, "job %s: n_parts = %u but its partitions are not exactly 0..%u (%u rows)", id, n_parts,
                  n_parts - 1, n);
         PQclear(r);
-        return NULL;
+        return -EINVAL;
     }
     for (uint32_t k = 0; k < n; k++) {
-        char lens[24];
-        int len = PQgetlength(r, (int)k, 2);
-        snprintf(lens, sizeof lens, "%.*s", len < 23 ? len : 23, PQgetvalue(r, (int)k, 2));
-        unsigned long long l = strtoull(lens, NULL, 10);
-        if (l > cap || PQgetisnull(r, (int)k, 0)) {
+        lens[k] = strtoull(PQgetvalue(r, (int)k, 1), NULL, 10);
+        if (lens[k] > cap || PQgetisnull(r, (int)k, 1)) {
             snprintf(err, errlen, "job %s: input %u: %llu bytes, more than the %llu an input of this circuit can be",
-                     id, k, l, (unsigned long long)cap);
+                     id, k, (unsigned long long)lens[k], (unsigned long long)cap);
             PQclear(r);
-            return NULL;
+            return -EFBIG;
         }
+    }
+    PQclear(r);
+    return 0;
+}
+
+PGresult *fleet_input(PGconn *pg, const char *id, uint32_t k, uint64_t len, char *err, size_t errlen) {
+    char ks[16], lens[24];
+    snprintf(ks, sizeof ks, "%u", k);
+    snprintf(lens, sizeof lens, "%llu", (unsigned long long)len);
+    const char *v[] = {id, ks, lens};
+    /* sent only while it still has the length the caller checked (a row changed since is refused
+     * by the server, not fetched) */
+    PGresult *r = exec_params(pg,
+                              "SELECT input, octet_length(input) = $3::bigint FROM zkpipe_partitions"
+                              " WHERE job = $1 AND idx = $2::integer",
+                              3, v, NULL, NULL, 1);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "reading an input", r, err, errlen), NULL;
+    if (PQntuples(r) != 1 || PQgetisnull(r, 0, 1) || !*PQgetvalue(r, 0, 1)) {
+        snprintf(err, errlen, "job %s: input %u changed while it was being read (it was %llu bytes)", id, k,
+                 (unsigned long long)len);
+        PQclear(r);
+        return NULL;
     }
     return r;
 }

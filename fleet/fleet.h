@@ -64,10 +64,13 @@ typedef struct fleet_claim {
 /* Claims at most max queued (or lapsed) jobs of the given circuits for box, in priority then
  * submission order, leased for lease_s seconds; one statement. A lapsed job already claimed
  * max_attempts times is not claimed again (0: no cap; see fleet_give_up_lapsed). Returns how many
- * (into out, in that order). A claimed job whose id does not fit fleet_claim_t.id (it is no spool
+ * (into out, in that order). The n_held jobs named in held are box's own live leases: one of them
+ * that lapsed (the box was only late renewing: stopped, or the database was) is not claimed again
+ * (fleet_renew keeps it). A claimed job whose id does not fit fleet_claim_t.id (it is no spool
  * id) is failed here with that reason and not returned; the caller checks every other id. */
-int fleet_claim(PGconn *pg, const char *box, const char *const *circuits, uint32_t n_circuits, uint32_t max,
-                uint32_t lease_s, uint32_t max_attempts, fleet_claim_t *out, char *err, size_t errlen);
+int fleet_claim(PGconn *pg, const char *box, const char *const *circuits, uint32_t n_circuits,
+                const char *const *held, uint32_t n_held, uint32_t max, uint32_t lease_s, uint32_t max_attempts,
+                fleet_claim_t *out, char *err, size_t errlen);
 
 typedef struct fleet_lapsed {
     char id[FLEET_ID_MAX];
@@ -77,15 +80,21 @@ typedef struct fleet_lapsed {
 /* Ends as failed, with the reason, at most max jobs of these circuits whose lease lapsed after
  * max_attempts claims (every box that took it died, hung or was cut off: a job that kills its
  * box is not handed to box after box forever), and notifies their waiters; one transaction.
- * The lapsed owner's late write-back is then refused by the fence. Returns how many (into out);
+ * The lapsed owner's late write-back is then refused by the fence. A job box holds (held, as in
+ * fleet_claim) is never given up: it is late, not lapsed. Returns how many (into out);
  * 0 when max_attempts is 0. */
-int fleet_give_up_lapsed(PGconn *pg, const char *const *circuits, uint32_t n_circuits, uint32_t max_attempts,
-                         fleet_lapsed_t *out, uint32_t max, char *err, size_t errlen);
-/* The inputs of a job, in partition order, as one result (binary): row k column 0 is input k. NULL
- * with err when the rows are not exactly partitions 0..n_parts-1 or one is larger than cap (the
- * server compares the lengths and sends no input of a job that has one over cap), or on a
- * database error (then PQstatus tells). PQclear it. */
-PGresult *fleet_inputs(PGconn *pg, const char *id, uint32_t n_parts, uint64_t cap, char *err, size_t errlen);
+int fleet_give_up_lapsed(PGconn *pg, const char *box, const char *const *circuits, uint32_t n_circuits,
+                         const char *const *held, uint32_t n_held, uint32_t max_attempts, fleet_lapsed_t *out,
+                         uint32_t max, char *err, size_t errlen);
+/* The sizes of a job's n_parts inputs into lens, compared with cap on the server's answer before
+ * any input is sent: -EINVAL with err when the rows are not exactly partitions 0..n_parts-1,
+ * -EFBIG when one is larger than cap, or a database error (then PQstatus tells). */
+int fleet_input_sizes(PGconn *pg, const char *id, uint32_t n_parts, uint64_t cap, uint64_t *lens, char *err,
+                      size_t errlen);
+/* Input k of a job (binary: row 0, column 0), sent only while it is still len bytes, so that the
+ * caller holds one input at a time. NULL with err when the row changed or on a database error
+ * (then PQstatus tells). PQclear it. */
+PGresult *fleet_input(PGconn *pg, const char *id, uint32_t k, uint64_t len, char *err, size_t errlen);
 /* Extends the lease. 1 renewed, 0 lost (another generation, or the job ended). */
 int fleet_renew(PGconn *pg, const char *box, const char *id, int64_t gen, uint32_t lease_s, char *err, size_t errlen);
 /* The fenced write-back of a finished local job directory (result.json, proof-<k>.json,

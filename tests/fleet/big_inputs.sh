@@ -11,7 +11,9 @@ out=$("$ZKPIPE" submit --dsn "$DSN" --circuit mulchain --input "$T/big.json" 2>&
     fail "submit --dsn --input of 64 MiB + 1 accepted: $out"
 echo "$out" | grep -q "big.json: .*more than" || fail "submit --dsn --input of 64 MiB + 1: $out"
 [ "$(psql_q "SELECT count(*) FROM zkpipe_jobs")" = 0 ] || fail "the refused input is in the queue"
-box_config A
+# the last section of box_config's circuits is mulchain381: a generator that fails, so its input jobs
+# are taken in (and then fail in synthd)
+box_config A "witness_cmd = /bin/false"
 box_start A
 box_up() { [ "$(psql_q "SELECT count(*) FROM zkpipe_boxes")" = 1 ]; }
 wait_for 30 "the feeder's heartbeat" box_up
@@ -27,6 +29,20 @@ psql_q "SELECT state || ': ' || coalesce(error, '') FROM zkpipe_jobs WHERE id = 
     grep -q "^failed: .*30000000 bytes, more than the .* an input of this circuit can be" ||
     fail "the huge job: $(psql_q "SELECT state || ': ' || coalesce(error, '') FROM zkpipe_jobs WHERE id = 'huge-3'")"
 [ $((after - before)) -lt 20000 ] || fail "the feeder's peak RSS grew by $(((after - before) / 1024)) MiB for a refused job"
+# inputs within the cap are fetched one at a time: three of 24 MB cost the feeder about one
+# (libpq's buffer and its result: ~2 x 24 MB), not all three at once (~6 x 24 MB before)
+before=$(hwm)
+psql_q "INSERT INTO zkpipe_jobs (id, circuit, n_parts, inputs) VALUES ('big-3', 'mulchain381', 3, true);
+        INSERT INTO zkpipe_partitions (job, idx, input)
+        SELECT 'big-3', k, convert_to(repeat(' ', 24000000) || '{}', 'UTF8') FROM generate_series(0, 2) k" >/dev/null ||
+    fail "INSERT of the big job"
+wait_for 60 "the big job to end" all_final
+after=$(hwm)
+grep -q "job big-3 (mulchain381, 3 partitions, generation 1) claimed into the spool" "$T/logs/A-feeder.log" ||
+    fail "the big job was not taken in: $(psql_q "SELECT state || ': ' || coalesce(error, '') FROM zkpipe_jobs WHERE id = 'big-3'")"
+[ $((after - before)) -lt 70000 ] ||
+    fail "the feeder's peak RSS grew by $(((after - before) / 1024)) MiB for three inputs of 24 MB: it held them at once"
+log "three inputs of 24 MB taken in one at a time (peak RSS +$(((after - before) / 1024)) MiB)"
 G=$(db_submit mulchain NORMAL "$DATA/bn128/mulchain/witness-1.wtns")
 db_verify "$G" mulchain
 log "PASS: oversized inputs refused before they were fetched (peak RSS +$(((after - before) / 1024)) MiB)"
