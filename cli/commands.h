@@ -55,5 +55,8 @@ int cli_prove_witness(const zk_zkey_t *z, const char *zkey_path, const zk_wtns_t
 /* zkpipe witness's pieces (cli/witness.c): the cache directory (opt, else $ZKPIPE_CACHE, ...) and one
  * witness image (64-byte aligned, free()) checked against the zkey when z is not NULL */
 const char *cli_witgen_cache(const char *opt);
-int cli_witness_compute(const char *wasm, const char *input, const char *cache, uint8_t **ret_img, size_t *ret_len,
-                        const zk_zkey_t *z, const char *zkey_path, zk_err_t *err);
+/* the generator's run may take timeout_s (0: no limit; default WITGEN_TIMEOUT_DEFAULT_S) */
+int cli_witness_compute(const char *wasm, const char *input, const char *cache, unsigned timeout_s, uint8_t **ret_img,
+                        size_t *ret_len, const zk_zkey_t *z, const char *zkey_path, zk_err_t *err);
+/* --timeout SECONDS (whole seconds, 0 = none); -EINVAL with one line on stderr */
+int cli_parse_timeout(const char *cmd, const char *arg, unsigned *ret);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "witgen/witgen.h"
 #include "zk/wtns.h"
 #include "zk/zkey.h"
 
@@ -22,22 +23,26 @@ static void fullprove_usage(FILE *f) {
             "Options:\n"
             "  --threads N   worker threads (default: all online CPUs)\n"
             "  --cache DIR   compiled generators (default as for zkpipe witness)\n"
+            "  --timeout S   the witness generator may run S seconds (default %u; 0 = no limit)\n"
             "  --timings     print per-stage times on stderr\n"
             "  -h, --help    this text\n"
             "\n"
-            "Exit status: 0 proof written, 1 bad input or failure (one line on stderr), 2 bad usage.\n");
+            "Exit status: 0 proof written, 1 bad input or failure (one line on stderr), 2 bad usage.\n",
+            WITGEN_TIMEOUT_DEFAULT_S);
 }
 
 int zkpipe_cmd_fullprove(int argc, char **argv) {
     static const struct option opts[] = {
         {"threads", required_argument, NULL, 't'},
         {"cache", required_argument, NULL, 'c'},
+        {"timeout", required_argument, NULL, 'o'},
         {"timings", no_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
     cli_prove_opts_t po = {.verify = true};
     const char *cache = NULL;
+    unsigned timeout_s = WITGEN_TIMEOUT_DEFAULT_S;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -46,6 +51,9 @@ int zkpipe_cmd_fullprove(int argc, char **argv) {
             if (cli_parse_threads("fullprove", optarg, &po.threads) < 0) return 2;
             break;
         case 'c': cache = optarg; break;
+        case 'o':
+            if (cli_parse_timeout("fullprove", optarg, &timeout_s) < 0) return 2;
+            break;
         case 'T': po.timings = true; break;
         case 'h': fullprove_usage(stdout); return 0;
         default: fullprove_usage(stderr); return 2;
@@ -77,7 +85,7 @@ int zkpipe_cmd_fullprove(int argc, char **argv) {
     uint8_t *img = NULL;
     size_t len;
     zk_wtns_t w;
-    if (cli_witness_compute(wasm, input, cli_witgen_cache(cache), &img, &len, &z, zkey_path, &err) == 0 &&
+    if (cli_witness_compute(wasm, input, cli_witgen_cache(cache), timeout_s, &img, &len, &z, zkey_path, &err) == 0 &&
         zk_wtns_parse(&w, input, img, len, &err) == 0) {
         clock_gettime(CLOCK_MONOTONIC, &t1);
         double t_load = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;

@@ -29,13 +29,24 @@ static void print_log_line(void *ctx, const char *line) {
     printf("%s\n", line); /* snarkjs prints the circuit's log() lines on stdout */
 }
 
-int cli_witness_compute(const char *wasm, const char *input, const char *cache, uint8_t **ret_img, size_t *ret_len,
-                        const zk_zkey_t *z, const char *zkey_path, zk_err_t *err) {
+int cli_parse_timeout(const char *cmd, const char *arg, unsigned *ret) {
+    char *end;
+    unsigned long v = strtoul(arg, &end, 10);
+    if (!*arg || *end || arg[0] == '-' || v > 86400u * 365) {
+        fprintf(stderr, "zkpipe %s: --timeout wants whole seconds (0 = no limit), not '%s'\n", cmd, arg);
+        return -EINVAL;
+    }
+    *ret = (unsigned)v;
+    return 0;
+}
+
+int cli_witness_compute(const char *wasm, const char *input, const char *cache, unsigned timeout_s, uint8_t **ret_img,
+                        size_t *ret_len, const zk_zkey_t *z, const char *zkey_path, zk_err_t *err) {
     if (!cache)
         return zk_fail(err, ENOENT,
                        "no cache directory for compiled generators: HOME is unset and this user has no home; give "
                        "--cache DIR or set ZKPIPE_CACHE");
-    witgen_opts_t o = {.cache_dir = cache, .log_line = print_log_line};
+    witgen_opts_t o = {.cache_dir = cache, .timeout_s = timeout_s, .log_line = print_log_line};
     witgen_t *g;
     int r = witgen_open(&g, wasm, &o, NULL, err);
     if (r < 0) return r;
@@ -61,7 +72,7 @@ int cli_witness_compute(const char *wasm, const char *input, const char *cache, 
 
 static void witness_usage(FILE *f) {
     fprintf(f,
-            "Usage: zkpipe witness [--cache DIR] <circuit.wasm> <input.json> <out.wtns>\n"
+            "Usage: zkpipe witness [--cache DIR] [--timeout SECONDS] <circuit.wasm> <input.json> <out.wtns>\n"
             "\n"
             "Computes the witness of a circom circuit from its inputs, as `snarkjs wtns calculate` does, with the\n"
             "same .wtns bytes. The wasm is compiled once to native code (wasm2c and the C compiler) and kept in\n"
@@ -71,24 +82,32 @@ static void witness_usage(FILE *f) {
             "  --cache DIR   compiled generators (default $ZKPIPE_CACHE, else $XDG_CACHE_HOME/zkpipe, else\n"
             "                ~/.cache/zkpipe, else $XDG_RUNTIME_DIR/zkpipe-cache); it must be owned by you (or\n"
             "                root) and not writable by group or others, and so must its objects\n"
+            "  --timeout S   the generator's run may take S seconds (default %u, as synthd's witness_timeout;\n"
+            "                0 = no limit), then it is stopped: \"generator ran past S s\", exit 1\n"
             "  -h, --help    this text\n"
             "\n"
-            "Exit status: 0 witness written, 1 bad input or failure (one line on stderr), 2 bad usage.\n");
+            "Exit status: 0 witness written, 1 bad input or failure (one line on stderr), 2 bad usage.\n",
+            WITGEN_TIMEOUT_DEFAULT_S);
 }
 
 int zkpipe_cmd_witness(int argc, char **argv) {
     static const struct option opts[] = {
         {"cache", required_argument, NULL, 'c'},
+        {"timeout", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
     const char *cache = NULL;
+    unsigned timeout_s = WITGEN_TIMEOUT_DEFAULT_S;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'c':
             cache = optarg;
+            break;
+        case 't':
+            if (cli_parse_timeout("witness", optarg, &timeout_s) < 0) return 2;
             break;
         case 'h':
             witness_usage(stdout);
@@ -106,8 +125,8 @@ int zkpipe_cmd_witness(int argc, char **argv) {
     zk_err_t err = {{0}};
     uint8_t *img;
     size_t len;
-    if (cli_witness_compute(argv[optind], argv[optind + 1], cli_witgen_cache(cache), &img, &len, NULL, NULL, &err) <
-            0 ||
+    if (cli_witness_compute(argv[optind], argv[optind + 1], cli_witgen_cache(cache), timeout_s, &img, &len, NULL, NULL,
+                            &err) < 0 ||
         zk_write_file_atomic(argv[optind + 2], (const char *)img, len, &err) < 0) {
         fprintf(stderr, "zkpipe witness: %s\n", err.msg);
         return 1;

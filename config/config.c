@@ -377,7 +377,7 @@ static int begin_section(struct parse_state *st, const char *section) {
         strcpy(ci->name, name);
         ci->preload = true;
         ci->priority = CFG_PRIO_NORMAL;
-        ci->witness_timeout = 600;
+        ci->witness_timeout = 600; /* WITGEN_TIMEOUT_DEFAULT_S (witgen/witgen.h) */
         ci->line = st->line;
         st->cur_circuit = st->c->n_circuits++;
         return 1;

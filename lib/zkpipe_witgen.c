@@ -76,7 +76,7 @@ static void make_global(void) {
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 
 static int job_open(struct gen_job *j) {
-    witgen_opts_t o = {.cache_dir = j->cache};
+    witgen_opts_t o = {.cache_dir = j->cache, .timeout_s = WITGEN_TIMEOUT_DEFAULT_S};
     return witgen_open(&j->g, j->wasm, &o, NULL, j->err);
 }
 

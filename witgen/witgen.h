@@ -18,6 +18,10 @@
  * wasm run from a watcher thread, while the calling thread is in the generator); may be NULL. */
 typedef void (*witgen_tick_fn)(void *ctx);
 
+/* A generator run's time limit where the caller sets none of its own: synthd's witness_timeout
+ * default (config.c), zkpipe witness and fullprove, libzkpipe. */
+#define WITGEN_TIMEOUT_DEFAULT_S 600u
+
 typedef struct witgen_opts {
     const char *cache_dir;    /* where compiled generators are kept (created if missing) */
     uint64_t memory_limit;    /* cap on the wasm's linear memory in bytes; 0 = the wasm's own maximum */
