@@ -36,8 +36,55 @@ static bool same_identity(const circuit_file_t *f, const struct stat *st) {
            f->mtime.tv_sec == st->st_mtim.tv_sec && f->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
-/* Reads the whole regular file into anonymous memory (no file mapping is ever left behind). */
-static int file_read(circuit_file_t *f, const char *path, zk_err_t *e) {
+/* pread of [off, off + len) of fd into m + off, whole. */
+static int read_range(int fd, uint8_t *m, uint64_t off, uint64_t len, const char *path, uint64_t size, zk_err_t *e) {
+    for (uint64_t end = off + len; off < end;) {
+        ssize_t n = pread(fd, m + off, (size_t)(end - off), (off_t)off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            int err = n < 0 ? errno : EIO;
+            return zk_fail(e, err, "%s: read %llu of %llu bytes: %s", path, (unsigned long long)off,
+                           (unsigned long long)size, n < 0 ? strerror(err) : "the file shrank while it was read");
+        }
+        off += (uint64_t)n;
+    }
+    return 0;
+}
+
+#define MAX_RANGES 32
+
+/* The parts of a .zkey this stage reads (into ranges, at most MAX_RANGES, with their total in
+ * *held): the file header, every section header and the payloads of the sections not in skip (those
+ * pages stay untouched zeros, never resident). The section headers are read into m as it walks
+ * them. When the table does not walk, the whole file is one range (the parser names what is wrong). */
+static int plan_sections(int fd, uint8_t *m, uint64_t size, uint32_t skip, const char *path, uint64_t ranges[][2],
+                         unsigned *n_ranges, uint64_t *held, zk_err_t *e) {
+    *n_ranges = 1;
+    ranges[0][0] = 0, ranges[0][1] = *held = size;
+    int r = read_range(fd, m, 0, size < 12 ? size : 12, path, size, e);
+    if (r < 0 || size < 12 || memcmp(m, "zkey", 4)) return r;
+    uint32_t n_sec = zk_le32(m + 8);
+    uint64_t pos = 12, total = 12;
+    unsigned n = 0;
+    for (uint32_t i = 0; i < n_sec; i++) {
+        if (size - pos < 12 || n + 1 >= MAX_RANGES) return 0;
+        if ((r = read_range(fd, m, pos, 12, path, size, e)) < 0) return r;
+        uint32_t id = zk_le32(m + pos);
+        uint64_t sz = zk_le64(m + pos + 4), start = pos + 12;
+        if (sz > size - start) return 0;
+        if (!(id < 32 && ((skip >> id) & 1))) ranges[n][0] = start, ranges[n][1] = sz, total += sz, n++;
+        total += 12;
+        pos = start + sz;
+    }
+    if (pos != size) return 0;
+    *n_ranges = n;
+    *held = total;
+    return 0;
+}
+
+/* Reads the regular file (of a .zkey with skip: only the parts plan_sections gives) into anonymous
+ * memory (no file mapping is ever left behind). */
+static int file_read(circuit_file_t *f, const char *path, uint32_t skip, zk_err_t *e) {
     _cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return zk_fail(e, errno, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
@@ -45,36 +92,34 @@ static int file_read(circuit_file_t *f, const char *path, zk_err_t *e) {
     if (!S_ISREG(st.st_mode)) return zk_fail(e, EINVAL, "%s: not a regular file", path);
     if (st.st_size == 0) return zk_fail(e, EINVAL, "%s: empty file", path);
     size_t size = (size_t)st.st_size;
-    /* a file larger than the memory left would be read until the OOM killer stops this or another
-     * process: refused at once, and only this circuit's jobs fail */
-    uint64_t avail = zk_mem_available();
-    if (size > avail)
-        return zk_fail(e, ENOMEM, "%s: the file is %zu MiB, more than the %llu MiB of memory available (MemAvailable)",
-                       path, size >> 20, (unsigned long long)(avail >> 20));
-    void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) return zk_fail(e, errno, "%s: cannot allocate %zu bytes: %s", path, size, strerror(errno));
     if (C && C->hugepages) (void)madvise(m, size, MADV_HUGEPAGE); /* faulted in huge pages by the reads below */
-    size_t off = 0;
-    while (off < size) {
-        ssize_t n = pread(fd, (char *)m + off, size - off, (off_t)off);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            int err = n < 0 ? errno : EIO;
-            munmap(m, size);
-            return zk_fail(e, err, "%s: read %zu of %zu bytes: %s", path, off, size,
-                           n < 0 ? strerror(err) : "the file shrank while it was read");
-        }
-        off += (size_t)n;
+    uint64_t ranges[MAX_RANGES][2] = {{0, size}}, held = size;
+    unsigned n_ranges = 1;
+    int r = skip ? plan_sections(fd, m, size, skip, path, ranges, &n_ranges, &held, e) : 0;
+    /* more than the memory left would be read until the OOM killer stops this or another process:
+     * refused at once, and only this circuit's jobs fail */
+    uint64_t avail = zk_mem_available();
+    if (r == 0 && held > avail)
+        r = zk_fail(e, ENOMEM, "%s: %s %llu MiB, more than the %llu MiB of memory available (MemAvailable)", path,
+                    held == size ? "the file is" : "the parts of the file this stage holds are",
+                    (unsigned long long)(held >> 20), (unsigned long long)(avail >> 20));
+    for (unsigned i = 0; r == 0 && i < n_ranges; i++) r = read_range(fd, m, ranges[i][0], ranges[i][1], path, size, e);
+    if (r < 0) {
+        munmap(m, size);
+        return r;
     }
     (void)mprotect(m, size, PROT_READ);
-    *f = (circuit_file_t){.image = m, .size = size, .dev = st.st_dev, .ino = st.st_ino, .mtime = st.st_mtim};
+    *f = (circuit_file_t){
+        .image = m, .size = size, .held = held, .dev = st.st_dev, .ino = st.st_ino, .mtime = st.st_mtim};
     return 0;
 }
 
 uint64_t circuits_bytes(void) {
     uint64_t n = 0;
     for (uint32_t i = 0; C && i < C->n_circuits; i++)
-        if (circuits[i].loaded) n += circuits[i].zkey_file.size + (circuits[i].has_r1cs ? circuits[i].r1cs_file.size : 0);
+        if (circuits[i].loaded) n += circuits[i].zkey_file.held + (circuits[i].has_r1cs ? circuits[i].r1cs_file.held : 0);
     return n;
 }
 
@@ -90,9 +135,10 @@ static void entry_release(stage_circuit_t *c) {
 /* Loads the circuit's files into n (not yet visible). */
 static int entry_load(stage_circuit_t *n, zk_err_t *e) {
     const cfg_circuit_t *ci = n->cfg;
-    int r = file_read(&n->zkey_file, ci->zkey, e);
+    uint32_t skip = (want_parts & CIRCUIT_COEFS ? 0 : 1u << 4) | (want_parts & CIRCUIT_POINTS ? 0 : 0x1fu << 5);
+    int r = file_read(&n->zkey_file, ci->zkey, skip, e);
     if (r < 0) return r;
-    r = zk_zkey_parse(&n->z, ci->zkey, n->zkey_file.image, n->zkey_file.size, e);
+    r = zk_zkey_parse_parts(&n->z, ci->zkey, n->zkey_file.image, n->zkey_file.size, skip, e);
     if (r < 0) {
         file_free(&n->zkey_file);
         return r;
@@ -103,7 +149,7 @@ static int entry_load(stage_circuit_t *n, zk_err_t *e) {
         n->has_vk = true;
     }
     if ((want_parts & CIRCUIT_R1CS) && ci->r1cs[0]) {
-        r = file_read(&n->r1cs_file, ci->r1cs, e);
+        r = file_read(&n->r1cs_file, ci->r1cs, 0, e);
         if (r == 0) r = zk_r1cs_parse(&n->r, ci->r1cs, n->r1cs_file.image, n->r1cs_file.size, e);
         if (r < 0) {
             file_free(&n->r1cs_file);
@@ -175,7 +221,7 @@ stage_circuit_t *circuits_get(const char *name, bool may_reload, char *why, size
         return NULL;
     }
     bool reload = c->loaded;
-    bool same = reload && same_content(&c->zkey_file, &n.zkey_file) &&
+    bool same = reload && zk_zkey_same(&c->z, &n.z) &&
                 (!c->has_r1cs || same_content(&c->r1cs_file, &n.r1cs_file));
     n.generation = same ? c->generation : c->generation + 1;
     n.checked_ns = daemon_now_ns();

@@ -4,6 +4,8 @@
  * Invariants:
  * - A key is read into the stage's own memory, never mapped: rewriting the file in place (cp new
  *   live.zkey) cannot SIGBUS a stage. Its file identity (device, inode, size, mtime) is kept.
+ * - A stage holds only the parts of a key it uses (synthd the coefs, gpud the points, finalizerd
+ *   the header and IC): one copy of a large key's points per box, in gpud.
  * - circuits_get notices a changed file and loads it again before the next partition; a new
  *   content bumps the entry's generation (gpud then loads it into its backend again); the same
  *   content keeps the generation.
@@ -22,12 +24,13 @@
 #include "zk/verify.h"
 #include "zk/zkey.h"
 
-enum { CIRCUIT_VK = 1, CIRCUIT_R1CS = 2 };
+enum { CIRCUIT_VK = 1, CIRCUIT_R1CS = 2, CIRCUIT_COEFS = 4, CIRCUIT_POINTS = 8 };
 #define CIRCUIT_STAT_NS 500000000ull
 
 typedef struct circuit_file {
-    void *image;
+    void *image; /* size bytes reserved; held of them read (a .zkey: the parts the stage uses) */
     size_t size;
+    uint64_t held;
     dev_t dev;
     ino_t ino;
     struct timespec mtime;
@@ -49,9 +52,12 @@ typedef struct stage_circuit {
     char error[700];
 } stage_circuit_t;
 
-/* Bytes of the loaded circuits' files held in this process (its private copies of zkeys and r1cs). */
+/* Bytes of the loaded circuits' files held in this process (its private copies of the parts of the
+ * zkeys it uses, and of the r1cs). */
 uint64_t circuits_bytes(void);
-/* want: CIRCUIT_VK, CIRCUIT_R1CS (the r1cs only where the ini names one). */
+/* want: CIRCUIT_VK, CIRCUIT_R1CS (the r1cs only where the ini names one), and which parts of the
+ * key the stage uses besides its header and IC: CIRCUIT_COEFS (synthd), CIRCUIT_POINTS (gpud); the
+ * others are never read into this process (zk_zkey_parse_parts). */
 void circuits_init(const cfg_t *cfg, unsigned want);
 /* The circuit, loaded (again, when its files changed on disk and may_reload). NULL with a one-line
  * reason in why ("circuit NAME: ...") when it is not configured or cannot be loaded. */

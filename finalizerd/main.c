@@ -184,6 +184,18 @@ static void give_up(uint32_t slab, uint32_t job, uint32_t part, const char *reas
     (void)shm_part_give_up(&S, slab, SLAB_FINALIZING, job, part, reason);
 }
 
+/* Whether the key file has a point that is not valid (named in e), read from a mapping of the file:
+ * the diagnosis of a proof that does not verify. */
+static bool key_has_bad_point(const char *path, zk_err_t *e) {
+    zk_zkey_t z;
+    zk_err_t oe = {{0}};
+    if (zk_zkey_open_flags(&z, path, ZK_ZKEY_LAZY, &oe) < 0) return false;
+    zk_zkey_hold_all(&z);
+    bool bad = zk_zkey_check_points(&z, path, false, e) < 0;
+    zk_zkey_close(&z);
+    return bad;
+}
+
 static void finalize(uint32_t slab) {
     uint64_t t0 = daemon_now_ns();
     shm_slab_t *d = &S.slabs[slab];
@@ -253,9 +265,10 @@ static void finalize(uint32_t slab) {
         shm_hist_add(&S, HIST_FIN_VERIFY, t_ver - t_rand);
         if (rc < 0) {
             shm_count(&S, CNT_VERIFY_FAILED, 1);
-            /* a corrupt key is the likely cause: name its point when it is */
+            /* a corrupt key is the likely cause: name its point when it is (this stage holds no
+             * points: the file is mapped for the check) */
             zk_err_t ke = {{0}};
-            if (zk_zkey_check_points(&c->z, c->cfg->zkey, false, &ke) < 0)
+            if (key_has_bad_point(c->cfg->zkey, &ke))
                 snprintf(why, sizeof why, "the proof of partition %u does not verify: %s", part, ke.msg);
             else
                 snprintf(why, sizeof why, "the proof of partition %u does not verify against %s: %s", part,

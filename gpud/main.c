@@ -278,7 +278,7 @@ int main(int argc, char **argv) {
     char devname[64];
     snprintf(devname, sizeof devname, "%s %d", B->name, args.device);
     shm_proc_device(&S, devname);
-    circuits_init(&cfg, 0);
+    circuits_init(&cfg, CIRCUIT_POINTS);
     daemon_notify_extend(120 * 1000000ull, "registering the slab memory");
     uint32_t first = 0;
     r = zk_backend_register_slabs(B, bctx, S.data, S.hdr->n_slabs, S.hdr->slab_size, &first, &e);

@@ -517,7 +517,7 @@ int main(int argc, char **argv) {
         log_err("Failed to set up io_uring: %s", strerror(-r));
         return 1;
     }
-    circuits_init(&cfg, CIRCUIT_R1CS | CIRCUIT_VK);
+    circuits_init(&cfg, CIRCUIT_R1CS | CIRCUIT_VK | CIRCUIT_COEFS);
     int reclaimed = shm_reclaim(&S);
     int cleaned = spool_clean_tmp(cfg.spool, TMP_MAX_AGE_S);
     rescan_active();

@@ -98,14 +98,46 @@ void zk_zkey_close(zk_zkey_t *z) {
 }
 
 static int zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_t size, bool mapped, bool lazy,
-                      zk_err_t *err);
+                      uint32_t skip, bool give_back, zk_err_t *err);
 
 int zk_zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_t size, zk_err_t *err) {
-    return zkey_parse(z, name, data, size, false, false, err);
+    return zkey_parse(z, name, data, size, false, false, 0, false, err);
+}
+
+int zk_zkey_parse_parts(zk_zkey_t *z, const char *name, const uint8_t *data, size_t size, uint32_t skip,
+                        zk_err_t *err) {
+    return zkey_parse(z, name, data, size, false, false, skip & ZK_ZKEY_SKIPPABLE, true, err);
+}
+
+/* Whole G1/G2 point sections and the coefs compared where both keys hold them. */
+bool zk_zkey_same(const zk_zkey_t *a, const zk_zkey_t *b) {
+    if (a->curve != b->curve || a->n_vars != b->n_vars || a->n_pub != b->n_pub || a->domain_size != b->domain_size ||
+        a->n_coefs != b->n_coefs)
+        return false;
+    const zk_curve_t *c = a->curve;
+    const uint64_t g1 = c->g1_size, g2 = c->g2_size;
+    const struct {
+        const void *x, *y;
+        uint64_t len;
+    } secs[] = {
+        {a->alpha1, b->alpha1, 18 * (uint64_t)c->n8q}, /* alpha1 … delta2 */
+        {a->ic, b->ic, ((uint64_t)a->n_pub + 1) * g1},
+        {a->coefs, b->coefs, (uint64_t)a->n_coefs * (12 + c->n8r)},
+        {a->points_a, b->points_a, (uint64_t)a->n_vars * g1},
+        {a->points_b1, b->points_b1, (uint64_t)a->n_vars * g1},
+        {a->points_b2, b->points_b2, (uint64_t)a->n_vars * g2},
+        {a->points_c, b->points_c, ((uint64_t)a->n_vars - a->n_pub - 1) * g1},
+        {a->points_h, b->points_h, (uint64_t)a->domain_size * g1},
+    };
+    for (size_t i = 0; i < sizeof secs / sizeof secs[0]; i++) {
+        if (!secs[i].x != !secs[i].y) return false;
+        if (secs[i].x && memcmp(secs[i].x, secs[i].y, (size_t)secs[i].len)) return false;
+    }
+    return true;
 }
 
 static int zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_t size, bool mapped, bool lazy,
-                      zk_err_t *err) {
+                      uint32_t skip, bool give_back, zk_err_t *err) {
     memset(z, 0, sizeof(*z));
     zk_bin_t b;
     int rc = zk_bin_parse(&b, name, data, size, "zkey", 1, 2, "section", err);
@@ -183,17 +215,18 @@ static int zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_
                            name, id, section_names[id], b.sec[id].size, expected[id], basis[id], basis_val[id]);
     }
 
-    /* Section 4: coefs. */
+    /* Section 4: coefs (skipped: only its size, as a whole number of records, is checked). */
     const uint8_t *cs = zk_bin_payload(&b, 4);
     uint64_t css = b.sec[4].size;
     if (css < 4) return zk_fail(err, EINVAL, "%s: section 4 (coefs) size %" PRIu64 " is too small", name, css);
-    uint32_t n_coefs = zk_le32(cs);
     const uint64_t rec = 12 + (uint64_t)n8r;
+    const bool no_coefs = (skip >> 4) & 1;
+    uint32_t n_coefs = no_coefs ? (uint32_t)((css - 4) / rec) : zk_le32(cs);
     if (css != 4 + n_coefs * rec)
         return zk_fail(err, EINVAL, "%s: section 4 (coefs) size %" PRIu64 ", expected %" PRIu64 " for nCoefs %u", name,
                        css, 4 + n_coefs * rec, n_coefs);
     const uint8_t *cr0 = cs + 4;
-    for (uint32_t i = 0; i < n_coefs; i++) {
+    for (uint32_t i = 0; !no_coefs && i < n_coefs; i++) {
         const uint8_t *e = cr0 + (uint64_t)i * rec;
         uint32_t m = zk_le32(e), row = zk_le32(e + 4), sig = zk_le32(e + 8);
         if (m > 1)
@@ -213,8 +246,8 @@ static int zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_
     z->n_pub = n_pub;
     z->domain_size = domain;
     z->log_domain = log_domain;
-    z->coefs = cr0;
-    z->n_coefs = n_coefs;
+    z->coefs = no_coefs ? NULL : cr0;
+    z->n_coefs = no_coefs ? 0 : n_coefs;
 
     const void *hp;
     const uint8_t *pts = p + 12;
@@ -232,10 +265,11 @@ static int zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_
         [9] = &z->points_h,
     };
     for (int id = 3; id <= 9; id++) {
-        if (id == 4) continue;
+        if (id == 4 || ((skip >> id) & 1)) continue;
         const uint8_t *src = zk_bin_payload(&b, (uint32_t)id);
         int rc = aligned_view(src, b.sec[id].size, &z->copies[id], &z->copy_size[id], dst[id], mapped, lazy && id >= 5);
         if (rc < 0) goto nomem;
+        if (give_back && *dst[id] != src) drop_pages(src, b.sec[id].size); /* the copy holds it now */
         if (rc == 1) z->lazy_src[id] = src, z->lazy_size[id] = b.sec[id].size;
         else if (mapped && lazy && id >= 5 && *dst[id] == src) z->mapped_src[id] = src, z->mapped_size[id] = b.sec[id].size;
     }
@@ -255,7 +289,7 @@ int zk_zkey_open_flags(zk_zkey_t *z, const char *path, unsigned flags, zk_err_t 
     size_t size;
     int rc = zk_map_file(path, &map, &size, err);
     if (rc < 0) return rc;
-    rc = zkey_parse(z, path, map, size, true, (flags & ZK_ZKEY_LAZY) != 0, err);
+    rc = zkey_parse(z, path, map, size, true, (flags & ZK_ZKEY_LAZY) != 0, 0, false, err);
     if (rc < 0) {
         if (map) munmap(map, size);
         return rc;

@@ -45,6 +45,17 @@ typedef struct zk_zkey {
 } zk_zkey_t;
 
 int zk_zkey_open(zk_zkey_t *z, const char *path, zk_err_t *err);
+/* zk_zkey_parse (below) of an image that holds only some sections' payloads (a daemon's: each stage
+ * reads what it uses, common/circuits.c): a section whose bit (1u << id) is in skip is checked by
+ * its size alone and its pointer is NULL (the coefs: n_coefs 0). Skippable: the coefs (4) and the
+ * point sections (5..9); the header and IC are always read. The image is the caller's own
+ * anonymous memory: the pages of a section copied because it is unaligned are given back
+ * (MADV_DONTNEED) once copied, so it is resident once. */
+#define ZK_ZKEY_SKIPPABLE (0x1fu << 4)
+int zk_zkey_parse_parts(zk_zkey_t *z, const char *name, const uint8_t *data, size_t size, uint32_t skip,
+                        zk_err_t *err);
+/* Whether two keys hold the same content in every section both hold (and skip the same ones). */
+bool zk_zkey_same(const zk_zkey_t *a, const zk_zkey_t *b);
 /* ZK_ZKEY_LAZY (for a one-shot prover, which reads each section in one pass): nothing of the key is
  * kept resident longer than the step that reads it. An unaligned point section (5..9) gets its
  * aligned buffer at open, but is copied into it only by zk_zkey_hold and given back by zk_zkey_drop,

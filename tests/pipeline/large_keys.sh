@@ -2,7 +2,7 @@
 # Large circuits in the pipeline (issue 19), with keys made in a moment as sparse files
 # (tests/cli/large_zkey.py): a circuit that needs larger slabs than slab_size is refused by zkpipe
 # setup (and by every stage) with one line naming the ini, the circuit and both sizes; a key file
-# larger than the memory available fails its circuit's jobs with one line naming the file and the
+# whose parts a stage holds are larger than the memory available fails its circuit's jobs with one line naming the file and the
 # memory, while the other circuits' jobs flow and no stage stops; with hugepages = yes every stage
 # says what huge pages it got, and the slab data is in huge pages.
 . "$(dirname "$0")/lib.sh"
@@ -40,10 +40,10 @@ verify_job "$GOOD" mulchain 2
 rc=0
 wait_job "$BIG" 120 || rc=$?
 [ $rc = 1 ] || fail "the job of the oversized key: wait exit $rc, expected 1"
-grep -q "padded.zkey: the file is [0-9]* MiB, more than the [0-9]* MiB of memory available (MemAvailable)" "$T/wait-$BIG.err" ||
+grep -q "padded.zkey: the parts of the file this stage holds are [0-9]* MiB, more than the [0-9]* MiB of memory available (MemAvailable)" "$T/wait-$BIG.err" ||
     fail "the oversized key's job: no line naming the file and the memory: $(cat "$T/wait-$BIG.err")"
 for d in synthd1 gpud finalizerd; do alive $d || fail "$d stopped"; done
-grep -q "Failed to preload circuit padded: .*padded.zkey: the file is" "$T/logs/gpud.log" ||
+grep -q "Failed to preload circuit padded: .*padded.zkey: the parts of the file this stage holds are" "$T/logs/gpud.log" ||
     fail "gpud did not say why the padded key was not loaded"
 # huge pages: every stage says what it got; on a kernel with MADV_COLLAPSE the slab data is huge
 for d in synthd1 gpud finalizerd; do
