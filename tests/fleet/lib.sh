@@ -39,6 +39,13 @@ pg_ctl_do() { # pg_ctl_do start|stop|restart
     as_pg "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -l "$T/logs/postgres.log" -o "$o" -w -m fast "$1" >/dev/null ||
         fail "pg_ctl $1 failed"
 }
+# pg_signal STOP|CONT: the server and every backend of it (a stopped database: queries hang)
+pg_signal() {
+    local pm c
+    pm=$(head -n 1 "$PGDATA_DIR/postmaster.pid")
+    kill -"$1" "$pm"
+    for c in $(pgrep -P "$pm"); do kill -"$1" "$c" 2>/dev/null || true; done
+}
 psql_q() { # psql_q SQL: one value per line, no headers
     "$PSQL" -X -q -A -t -v ON_ERROR_STOP=1 "$DSN" -c "$1"
 }

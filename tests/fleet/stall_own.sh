@@ -11,12 +11,6 @@ pg_start
 "$ZKPIPE" db init --dsn "$DSN" >/dev/null || fail "db init"
 box_config A "[source postgres]" "max_attempts = 1"
 M=$DATA/bn128/mulchain
-PM=$(head -n 1 "$PGDATA_DIR/postmaster.pid")
-pg_signal() { # pg_signal STOP|CONT: the server and every backend of it
-    kill -"$1" "$PM"
-    local c
-    for c in $(pgrep -P "$PM"); do kill -"$1" "$c" 2>/dev/null || true; done
-}
 trap 'pg_signal CONT 2>/dev/null; fleet_cleanup' EXIT
 job=$(db_submit mulchain NORMAL "$M/witness-1.wtns")
 box_start A all ZKPIPE_TEST_DELAY=gpu.mid_prove:14000 # the proof takes 14 s

@@ -6,12 +6,6 @@
 pg_start
 "$ZKPIPE" db init --dsn "$DSN" >/dev/null || fail "db init"
 J=$(db_submit mulchain NORMAL "$DATA/bn128/mulchain/witness-1.wtns") # no box: it stays queued
-PM=$(head -n 1 "$PGDATA_DIR/postmaster.pid")
-pg_signal() { # pg_signal STOP|CONT: the server and every backend of it
-    kill -"$1" "$PM"
-    local c
-    for c in $(pgrep -P "$PM"); do kill -"$1" "$c" 2>/dev/null || true; done
-}
 trap 'pg_signal CONT 2>/dev/null; fleet_cleanup' EXIT
 timed_wait() { # timed_wait T: the wait's exit code and seconds into $T/rc
     local t0 rc=0
