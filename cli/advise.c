@@ -5,11 +5,9 @@
  *   - synthd's time: busy, waiting for a FREE slab;
  *   - the finalizer's lag: how long PROVED partitions of the jobs in the table waited for it, against
  *     the GPU's time per partition.
- * The GPU waited for synthesis (≥ 20 % of its time) while synthd did not wait for slabs: more
- * [synth] instances. Both waited: more slabs, unless the finalizer lagged (PROVED partitions waited
- * ≥ half a GPU partition on average): more finalizer instances. Otherwise the counts keep the GPU
- * fed. Exit 0 with the advice, 1 when there is no segment or nothing was proved yet. */
-#include "advise.h"
+ * and the advice of obs_advise (exporter/observe.h: also in zkpipe status and the exporter's /status).
+ * Exit 0 with the advice, 1 when there is no segment or nothing was proved yet. */
+#include "exporter/observe.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -18,28 +16,6 @@
 #include "commands.h"
 
 #define ADVISE_USAGE "zkpipe advise [--config FILE]"
-#define ADVISE_SHARE 0.20 /* a wait this large a share of a stage's time is worth a change */
-
-int cli_advise(shm_t *s, const cfg_t *c, cli_advice_t *a) {
-    memset(a, 0, sizeof *a);
-    obs_balance(s, &a->b);
-    const obs_balance_t *b = &a->b;
-    if (!b->proved) return -1;
-    if (b->gpu_wait < ADVISE_SHARE)
-        snprintf(a->advice, sizeof a->advice,
-                 "none: the GPU waited for synthesis %.1f%% of its time (under %.0f%%); the counts keep it fed",
-                 100 * b->gpu_wait, 100 * ADVISE_SHARE);
-    else if (b->synth_wait < ADVISE_SHARE)
-        snprintf(a->advice, sizeof a->advice, "the GPU waited for synthesis: raise [synth] instances from %u to %u",
-                 c->synth_instances, c->synth_instances + 1);
-    else if (b->lag_ms >= b->per_part_ms / 2)
-        snprintf(a->advice, sizeof a->advice, "the finalizer lagged: raise [finalizer] instances from %u to %u",
-                 c->finalizer_instances, c->finalizer_instances + 1);
-    else
-        snprintf(a->advice, sizeof a->advice, "synthesis waited for slabs: raise [pipeline] slabs from %u to %u",
-                 c->slabs, c->slabs + 2);
-    return 0;
-}
 
 int zkpipe_cmd_advise(int argc, char **argv) {
     const char *config;
@@ -58,8 +34,8 @@ int zkpipe_cmd_advise(int argc, char **argv) {
         if (att == 0) fprintf(stderr, "zkpipe: advise: no segment %s (no stage is running)\n", c.segment);
         return 1;
     }
-    cli_advice_t a;
-    int r = cli_advise(&s, &c, &a);
+    obs_advice_t a;
+    int r = obs_advise(&s, &c, &a);
     shm_close(&s);
     if (r < 0) {
         fprintf(stderr, "zkpipe: advise: nothing proved yet in %s: run some jobs first\n", c.segment);
@@ -74,6 +50,6 @@ int zkpipe_cmd_advise(int argc, char **argv) {
     printf("finalizer: PROVED partitions waited %.1f ms on average for it (%llu partitions, [finalizer] instances = "
            "%u)\n",
            a.b.lag_ms, (unsigned long long)a.b.lag_n, c.finalizer_instances);
-    printf("advice: %s\n", a.advice);
+    printf("advice: %s\n", a.text);
     return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "advise.h"
+#include "exporter/observe.h"
 #include "client.h"
 #include "commands.h"
 #include "common/spool.h"
@@ -106,8 +106,8 @@ static void segment_status(const cfg_t *c, shm_t *s) {
                held_since ? (now - held_since) / 1e9 : 0.0);
     else
         printf("disk: ok\n");
-    cli_advice_t a;
-    if (cli_advise(s, c, &a) == 0) printf("advice: %s (zkpipe advise)\n", a.advice);
+    obs_advice_t a;
+    if (obs_advise(s, c, &a) == 0) printf("advice: %s (zkpipe advise)\n", a.text);
     for (uint32_t i = 0; i < h->n_jobs; i++)
         if (shm_job_state(&s->jobs[i]) != JOB_FREE) print_job(s, i, false);
 }

@@ -222,7 +222,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         if (!up)
             return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "application/json",
                          "{\"error\":\"no segment (is the pipeline running?)\"}", false);
-        char *j = !strcmp(url, "/status") ? obs_status_json(&S) : obs_timeline_json(&S, 60ull * 1000000000ull);
+        char *j = !strcmp(url, "/status") ? obs_status_json(&S, &cfg) : obs_timeline_json(&S, 60ull * 1000000000ull);
         return reply(c, MHD_HTTP_OK, "application/json", j, true);
     }
     if (!strcmp(url, "/") || !strcmp(url, "/index.html"))

@@ -284,7 +284,7 @@ static char *dump(json_object *o) {
     return r;
 }
 
-char *obs_status_json(shm_t *s) {
+char *obs_status_json(shm_t *s, const cfg_t *c) {
     json_object *root = json_object_new_object();
     json_object_object_add(root, "segment", json_object_new_string(s->path));
     char gen[24];
@@ -373,6 +373,26 @@ char *obs_status_json(shm_t *s) {
     json_object_array_add(idle, hist_json(s, HIST_GPU_WAIT));
     json_object_array_add(idle, hist_json(s, HIST_GPU_IDLE_READY));
     json_object_object_add(root, "gpu_idle", idle);
+    /* zkpipe advise's numbers and advice */
+    obs_advice_t a;
+    bool advised = c && obs_advise(s, c, &a) == 0;
+    if (!advised) obs_balance(s, &a.b);
+    json_object *bal = json_object_new_object();
+    const struct {
+        const char *k;
+        double v;
+    } nums[] = {
+        {"gpu_busy_ratio", a.b.gpu_busy},         {"gpu_wait_synthesis_ratio", a.b.gpu_wait},
+        {"gpu_idle_ready_ratio", a.b.gpu_idle_ready}, {"gpu_seconds", a.b.gpu_total_s},
+        {"gpu_ms_per_partition", a.b.per_part_ms}, {"synth_wait_slab_ratio", a.b.synth_wait},
+        {"synth_seconds", a.b.synth_total_s},     {"finalizer_lag_ms", a.b.lag_ms},
+    };
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+        json_object_object_add(bal, nums[i].k, json_object_new_double(nums[i].v));
+    json_object_object_add(bal, "proved", json_object_new_int64((int64_t)a.b.proved));
+    json_object_object_add(bal, "finalizer_lag_partitions", json_object_new_int64((int64_t)a.b.lag_n));
+    json_object_object_add(root, "balance", bal);
+    json_object_object_add(root, "advice", advised ? json_object_new_string(a.text) : NULL);
     return dump(root);
 }
 
@@ -430,4 +450,25 @@ void obs_balance(shm_t *s, obs_balance_t *a) {
     a->synth_wait = synth_total > 0 ? sw.sum_ns / synth_total : 0;
     a->per_part_ms = a->proved ? (double)gb / (double)a->proved / 1e6 : 0;
     a->lag_ms = a->lag_n ? lag_sum / (double)a->lag_n / 1e6 : 0;
+}
+
+int obs_advise(shm_t *s, const cfg_t *c, obs_advice_t *a) {
+    memset(a, 0, sizeof *a);
+    obs_balance(s, &a->b);
+    const obs_balance_t *b = &a->b;
+    if (!b->proved) return -1;
+    if (b->gpu_wait < OBS_ADVISE_SHARE)
+        snprintf(a->text, sizeof a->text,
+                 "none: the GPU waited for synthesis %.1f%% of its time (under %.0f%%); the counts keep it fed",
+                 100 * b->gpu_wait, 100 * OBS_ADVISE_SHARE);
+    else if (b->synth_wait < OBS_ADVISE_SHARE)
+        snprintf(a->text, sizeof a->text, "the GPU waited for synthesis: raise [synth] instances from %u to %u",
+                 c->synth_instances, c->synth_instances + 1);
+    else if (b->lag_ms >= b->per_part_ms / 2)
+        snprintf(a->text, sizeof a->text, "the finalizer lagged: raise [finalizer] instances from %u to %u",
+                 c->finalizer_instances, c->finalizer_instances + 1);
+    else
+        snprintf(a->text, sizeof a->text, "synthesis waited for slabs: raise [pipeline] slabs from %u to %u", c->slabs,
+                 c->slabs + 2);
+    return 0;
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "config/config.h"
 #include "shm/shm.h"
 
 /* Optional extra metrics appended to the text (NVML), NULL when none. */
@@ -25,9 +26,10 @@ void obs_metrics(shm_t *s, FILE *out, obs_extra_fn extra);
 void obs_metrics_absent(FILE *out, obs_extra_fn extra);
 
 /* /status: one JSON document (slabs with state, owner and partition; jobs with per-partition state
- * and timings; stages with pid, busy ratio and heartbeat age; counters; the GPU idle histograms).
- * Returns a malloc'd string. */
-char *obs_status_json(shm_t *s);
+ * and timings; stages with pid, busy ratio and heartbeat age; counters; the GPU idle histograms; the
+ * stages' balance and, with the ini c (may be NULL), obs_advise's advice: null until a partition was
+ * proved). Returns a malloc'd string. */
+char *obs_status_json(shm_t *s, const cfg_t *c);
 /* /timeline: the event ring's records that started within the last window_ns (of its newest
  * OBS_TIMELINE_MAX), times relative to now (negative ms). Returns a malloc'd string. */
 #define OBS_TIMELINE_MAX 20000u
@@ -60,3 +62,15 @@ typedef struct obs_balance {
     uint64_t proved, lag_n;
 } obs_balance_t;
 void obs_balance(shm_t *s, obs_balance_t *ret);
+
+/* The advice over the balance (zkpipe advise, zkpipe status, /status; docs/pipeline.md "Tuning the
+ * stage counts"): the GPU waited for synthesis (>= OBS_ADVISE_SHARE of its time) while synthd did
+ * not wait for slabs: more [synth] instances; both waited: more slabs, unless the finalizer lagged
+ * (PROVED partitions waited half a GPU partition or more on average): more finalizer instances;
+ * otherwise "none: ...". The counts named are the ini c's. -1 when nothing was proved yet. */
+#define OBS_ADVISE_SHARE 0.20
+typedef struct obs_advice {
+    obs_balance_t b;
+    char text[200]; /* "the GPU waited for synthesis: raise [synth] instances from 1 to 2", or "none: ..." */
+} obs_advice_t;
+int obs_advise(shm_t *s, const cfg_t *c, obs_advice_t *a);

@@ -331,7 +331,7 @@ TEST(status_and_timeline_json) {
     CHECK(json_object_object_get_ex(x, "type", &x) && !strcmp(json_object_get_string(x), "gpu.prove"));
     json_object_put(o);
     free(t);
-    t = obs_status_json(&s);
+    t = obs_status_json(&s, NULL);
     o = json_tokener_parse(t);
     CHECK(o);
     json_object *jobs, *slabs, *stages;
