@@ -1,9 +1,12 @@
 /* zkpipe setup: creates the segment and the spool from the ini, or checks that the live segment has
  * the ini's geometry (systemd's zkpipe-segment.service runs this before any stage). */
+#include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "client.h"
 #include "commands.h"
+#include "plan.h"
 #include "common/slab.h"
 #include "common/spool.h"
 
@@ -18,9 +21,18 @@ int zkpipe_cmd_setup(int argc, char **argv) {
     if (parsed >= 0) return parsed;
     if (optind != argc) return cli_usage_error(SETUP_USAGE);
     cfg_t c;
-    char err[1200];
+    char err[1600];
     if (cli_load_config(config, &c) < 0) return 1;
     if (slab_resolve_size(&c, err, sizeof err) < 0 || spool_init(c.spool, err, sizeof err) < 0) {
+        fprintf(stderr, "zkpipe: %s\n", err);
+        return 1;
+    }
+    /* a segment about to be created: the pipeline's memory plan must fit the machine (a live one's
+     * stages hold theirs already, and MemAvailable no longer counts it) */
+    cli_plan_t p;
+    struct stat st;
+    if (stat(c.segment, &st) < 0 && errno == ENOENT &&
+        (cli_plan(&c, &p, NULL, err, sizeof err) < 0 || cli_plan_refusal(&c, &p, err, sizeof err) < 0)) {
         fprintf(stderr, "zkpipe: %s\n", err);
         return 1;
     }

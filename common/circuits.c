@@ -82,6 +82,47 @@ static int plan_sections(int fd, uint8_t *m, uint64_t size, uint32_t skip, const
     return 0;
 }
 
+/* The key sections a stage that wants `want` (CIRCUIT_*) does not read. */
+static uint32_t skip_of(unsigned want) {
+    return (want & CIRCUIT_COEFS ? 0 : 1u << 4) | (want & CIRCUIT_POINTS ? 0 : 0x1fu << 5);
+}
+
+int circuits_parts(const char *path, circuit_parts_t *out, zk_err_t *e) {
+    memset(out, 0, sizeof *out);
+    _cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return zk_fail(e, errno, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) < 0) return zk_fail(e, errno, "%s: cannot stat: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode)) return zk_fail(e, EINVAL, "%s: not a regular file", path);
+    if (st.st_size == 0) return zk_fail(e, EINVAL, "%s: empty file", path);
+    size_t size = (size_t)st.st_size;
+    uint8_t *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) return zk_fail(e, errno, "%s: cannot reserve %zu bytes: %s", path, size, strerror(errno));
+    static const unsigned wants[CIRCUIT_STAGES] = {[CIRCUIT_SYNTHD] = CIRCUIT_COEFS, [CIRCUIT_GPUD] = CIRCUIT_POINTS,
+                                                   [CIRCUIT_FINALIZERD] = 0};
+    uint64_t ranges[MAX_RANGES][2];
+    unsigned n = 0;
+    int r = 0;
+    for (int i = 0; r == 0 && i < CIRCUIT_STAGES; i++)
+        r = plan_sections(fd, m, size, skip_of(wants[i]), path, ranges, &n, &out->held[i], e);
+    /* sections 1 to 3 alone (the headers and IC; never a large section of another kind), for the
+     * key's dimensions */
+    uint64_t small;
+    if (r == 0) r = plan_sections(fd, m, size, ~0xeu, path, ranges, &n, &small, e);
+    for (unsigned i = 0; r == 0 && small < size && i < n; i++)
+        r = read_range(fd, m, ranges[i][0], ranges[i][1], path, size, e);
+    if (r == 0 && small == size)
+        r = zk_fail(e, EINVAL, "%s: not a .zkey whose sections can be walked", path);
+    zk_zkey_t z;
+    if (r == 0 && (r = zk_zkey_parse_parts(&z, path, m, size, ZK_ZKEY_SKIPPABLE, e)) == 0) {
+        out->curve = z.curve, out->n_vars = z.n_vars, out->n_pub = z.n_pub, out->domain = z.domain_size;
+        out->file_size = size;
+        zk_zkey_close(&z);
+    }
+    munmap(m, size);
+    return r;
+}
+
 /* Reads the regular file (of a .zkey with skip: only the parts plan_sections gives) into anonymous
  * memory (no file mapping is ever left behind). */
 static int file_read(circuit_file_t *f, const char *path, uint32_t skip, zk_err_t *e) {
@@ -135,7 +176,7 @@ static void entry_release(stage_circuit_t *c) {
 /* Loads the circuit's files into n (not yet visible). */
 static int entry_load(stage_circuit_t *n, zk_err_t *e) {
     const cfg_circuit_t *ci = n->cfg;
-    uint32_t skip = (want_parts & CIRCUIT_COEFS ? 0 : 1u << 4) | (want_parts & CIRCUIT_POINTS ? 0 : 0x1fu << 5);
+    uint32_t skip = skip_of(want_parts);
     int r = file_read(&n->zkey_file, ci->zkey, skip, e);
     if (r < 0) return r;
     r = zk_zkey_parse_parts(&n->z, ci->zkey, n->zkey_file.image, n->zkey_file.size, skip, e);

@@ -66,6 +66,12 @@ static void layout(shm_header_t *h, const shm_geometry_t *g) {
     h->total_size = h->data_off + g->slab_size * g->slabs;
 }
 
+uint64_t shm_segment_size(const shm_geometry_t *g) {
+    shm_header_t h;
+    layout(&h, g);
+    return h.total_size;
+}
+
 /* Maps the segment at a 2 MiB-aligned address, so that slab data (2 MiB-aligned offsets) is
  * 2 MiB-aligned in memory too (huge pages, cudaHostRegister). The caller keeps the fd. */
 static int map_fd(shm_t *s, int fd, size_t size, int prot) {

@@ -251,15 +251,13 @@ _Static_assert(sizeof(shm_part_t) == 96, "shm_part_t layout");
 _Static_assert(sizeof(shm_job_t) == 25088 && offsetof(shm_job_t, parts) == 488, "shm_job_t layout");
 _Static_assert(sizeof(shm_event_t) == 88, "shm_event_t layout");
 
-/* The segment's layout is SHM_LAYOUT_VERSION: these pin it, so that a change to any shared struct
- * fails the build until the version is bumped (attachers refuse other versions) and the sizes are
- * updated here and in docs/shm.md. */
-
-
 typedef struct shm_geometry {
     uint32_t slabs, jobs, events;
     uint64_t slab_size; /* multiple of 2 MiB */
 } shm_geometry_t;
+/* The bytes of a segment of this geometry (header, tables and slab data: what shm_open_segment
+ * creates). */
+uint64_t shm_segment_size(const shm_geometry_t *g);
 
 typedef struct shm {
     int fd;
