@@ -505,6 +505,7 @@ static json_object *parse_body(const req_t *r, outcome_t *o) {
 }
 
 static const cfg_circuit_t *circuit_for(const req_t *r, const char *name, outcome_t *o) {
+    if (!cfg_valid_name(name)) return FAIL(o, 400, "not a circuit name: %.64s", name), NULL;
     const cfg_circuit_t *ci = cfg_circuit(&cfg, name);
     if (!ci) return FAIL(o, 404, "circuit %s is not configured", name), NULL;
     if (r->token && !api_token_allows(r->token, name))

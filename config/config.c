@@ -116,7 +116,7 @@ const char *cfg_priority_name(int p) {
     return p >= 0 && p < 4 ? names[p] : "?";
 }
 
-static bool valid_name(const char *s) {
+bool cfg_valid_name(const char *s) {
     if (!*s || strlen(s) >= CFG_NAME_MAX) return false;
     for (const char *p = s; *p; p++)
         if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '.') return false;
@@ -135,7 +135,7 @@ static int copy_str(struct parse_state *st, char *dst, size_t cap, const char *k
 static int on_pipeline(struct parse_state *st, const char *k, const char *v) {
     cfg_t *c = st->c;
     if (!strcmp(k, "name")) {
-        if (!valid_name(v)) return perr(st, "name = %s: use letters, digits, '_', '-', '.'", v), 0;
+        if (!cfg_valid_name(v)) return perr(st, "name = %s: use letters, digits, '_', '-', '.'", v), 0;
         strcpy(c->name, v);
     } else if (!strcmp(k, "spool")) {
         if (v[0] != '/') return perr(st, "spool = %s: must be an absolute path", v), 0;
@@ -338,7 +338,7 @@ static int on_source_postgres(struct parse_state *st, const char *k, const char 
     cfg_t *c = st->c;
     if (!strcmp(k, "dsn")) return copy_str(st, c->source_dsn, sizeof c->source_dsn, k, v);
     if (!strcmp(k, "box")) {
-        if (!valid_name(v)) return perr(st, "box = %s: a box name uses letters, digits, '_', '-', '.'", v), 0;
+        if (!cfg_valid_name(v)) return perr(st, "box = %s: a box name uses letters, digits, '_', '-', '.'", v), 0;
         return copy_str(st, c->box, sizeof c->box, k, v);
     }
     if (!strcmp(k, "lease")) {
@@ -402,7 +402,7 @@ static int begin_section(struct parse_state *st, const char *section) {
             memmove(name, name + 1, l - 2);
             name[l - 2] = 0;
         }
-        if (!valid_name(name))
+        if (!cfg_valid_name(name))
             return perr(st, "[circuit %s]: a circuit name uses letters, digits, '_', '-', '.'", name), 0;
         if (cfg_circuit(st->c, name)) return perr(st, "[circuit %s] is defined twice", name), 0;
         if (st->c->n_circuits >= CFG_MAX_CIRCUITS)

@@ -99,6 +99,8 @@ int cfg_load_string(cfg_t *c, const char *name, const char *text, char *err, siz
 const cfg_circuit_t *cfg_circuit(const cfg_t *c, const char *name);
 int cfg_circuit_index(const cfg_t *c, const char *name);
 
+/* A pipeline, box or circuit name: [A-Za-z0-9_.-], not starting with '.', shorter than CFG_NAME_MAX. */
+bool cfg_valid_name(const char *s);
 /* An IPv4 address in 127/8 or ::1. */
 bool cfg_loopback(const char *addr);
 /* "123", "4K", "2M", "1G" (binary multiples) -> bytes. */
