@@ -26,6 +26,17 @@ int zkpipe_cmd_db(int argc, char **argv);
 int zkpipe_fleet_submit(const char *dsn, const char *circuit, const char *prio_s, bool json, int n, char **files);
 int zkpipe_fleet_wait(const char *dsn, const char *out, double timeout, const char *id);
 int zkpipe_fleet_status(const char *dsn);
+/* the HTTP job API's client (cli/apiclient.c, docs/api.md): the --url branches of submit, wait, status;
+ * CLI_API(call) is the call where zkpipe is built with libcurl, else an error (exit 2) */
+int zkpipe_api_submit(const char *url, const char *token_file, const char *circuit, const char *prio, bool inputs,
+                      int n, char **files);
+int zkpipe_api_wait(const char *url, const char *token_file, const char *out, double timeout, const char *id);
+int zkpipe_api_status(const char *url, const char *token_file, const char *id);
+#ifdef ZKPIPE_API_CLIENT
+#define CLI_API(call) (call)
+#else
+#define CLI_API(call) (fprintf(stderr, "zkpipe: --url: built without libcurl (the HTTP job API's client)\n"), 2)
+#endif
 /* witness generation from inputs (cli/witness.c, cli/fullprove.c; witgen/) */
 int zkpipe_cmd_witness(int argc, char **argv);
 int zkpipe_cmd_fullprove(int argc, char **argv);

@@ -8,7 +8,7 @@
 #include "commands.h"
 #include "common/spool.h"
 
-#define STATUS_USAGE "zkpipe status [--config FILE] [JOB] | --dsn DSN"
+#define STATUS_USAGE "zkpipe status [--config FILE] [JOB] | --dsn DSN | --url URL --token-file F [JOB]"
 
 static void print_counters(shm_t *s) {
     printf(
@@ -113,8 +113,9 @@ static void segment_status(const cfg_t *c, shm_t *s) {
 }
 
 int zkpipe_cmd_status(int argc, char **argv) {
-    const char *config, *dsn = NULL;
-    const cli_option_t opts[] = {{"dsn", 'D', "DSN", &dsn}, {0}};
+    const char *config, *dsn = NULL, *url = NULL, *token_file = NULL;
+    const cli_option_t opts[] = {
+        {"dsn", 'D', "DSN", &dsn}, {"url", 'U', "URL", &url}, {"token-file", 'K', "F", &token_file}, {0}};
     int parsed = cli_options(argc, argv, STATUS_USAGE, NULL, opts, &config);
     if (parsed >= 0) return parsed;
     if (optind + 1 < argc || (dsn && optind < argc)) return cli_usage_error(STATUS_USAGE);
@@ -122,6 +123,7 @@ int zkpipe_cmd_status(int argc, char **argv) {
     if (dsn) return zkpipe_fleet_status(dsn);
 #endif
     if (dsn) return fprintf(stderr, "zkpipe: --dsn: built without libpq (the fleet queue)\n"), 2;
+    if (url) return CLI_API(zkpipe_api_status(url, token_file, optind < argc ? argv[optind] : NULL));
     const char *id = optind < argc ? argv[optind] : NULL;
     cfg_t c;
     if (cli_load_config(config, &c) < 0) return 2;

@@ -19,7 +19,8 @@
 #define SUBMIT_USAGE                                                                                                   \
     "zkpipe submit [--config FILE | --dsn DSN] --circuit NAME [--priority CRITICAL|HIGH|NORMAL|LOW] W1.wtns "        \
     "[W2.wtns ...]\n"                                                                                                \
-    "       zkpipe submit [--config FILE] --circuit NAME [--priority P] --input IN1.json [IN2.json ...]"
+    "       zkpipe submit [--config FILE] --circuit NAME [--priority P] --input IN1.json [IN2.json ...]\n"           \
+    "       zkpipe submit --url URL --token-file F --circuit NAME [--priority P] [--input] FILE ..."
 
 static const char *SUBMIT_HELP =
     "Queues one job of one partition per witness and prints the job id on the last line. Each witness\n"
@@ -28,15 +29,20 @@ static const char *SUBMIT_HELP =
     "the circuit can be. New jobs are refused while the spool has less free space than [pipeline]\n"
     "min_free. With --dsn, the job goes into the fleet's queue in that database instead (docs/fleet.md).\n"
     "--input: the files are circuit inputs (circom's input.json); synthd computes each witness with the\n"
-    "circuit's generator ([circuit NAME] wasm or witness_cmd, docs/witgen.md).";
+    "circuit's generator ([circuit NAME] wasm or witness_cmd, docs/witgen.md).\n"
+    "--url URL --token-file F: through zkpipe-api at URL (http://HOST:PORT) with the token on F's first\n"
+    "line (docs/api.md).";
 
 
 int zkpipe_cmd_submit(int argc, char **argv) {
-    const char *config, *circuit = NULL, *prio_s = NULL, *dsn = NULL, *input_flag = NULL;
+    const char *config, *circuit = NULL, *prio_s = NULL, *dsn = NULL, *input_flag = NULL, *url = NULL,
+               *token_file = NULL;
     const cli_option_t opts[] = {{"circuit", 'C', "NAME", &circuit},
                                  {"priority", 'p', "P", &prio_s},
                                  {"dsn", 'D', "DSN", &dsn},
                                  {"input", 'I', NULL, &input_flag},
+                                 {"url", 'U', "URL", &url},
+                                 {"token-file", 'K', "F", &token_file},
                                  {0}};
     int parsed = cli_options(argc, argv, SUBMIT_USAGE, SUBMIT_HELP, opts, &config);
     if (parsed >= 0) return parsed;
@@ -45,6 +51,9 @@ int zkpipe_cmd_submit(int argc, char **argv) {
     if (dsn) return zkpipe_fleet_submit(dsn, circuit, prio_s, input_flag != NULL, argc - optind, argv + optind);
 #endif
     if (dsn) return fprintf(stderr, "zkpipe: --dsn: built without libpq (the fleet queue)\n"), 2;
+    if (url)
+        return CLI_API(
+            zkpipe_api_submit(url, token_file, circuit, prio_s, input_flag != NULL, argc - optind, argv + optind));
     uint32_t n = (uint32_t)(argc - optind);
     if (n > SHM_MAX_PARTS) {
         fprintf(stderr, "zkpipe: %u witnesses; a job has at most %u partitions\n", n, SHM_MAX_PARTS);

@@ -8,19 +8,22 @@
 #include "commands.h"
 #include "common/spool.h"
 
-#define WAIT_USAGE "zkpipe wait [--config FILE | --dsn DSN [--out DIR]] [--timeout SECONDS] JOB"
+#define WAIT_USAGE                                                                                                     \
+    "zkpipe wait [--config FILE | --dsn DSN [--out DIR] | --url URL --token-file F [--out DIR]] [--timeout SECONDS] JOB"
 
 int zkpipe_cmd_wait(int argc, char **argv) {
-    const char *config, *timeout_s = NULL, *dsn = NULL, *out = NULL;
-    const cli_option_t opts[] = {
-        {"timeout", 't', "SECONDS", &timeout_s}, {"dsn", 'D', "DSN", &dsn}, {"out", 'o', "DIR", &out}, {0}};
+    const char *config, *timeout_s = NULL, *dsn = NULL, *out = NULL, *url = NULL, *token_file = NULL;
+    const cli_option_t opts[] = {{"timeout", 't', "SECONDS", &timeout_s}, {"dsn", 'D', "DSN", &dsn},
+                                 {"out", 'o', "DIR", &out},               {"url", 'U', "URL", &url},
+                                 {"token-file", 'K', "F", &token_file},   {0}};
     int parsed =
         cli_options(argc, argv, WAIT_USAGE,
                     "Waits until the job is done (prints each proof-<k>.json and public-<k>.json, then the\n"
                     "result.json; exit 0) or failed (the reason on stderr; exit 1; also when --timeout\n"
                     "passes). Exit 2: bad usage, no such job, or an --out DIR that is missing or cannot be\n"
                     "written. With --dsn, a job of the fleet's queue; --out DIR writes its proof-<k>.json and\n"
-                    "public-<k>.json there.",
+                    "public-<k>.json there. With --url, a job of zkpipe-api (docs/api.md): without --out the job's\n"
+                    "JSON (its proofs inline) is printed.",
                     opts, &config);
     if (parsed >= 0) return parsed;
     if (optind + 1 != argc || !spool_valid_id(argv[optind])) return cli_usage_error(WAIT_USAGE);
@@ -29,6 +32,7 @@ int zkpipe_cmd_wait(int argc, char **argv) {
 #ifdef ZKPIPE_FLEET
     if (dsn) return zkpipe_fleet_wait(dsn, out, timeout, id);
 #endif
+    if (url) return CLI_API(zkpipe_api_wait(url, token_file, out, timeout, id));
     if (dsn || out) return fprintf(stderr, "zkpipe: --dsn/--out: %s\n", dsn ? "built without libpq" : "need --dsn"), 2;
     cfg_t c;
     if (cli_load_config(config, &c) < 0) return 2;

@@ -71,6 +71,14 @@ bool spool_valid_id(const char *id) {
     return true;
 }
 
+bool spool_valid_submitter(const char *name) {
+    size_t n = strlen(name);
+    if (!n || n >= sizeof ((spool_job_t *)0)->submitter) return false;
+    for (const char *p = name; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-' && *p != '_') return false;
+    return true;
+}
+
 int spool_write_job(const char *dir, const spool_job_t *j) {
     char path[1200], buf[512];
     snprintf(path, sizeof path, "%s/job.ini", dir);
@@ -78,6 +86,7 @@ int spool_write_job(const char *dir, const spool_job_t *j) {
         snprintf(buf, sizeof buf, "[job]\nid = %s\ncircuit = %s\npriority = %s\npartitions = %u\nsubmitted_ns = %llu\n",
                  j->id, j->circuit, cfg_priority_name(j->prio), j->n_parts, (unsigned long long)j->submit_ns);
     if (j->inputs) n += snprintf(buf + n, sizeof buf - (size_t)n, "inputs = yes\n");
+    if (j->submitter[0]) n += snprintf(buf + n, sizeof buf - (size_t)n, "submitter = %s\n", j->submitter);
     return spool_write_atomic(path, buf, (size_t)n);
 }
 
@@ -130,6 +139,9 @@ static int job_handler(void *user, const char *section, const char *k, const cha
     } else if (!strcmp(k, "inputs")) {
         if (strcmp(v, "yes") && strcmp(v, "no")) return BAD("inputs = %s: expected yes or no", v);
         st->j->inputs = !strcmp(v, "yes");
+    } else if (!strcmp(k, "submitter")) {
+        if (!spool_valid_submitter(v)) return BAD("submitter = %s: not a token name", v);
+        snprintf(st->j->submitter, sizeof st->j->submitter, "%s", v);
     } else {
         return BAD("unknown key '%s'", k);
     }
@@ -497,10 +509,19 @@ int spool_submit(const char *spool, const spool_job_t *j, const spool_input_t *i
     char tmp[1400], dst[1400];
     spool_path(tmp, sizeof tmp, spool, SPOOL_TMP, j->id);
     spool_path(dst, sizeof dst, spool, SPOOL_INCOMING, j->id);
-    if (mkdir(tmp, 0775) < 0) {
-        int e = errno;
-        snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(e));
-        return -e;
+    /* a folder of this id left by a submitter that died (an id submitted again after a crash:
+     * zkpipe-api's idempotency keys) is removed first; one a live submitter holds is not */
+    int mk = mkdir(tmp, 0775) < 0 ? errno : 0;
+    if (mk == EEXIST) {
+        _cleanup_close_ int old = spool_open_dir(tmp);
+        if (old >= 0 && spool_lock_tmp(old) == 0) {
+            spool_remove_dir(tmp);
+            mk = mkdir(tmp, 0775) < 0 ? errno : 0;
+        }
+    }
+    if (mk) {
+        snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(mk));
+        return -mk;
     }
     _cleanup_close_ int dfd = spool_open_dir(tmp);
     if (dfd < 0 || spool_lock_tmp(dfd) < 0) {

@@ -34,6 +34,7 @@ typedef struct spool_job {
     uint32_t n_parts;
     uint64_t submit_ns; /* CLOCK_REALTIME */
     bool inputs;        /* partitions are input-<k>.json circuit inputs, not witness-<k>.wtns (job.ini inputs = yes) */
+    char submitter[64]; /* zkpipe-api's token name (job.ini submitter =), "" for other submitters */
 } spool_job_t;
 
 /* Creates the spool and its subfolders (mode 0770 + setgid is left to tmpfiles.d). */
@@ -41,6 +42,8 @@ int spool_init(const char *spool, char *err, size_t errlen);
 /* A new job id: time-ordered, unique ("20261130T051203.123456-3fa9c1"). */
 void spool_new_id(char id[SPOOL_ID_MAX]);
 bool spool_valid_id(const char *id);
+/* A token name of zkpipe-api: [A-Za-z0-9._-], 1 to 63 characters. */
+bool spool_valid_submitter(const char *name);
 int spool_write_job(const char *dir, const spool_job_t *j);
 /* Parses DIR/job.ini; errors like "job.ini:3: unknown key 'x'". */
 int spool_read_job(const char *dir, spool_job_t *j, char *err, size_t errlen);
@@ -160,7 +163,8 @@ typedef struct spool_input {
 /* The one submission path (zkpipe submit, zkpipe-feeder): refuses the job while the spool has less
  * than min_free + the inputs free; builds SPOOL/tmp/ID holding its lock, puts input k there as
  * witness-<k>.wtns, or input-<k>.json when j->inputs (each at most cap bytes), writes job.ini (j->id must be set), renames the folder
- * into incoming/ (the commit point) and fsyncs it. 0, or a negative errno with one line in err; a
+ * into incoming/ (the commit point) and fsyncs it. A tmp/ID left by a submitter that died (its lock
+ * free) is removed first, so an id may be submitted again after a crash. 0, or a negative errno with one line in err; a
  * refused or failed submission leaves nothing behind. */
 int spool_submit(const char *spool, const spool_job_t *j, const spool_input_t *in, uint64_t cap, uint64_t min_free,
                  char *err, size_t errlen);

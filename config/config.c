@@ -116,7 +116,7 @@ const char *cfg_priority_name(int p) {
     return p >= 0 && p < 4 ? names[p] : "?";
 }
 
-static bool valid_name(const char *s) {
+bool cfg_valid_name(const char *s) {
     if (!*s || strlen(s) >= CFG_NAME_MAX) return false;
     for (const char *p = s; *p; p++)
         if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '.') return false;
@@ -135,7 +135,7 @@ static int copy_str(struct parse_state *st, char *dst, size_t cap, const char *k
 static int on_pipeline(struct parse_state *st, const char *k, const char *v) {
     cfg_t *c = st->c;
     if (!strcmp(k, "name")) {
-        if (!valid_name(v)) return perr(st, "name = %s: use letters, digits, '_', '-', '.'", v), 0;
+        if (!cfg_valid_name(v)) return perr(st, "name = %s: use letters, digits, '_', '-', '.'", v), 0;
         strcpy(c->name, v);
     } else if (!strcmp(k, "spool")) {
         if (v[0] != '/') return perr(st, "spool = %s: must be an absolute path", v), 0;
@@ -248,40 +248,37 @@ static int on_finalizer(struct parse_state *st, const char *k, const char *v) {
     return 1;
 }
 
-static int on_exporter(struct parse_state *st, const char *k, const char *v) {
-    cfg_t *c = st->c;
-    if (!strcmp(k, "hosts")) {
-        /* DNS names, separated by commas or spaces, kept as one lowercase list of names joined by ',' */
-        char out[sizeof c->exporter_hosts];
-        size_t n = 0, word = 0;
-        for (const char *q = v;; q++) {
-            bool sep = !*q || *q == ',' || *q == ' ' || *q == '\t';
-            if (sep) {
-                if (word) {
-                    if (n + 1 >= sizeof out)
-                        return perr(st, "hosts = %s: the list is longer than %zu characters", v, sizeof out - 1), 0;
-                    out[n++] = ',';
-                }
-                word = 0;
-                if (!*q) break;
-                continue;
+/* hosts = NAME, ...: DNS names, separated by commas or spaces, kept as one lowercase list joined by ',' */
+static int parse_hosts(struct parse_state *st, const char *v, char *dst, size_t cap) {
+    char out[256];
+    if (cap > sizeof out) cap = sizeof out;
+    size_t n = 0, word = 0;
+    for (const char *q = v;; q++) {
+        bool sep = !*q || *q == ',' || *q == ' ' || *q == '\t';
+        if (sep) {
+            if (word) {
+                if (n + 1 >= cap) return perr(st, "hosts = %s: the list is longer than %zu characters", v, cap - 1), 0;
+                out[n++] = ',';
             }
-            char ch = (char)tolower((unsigned char)*q);
-            if (!isalnum((unsigned char)ch) && ch != '-' && ch != '.')
-                return perr(st, "hosts = %s: expected host names (letters, digits, '-' and '.') separated by commas",
-                            v),
-                       0;
-            if (n + 1 >= sizeof out)
-                return perr(st, "hosts = %s: the list is longer than %zu characters", v, sizeof out - 1), 0;
-            out[n++] = ch;
-            word++;
+            word = 0;
+            if (!*q) break;
+            continue;
         }
-        if (n && out[n - 1] == ',') n--;
-        out[n] = 0;
-        memcpy(c->exporter_hosts, out, n + 1);
-        return 1;
+        char ch = (char)tolower((unsigned char)*q);
+        if (!isalnum((unsigned char)ch) && ch != '-' && ch != '.')
+            return perr(st, "hosts = %s: expected host names (letters, digits, '-' and '.') separated by commas", v), 0;
+        if (n + 1 >= cap) return perr(st, "hosts = %s: the list is longer than %zu characters", v, cap - 1), 0;
+        out[n++] = ch;
+        word++;
     }
-    if (strcmp(k, "listen")) return perr(st, "unknown key '%s' in [exporter]", k), 0;
+    if (n && out[n - 1] == ',') n--;
+    out[n] = 0;
+    memcpy(dst, out, n + 1);
+    return 1;
+}
+
+/* listen = ADDRESS:PORT: an IPv4 address or [IPv6] (host is cap bytes) */
+static int parse_listen(struct parse_state *st, const char *v, char *dst, size_t cap, uint16_t *ret_port) {
     const char *colon = strrchr(v, ':');
     char host[64];
     unsigned char addr[16];
@@ -292,11 +289,48 @@ static int on_exporter(struct parse_state *st, const char *k, const char *v) {
         snprintf(host, sizeof host, "%.*s", (int)(hl - 2 < sizeof host - 1 ? hl - 2 : sizeof host - 1), v + 1);
     else
         snprintf(host, sizeof host, "%.*s", (int)(hl < sizeof host - 1 ? hl : sizeof host - 1), v);
-    if (!colon || hl >= sizeof host || parse_u32(colon + 1, 1, 65535, &port) ||
+    if (!colon || hl >= sizeof host || hl >= cap || parse_u32(colon + 1, 1, 65535, &port) ||
         inet_pton(v6 ? AF_INET6 : AF_INET, host, addr) != 1)
         return perr(st, "listen = %s: expected ADDRESS:PORT (an IPv4 address or [IPv6], port 1 to 65535)", v), 0;
-    snprintf(c->exporter_host, sizeof c->exporter_host, "%s", host);
-    c->exporter_port = (uint16_t)port;
+    snprintf(dst, cap, "%s", host);
+    *ret_port = (uint16_t)port;
+    return 1;
+}
+
+static int on_exporter(struct parse_state *st, const char *k, const char *v) {
+    cfg_t *c = st->c;
+    if (!strcmp(k, "hosts")) return parse_hosts(st, v, c->exporter_hosts, sizeof c->exporter_hosts);
+    if (!strcmp(k, "listen")) return parse_listen(st, v, c->exporter_host, sizeof c->exporter_host, &c->exporter_port);
+    return perr(st, "unknown key '%s' in [exporter]", k), 0;
+}
+
+static int on_api(struct parse_state *st, const char *k, const char *v) {
+    cfg_t *c = st->c;
+    if (!strcmp(k, "listen")) return parse_listen(st, v, c->api_host, sizeof c->api_host, &c->api_port);
+    if (!strcmp(k, "hosts")) return parse_hosts(st, v, c->api_hosts, sizeof c->api_hosts);
+    if (!strcmp(k, "tokens")) return copy_str(st, c->api_tokens, sizeof c->api_tokens, k, v);
+    if (!strcmp(k, "max_body")) {
+        if (cfg_parse_size(v, &c->api_max_body) || c->api_max_body < 1024 || c->api_max_body > (4ull << 30))
+            return perr(st, "max_body = %s: expected a size from 1K to 4G, such as 64M", v), 0;
+    } else if (!strcmp(k, "max_partitions")) {
+        if (parse_u32(v, 1, CFG_MAX_PARTITIONS, &c->api_max_partitions))
+            return perr(st, "max_partitions = %s: expected 1 to %u", v, CFG_MAX_PARTITIONS), 0;
+    } else if (!strcmp(k, "max_wait")) {
+        if (parse_u32(v, 0, 3600, &c->api_max_wait)) return perr(st, "max_wait = %s: expected seconds from 0 to 3600", v), 0;
+    } else if (!strcmp(k, "max_connections")) {
+        if (parse_u32(v, 16, 65536, &c->api_max_connections))
+            return perr(st, "max_connections = %s: expected 16 to 65536", v), 0;
+    } else if (!strcmp(k, "rapidsnark_compat")) {
+        bool b;
+        if (!strcasecmp(v, "token"))
+            c->api_compat = CFG_COMPAT_TOKEN;
+        else if (!parse_bool(v, &b))
+            c->api_compat = b ? CFG_COMPAT_OPEN : CFG_COMPAT_OFF;
+        else
+            return perr(st, "rapidsnark_compat = %s: expected no, yes (loopback only) or token", v), 0;
+    } else {
+        return perr(st, "unknown key '%s' in [api]", k), 0;
+    }
     return 1;
 }
 
@@ -304,7 +338,7 @@ static int on_source_postgres(struct parse_state *st, const char *k, const char 
     cfg_t *c = st->c;
     if (!strcmp(k, "dsn")) return copy_str(st, c->source_dsn, sizeof c->source_dsn, k, v);
     if (!strcmp(k, "box")) {
-        if (!valid_name(v)) return perr(st, "box = %s: a box name uses letters, digits, '_', '-', '.'", v), 0;
+        if (!cfg_valid_name(v)) return perr(st, "box = %s: a box name uses letters, digits, '_', '-', '.'", v), 0;
         return copy_str(st, c->box, sizeof c->box, k, v);
     }
     if (!strcmp(k, "lease")) {
@@ -355,7 +389,8 @@ static int on_circuit(struct parse_state *st, const char *k, const char *v) {
 static int begin_section(struct parse_state *st, const char *section) {
     st->cur_circuit = -1;
     if (!strcmp(section, "pipeline") || !strcmp(section, "synth") || !strcmp(section, "gpu") ||
-        !strcmp(section, "finalizer") || !strcmp(section, "exporter") || !strcmp(section, "source postgres"))
+        !strcmp(section, "finalizer") || !strcmp(section, "exporter") || !strcmp(section, "api") ||
+        !strcmp(section, "source postgres"))
         return 1;
     if (!strncmp(section, "circuit", 7) && isspace((unsigned char)section[7])) {
         const char *n = section + 8;
@@ -367,7 +402,7 @@ static int begin_section(struct parse_state *st, const char *section) {
             memmove(name, name + 1, l - 2);
             name[l - 2] = 0;
         }
-        if (!valid_name(name))
+        if (!cfg_valid_name(name))
             return perr(st, "[circuit %s]: a circuit name uses letters, digits, '_', '-', '.'", name), 0;
         if (cfg_circuit(st->c, name)) return perr(st, "[circuit %s] is defined twice", name), 0;
         if (st->c->n_circuits >= CFG_MAX_CIRCUITS)
@@ -383,7 +418,7 @@ static int begin_section(struct parse_state *st, const char *section) {
         return 1;
     }
     return perr(st,
-                "unknown section [%s] (expected pipeline, synth, gpu, finalizer, exporter, source postgres or "
+                "unknown section [%s] (expected pipeline, synth, gpu, finalizer, exporter, api, source postgres or "
                 "circuit NAME)",
                 section),
            0;
@@ -400,6 +435,7 @@ static int handler(void *user, const char *section, const char *name, const char
     if (!strcmp(section, "gpu")) return on_gpu(st, name, value);
     if (!strcmp(section, "finalizer")) return on_finalizer(st, name, value);
     if (!strcmp(section, "exporter")) return on_exporter(st, name, value);
+    if (!strcmp(section, "api")) return on_api(st, name, value);
     if (!strcmp(section, "source postgres")) return on_source_postgres(st, name, value);
     if (st->cur_circuit >= 0) return on_circuit(st, name, value);
     return 0;
@@ -497,6 +533,14 @@ static void set_defaults(cfg_t *c) {
     c->finalizer_instances = 1;
     strcpy(c->exporter_host, "127.0.0.1");
     c->exporter_port = 9821;
+    strcpy(c->api_host, "127.0.0.1");
+    c->api_port = 9080;
+    strcpy(c->api_tokens, "/etc/zkpipe/api-tokens");
+    c->api_max_body = 64ull << 20;
+    c->api_max_partitions = 16;
+    c->api_max_wait = 60;
+    c->api_max_connections = 1024;
+    c->api_compat = CFG_COMPAT_OFF;
     c->lease_s = 30;
     c->batch = 4;
     c->max_attempts = 3;
@@ -509,6 +553,13 @@ static int finish(struct parse_state *st) {
     if (!st->seen_spool) snprintf(c->spool, sizeof c->spool, "/var/spool/zkpipe/%s", c->name);
     if (!st->seen_segment) snprintf(c->segment, sizeof c->segment, "/dev/shm/zkpipe-%s", c->name);
     if (!st->seen_cache) snprintf(c->cache, sizeof c->cache, "/var/cache/zkpipe/%s", c->name);
+    if (c->api_compat == CFG_COMPAT_OPEN && !cfg_loopback(c->api_host)) {
+        ferr(st->err, st->errlen,
+             "%s: [api] rapidsnark_compat = yes serves proofs without a token: it needs a loopback listen (not %s); "
+             "use rapidsnark_compat = token",
+             st->name, c->api_host);
+        return -EINVAL;
+    }
     if (c->reserve_critical >= c->slabs) {
         ferr(st->err, st->errlen, "%s: reserve_critical = %u leaves no slab for other work (slabs = %u)", st->name,
              c->reserve_critical, c->slabs);
@@ -589,6 +640,13 @@ int cfg_load_string(cfg_t *c, const char *name, const char *text, char *err, siz
         return -EINVAL;
     }
     return finish(&st);
+}
+
+bool cfg_loopback(const char *addr) {
+    unsigned char a[16];
+    if (inet_pton(AF_INET, addr, a) == 1) return a[0] == 127;
+    static const unsigned char one[16] = {[15] = 1};
+    return inet_pton(AF_INET6, addr, a) == 1 && !memcmp(a, one, 16);
 }
 
 const cfg_circuit_t *cfg_circuit(const cfg_t *c, const char *name) {

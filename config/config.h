@@ -14,6 +14,9 @@
 #define CFG_PATH_MAX 1024
 
 typedef enum { CFG_TRIM_ALWAYS = 0, CFG_TRIM_NEVER = 1, CFG_TRIM_ABOVE = 2 } cfg_trim_t;
+typedef enum { CFG_COMPAT_OFF = 0, CFG_COMPAT_OPEN = 1, CFG_COMPAT_TOKEN = 2 } cfg_compat_t;
+/* The most partitions a job may have (the job table's, shm/shm.h SHM_MAX_PARTS). */
+#define CFG_MAX_PARTITIONS 256
 typedef enum { CFG_BACKEND_AUTO = 0, CFG_BACKEND_CPU = 1, CFG_BACKEND_CUDA = 2 } cfg_backend_t;
 
 typedef struct cfg_circuit {
@@ -65,6 +68,16 @@ typedef struct cfg {
     uint16_t exporter_port;
     char exporter_hosts[256]; /* hosts = NAME, ...: Host header names served besides IP literals,
                                  localhost and this machine's host name (default none) */
+    /* [api]: zkpipe-api (docs/api.md) */
+    char api_host[64]; /* listen = HOST:PORT as [exporter] listen (default 127.0.0.1:9080) */
+    uint16_t api_port;
+    char api_hosts[256];          /* hosts: as [exporter] hosts */
+    char api_tokens[CFG_PATH_MAX]; /* tokens file (default /etc/zkpipe/api-tokens) */
+    uint64_t api_max_body;        /* bytes of a request body (default 64M) */
+    uint32_t api_max_partitions;  /* partitions of one job (default 16) */
+    uint32_t api_max_wait;        /* seconds a ?wait= long-poll may hold (default 60) */
+    uint32_t api_max_connections; /* open connections (default 1024) */
+    cfg_compat_t api_compat;      /* rapidsnark_compat = no | yes (loopback listen only) | token */
     /* [source postgres]: the fleet queue (docs/fleet.md); read by zkpipe-feeder only */
     char source_dsn[CFG_PATH_MAX]; /* libpq connection string; "" = no fleet source */
     char box[CFG_NAME_MAX];        /* this box's name in the fleet (default HOSTNAME-NAME) */
@@ -86,5 +99,9 @@ int cfg_load_string(cfg_t *c, const char *name, const char *text, char *err, siz
 const cfg_circuit_t *cfg_circuit(const cfg_t *c, const char *name);
 int cfg_circuit_index(const cfg_t *c, const char *name);
 
+/* A pipeline, box or circuit name: [A-Za-z0-9_.-], not starting with '.', shorter than CFG_NAME_MAX. */
+bool cfg_valid_name(const char *s);
+/* An IPv4 address in 127/8 or ::1. */
+bool cfg_loopback(const char *addr);
 /* "123", "4K", "2M", "1G" (binary multiples) -> bytes. */
 int cfg_parse_size(const char *s, uint64_t *ret);

@@ -8,12 +8,11 @@
  * Hostile clients: one thread runs libmicrohttpd (external polling) and, between its rounds,
  * closes every connection that has spent more than CONN_HEADER_S seconds outside a request (a
  * client that trickles its headers, or an idle keep-alive), and, whenever fewer than CONN_SPARE of
- * the CONN_LIMIT slots are free, the oldest such connection: slow clients can never keep a scrape
- * out. A request whose Host is not an IP literal, localhost, this machine's host name or one of
+ * the CONN_LIMIT slots are free, the oldest such connection (common/http.h, shared with
+ * zkpipe-api): slow clients can never keep a scrape out. A request whose Host is not an IP literal, localhost, this machine's host name or one of
  * [exporter] hosts gets 421 (a page on another site that resolves its name to this address - DNS
  * rebinding - reads nothing). */
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -27,6 +26,7 @@
 #include <unistd.h>
 
 #include "common/daemon.h"
+#include "common/http.h"
 #include "common/log.h"
 #include "common/stage.h"
 #include "config/config.h"
@@ -42,18 +42,12 @@ enum { CONN_LIMIT = 64, CONN_SPARE = 8, CONN_HEADER_S = 5 };
 static cfg_t cfg;
 static shm_t S;
 static char hostname[256]; /* this machine's, lowercase */
+static http_guard_t guard; /* the slow-client limits (common/http.h) */
 
-/* One per open connection (its socket context), all in a list, oldest first; touched only on the
- * thread that runs MHD_run_wait (every callback runs inside it). */
-typedef struct conn {
-    struct conn *prev, *next;
-    int fd;
-    bool in_request;       /* headers complete, a response being made or sent */
-    bool closing;          /* shut down by us, MHD has not closed it yet */
-    struct timespec since; /* when it began to wait for a request */
-} conn_t;
-static conn_t *conns_head, *conns_tail;
-static unsigned conns_open;
+static void request_done(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode why) {
+    (void)cls, (void)state, (void)why;
+    http_guard_request_done(c);
+}
 
 static double since_s(const struct timespec *t) {
     struct timespec now;
@@ -61,104 +55,6 @@ static double since_s(const struct timespec *t) {
     return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
 }
 
-static void conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
-                        enum MHD_ConnectionNotificationCode code) {
-    (void)cls;
-    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-        conn_t *k = calloc(1, sizeof *k);
-        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-        if (!k || !ci) { /* untracked: MHD's own idle timeout still applies */
-            free(k);
-            *socket_context = NULL;
-            return;
-        }
-        k->fd = ci->connect_fd;
-        clock_gettime(CLOCK_MONOTONIC, &k->since);
-        k->prev = conns_tail;
-        if (conns_tail)
-            conns_tail->next = k;
-        else
-            conns_head = k;
-        conns_tail = k;
-        conns_open++;
-        *socket_context = k;
-    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
-        conn_t *k = *socket_context;
-        if (k->prev)
-            k->prev->next = k->next;
-        else
-            conns_head = k->next;
-        if (k->next)
-            k->next->prev = k->prev;
-        else
-            conns_tail = k->prev;
-        conns_open--;
-        free(k);
-        *socket_context = NULL;
-    }
-}
-
-static conn_t *conn_of(struct MHD_Connection *c) {
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    return ci ? ci->socket_context : NULL;
-}
-
-static void request_done(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode why) {
-    (void)cls, (void)state, (void)why;
-    conn_t *k = conn_of(c);
-    if (!k) return;
-    k->in_request = false;
-    clock_gettime(CLOCK_MONOTONIC, &k->since);
-}
-
-/* Called between MHD's rounds: shuts down the connections past their time outside a request, and
- * the oldest one waiting when the slots run short; MHD closes them in its next round. */
-static void conns_reap(void) {
-    unsigned live = 0;
-    for (conn_t *k = conns_head; k; k = k->next)
-        if (!k->closing) live++;
-    for (conn_t *k = conns_head; k; k = k->next) {
-        if (k->closing || k->in_request) continue;
-        if (since_s(&k->since) > CONN_HEADER_S || live + CONN_SPARE > CONN_LIMIT) {
-            shutdown(k->fd, SHUT_RDWR);
-            k->closing = true;
-            live--;
-        }
-    }
-}
-
-/* The Host header's name part is one the exporter answers to (see the top of this file). */
-static bool host_allowed(const char *host) {
-    if (!host || !*host) return true; /* HTTP/1.0 without Host: not a browser */
-    char name[256];
-    size_t n;
-    if (host[0] == '[') { /* [IPv6]:PORT */
-        const char *end = strchr(host, ']');
-        if (!end || (size_t)(end - host - 1) >= sizeof name) return false;
-        n = (size_t)(end - host - 1);
-        memcpy(name, host + 1, n);
-        name[n] = 0;
-        unsigned char a[16];
-        return inet_pton(AF_INET6, name, a) == 1;
-    }
-    const char *colon = strchr(host, ':');
-    n = colon ? (size_t)(colon - host) : strlen(host);
-    if (n == 0 || n >= sizeof name) return false;
-    for (size_t i = 0; i < n; i++) name[i] = (char)tolower((unsigned char)host[i]);
-    name[n] = 0;
-    if (n > 1 && name[n - 1] == '.') name[--n] = 0; /* an absolute name */
-    unsigned char a[4];
-    if (inet_pton(AF_INET, name, a) == 1 || !strcmp(name, "localhost") || (*hostname && !strcmp(name, hostname)))
-        return true;
-    for (const char *h = cfg.exporter_hosts; *h;) {
-        const char *e = strchr(h, ',');
-        size_t l = e ? (size_t)(e - h) : strlen(h);
-        if (l == n && !memcmp(h, name, n)) return true;
-        if (!e) break;
-        h = e + 1;
-    }
-    return false;
-}
 static bool attached;
 static unsigned long long requests;
 
@@ -197,10 +93,10 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned code, const char
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                               const char *version, const char *upload, size_t *upload_size, void **state) {
     (void)cls, (void)version, (void)upload, (void)upload_size, (void)state;
-    conn_t *k = conn_of(c);
-    if (k) k->in_request = true;
+    http_guard_request_begin(c);
     requests++;
-    if (!host_allowed(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST)))
+    if (!http_host_allowed(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST), hostname,
+                           cfg.exporter_hosts))
         return reply(c, MHD_HTTP_MISDIRECTED_REQUEST, "text/plain",
                      "this Host is not served: use the address, localhost or a name in [exporter] hosts\n", false);
     if (strcmp(method, "GET") && strcmp(method, "HEAD"))
@@ -248,10 +144,8 @@ int main(int argc, char **argv) {
     struct sockaddr_storage sa = {0};
     socklen_t salen;
     unsigned flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG; /* polled by this thread: see the top of the file */
-    if (gethostname(hostname, sizeof hostname - 1) == 0)
-        for (char *h = hostname; *h; h++) *h = (char)tolower((unsigned char)*h);
-    else
-        hostname[0] = 0;
+    http_hostname(hostname, sizeof hostname);
+    http_guard_init(&guard, CONN_LIMIT, CONN_SPARE, CONN_HEADER_S, 0);
     if (strchr(cfg.exporter_host, ':')) {
         struct sockaddr_in6 *a = (struct sockaddr_in6 *)&sa;
         a->sin6_family = AF_INET6;
@@ -271,7 +165,7 @@ int main(int argc, char **argv) {
     struct MHD_Daemon *d =
         MHD_start_daemon(flags, cfg.exporter_port, NULL, NULL, handle, NULL, MHD_OPTION_SOCK_ADDR,
                          (struct sockaddr *)&sa, MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_CONNECTION_LIMIT,
-                         (unsigned)CONN_LIMIT, MHD_OPTION_NOTIFY_CONNECTION, conn_notify, NULL,
+                         (unsigned)CONN_LIMIT, MHD_OPTION_NOTIFY_CONNECTION, http_guard_notify, &guard,
                          MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL, MHD_OPTION_END);
     if (!d) {
         log_err("%s: cannot listen on %s:%u (%s): [exporter] listen", cfg.path, cfg.exporter_host, cfg.exporter_port,
@@ -287,11 +181,11 @@ int main(int argc, char **argv) {
     clock_gettime(CLOCK_MONOTONIC, &beat);
     while (!daemon_stop) {
         MHD_run_wait(d, 200);
-        conns_reap();
+        http_guard_reap(&guard);
         if (since_s(&beat) * 1000 >= wait_ms) {
             clock_gettime(CLOCK_MONOTONIC, &beat);
             daemon_notify_watchdog();
-            daemon_notify_status("%llu requests, %u connections", (unsigned long long)requests, conns_open);
+            daemon_notify_status("%llu requests, %u connections", (unsigned long long)requests, guard.open);
         }
     }
     daemon_notify_stopping();

@@ -22,6 +22,8 @@ if [ $main_only = 0 ]; then
     # observing the pipeline: the exporter (libmicrohttpd), its tests (promtool and prometheus,
     # headless chromium, curl) and zkpipe top's (tmux)
     pkgs="$pkgs libmicrohttpd-dev prometheus chromium curl tmux"
+    # zkpipe submit|wait|status --url (the HTTP job API's client, docs/api.md)
+    pkgs="$pkgs libcurl4-openssl-dev"
     # the fleet queue (fleet/, feeder/, tests/fleet: a private PostgreSQL server)
     pkgs="$pkgs libpq-dev postgresql"
     # circom's C++ generator in a test (gmp, nasm, nlohmann-json)

@@ -189,6 +189,7 @@ TEST(spool_job_round_trip) {
         CHECK_EQ_INT(r.prio, prio);
         CHECK_EQ_INT(r.n_parts, j.n_parts);
         CHECK(r.submit_ns == j.submit_ns);
+        CHECK(!r.submitter[0]); /* none written for a job of zkpipe submit */
     }
     return 0;
 }
@@ -210,6 +211,7 @@ TEST(spool_job_errors) {
         {"[job]\nid = a1\ncircuit = mul\npartitions = 2x\n", 1, "job.ini:4: partitions = 2x: expected 1 to 256"},
         {"[job]\n\nid = ../x\n", 1, "job.ini:3: id = ../x: not a valid job id"},
         {"[job]\nid = a1\nsubmitted_ns = soon\n", 1, "job.ini:3: submitted_ns = soon: expected a number"},
+        {"[job]\nid = a1\nsubmitter = ../x\n", 1, "job.ini:3: submitter = ../x: not a token name"},
         {"[job]\nid = a1\nthis is not ini\n", 1, "job.ini:3: syntax error"},
         {"[job]\ncircuit = mul\npartitions = 1\n", 1, "job.ini: missing id"},
         {"[job]\nid = a1\npartitions = 1\n", 1, "job.ini: missing circuit"},
@@ -769,6 +771,33 @@ TEST(spool_clean_tmp_spares_live_submitters) {
     close(lfd);
     CHECK_EQ_INT(spool_clean_tmp(spool, 60), 1); /* its submitter is gone now */
     CHECK(!is_dir(tmp_path("clean-spool/tmp/live")));
+    return 0;
+}
+
+/* An id submitted again after its submitter died mid-way (zkpipe-api's idempotency keys): the
+ * abandoned tmp/ID is replaced; one a live submitter holds is left alone and the submission refused. */
+TEST(spool_submit_replaces_abandoned_tmp) {
+    const char *spool = tmp_path("resub-spool");
+    char err[512] = "";
+    CHECK(spool_init(spool, err, sizeof err) == 0);
+    spool_job_t j = {.prio = CFG_PRIO_NORMAL, .n_parts = 1, .submit_ns = 1};
+    snprintf(j.id, sizeof j.id, "20261202T000000.000000-abcdef");
+    snprintf(j.circuit, sizeof j.circuit, "mul");
+    snprintf(j.submitter, sizeof j.submitter, "app-1");
+    CHECK(mkdir(tmp_path("resub-spool/tmp/%s", j.id), 0755) == 0);
+    CHECK(write_text(tmp_path("resub-spool/tmp/%s/witness-0.wtns", j.id), "half") == 0);
+    int lfd = spool_open_dir(tmp_path("resub-spool/tmp/%s", j.id));
+    CHECK(lfd >= 0 && spool_lock_tmp(lfd) == 0); /* its submitter is still at work */
+    spool_input_t in = {.data = "wtns", .len = 4};
+    CHECK_EQ_INT(spool_submit(spool, &j, &in, 100, 0, err, sizeof err), -EEXIST);
+    CHECK(is_dir(tmp_path("resub-spool/tmp/%s", j.id)));
+    close(lfd); /* it died */
+    CHECK_MSG(spool_submit(spool, &j, &in, 100, 0, err, sizeof err) == 0, "%s", err);
+    CHECK(!is_dir(tmp_path("resub-spool/tmp/%s", j.id)));
+    CHECK(!strcmp(read_text(tmp_path("resub-spool/incoming/%s/witness-0.wtns", j.id)), "wtns"));
+    spool_job_t r;
+    CHECK_MSG(spool_read_job(tmp_path("resub-spool/incoming/%s", j.id), &r, err, sizeof err) == 0, "%s", err);
+    CHECK(!strcmp(r.submitter, "app-1"));
     return 0;
 }
 

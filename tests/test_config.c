@@ -103,6 +103,44 @@ TEST(errors_have_file_and_line) {
     return 0;
 }
 
+/* [api] (docs/api.md): defaults, every key, and unknown keys or bad values refused with file:line. */
+TEST(api_section) {
+    cfg_t c;
+    char err[512];
+    CHECK(cfg_load_string(&c, "d.ini", "", err, sizeof err) == 0);
+    CHECK(!strcmp(c.api_host, "127.0.0.1") && c.api_port == 9080);
+    CHECK(!strcmp(c.api_tokens, "/etc/zkpipe/api-tokens"));
+    CHECK(c.api_max_body == 64ull << 20 && c.api_max_partitions == 16 && c.api_max_wait == 60);
+    CHECK(c.api_max_connections == 1024 && c.api_compat == CFG_COMPAT_OFF);
+    CHECK_MSG(cfg_load_string(&c, "a.ini",
+                              "[api]\nlisten = [::1]:8443\ntokens = /etc/t\nmax_body = 1M\nmax_partitions = 256\n"
+                              "max_wait = 0\nmax_connections = 4096\nrapidsnark_compat = yes\nhosts = a.example, B\n",
+                              err, sizeof err) == 0,
+              "%s", err);
+    CHECK(!strcmp(c.api_host, "::1") && c.api_port == 8443 && !strcmp(c.api_tokens, "/etc/t"));
+    CHECK(c.api_max_body == 1u << 20 && c.api_max_partitions == 256 && c.api_max_wait == 0);
+    CHECK(c.api_max_connections == 4096 && c.api_compat == CFG_COMPAT_OPEN && !strcmp(c.api_hosts, "a.example,b"));
+    CHECK(cfg_load_string(&c, "b.ini", "[api]\nlisten = 0.0.0.0:9080\nrapidsnark_compat = token\n", err, sizeof err) == 0);
+    CHECK(c.api_compat == CFG_COMPAT_TOKEN);
+    static const struct {
+        const char *ini, *want;
+    } bad[] = {
+        {"[api]\nlisten = 1.2.3.4:9080\nmax_threads = 4\n", "e.ini:3: unknown key 'max_threads' in [api]"},
+        {"[api]\nlisten = localhost:9080\n", "e.ini:2: listen = localhost:9080: expected ADDRESS:PORT"},
+        {"[api]\nmax_body = 10\n", "e.ini:2: max_body = 10: expected a size from 1K to 4G"},
+        {"[api]\nmax_partitions = 257\n", "e.ini:2: max_partitions = 257: expected 1 to 256"},
+        {"[api]\nmax_wait = 1h\n", "e.ini:2: max_wait = 1h: expected seconds"},
+        {"[api]\nmax_connections = 2\n", "e.ini:2: max_connections = 2: expected 16 to 65536"},
+        {"[api]\nrapidsnark_compat = maybe\n", "e.ini:2: rapidsnark_compat = maybe: expected no, yes"},
+        {"[api]\nlisten = 0.0.0.0:9080\nrapidsnark_compat = yes\n", "needs a loopback listen (not 0.0.0.0)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        CHECK_MSG(cfg_load_string(&c, "e.ini", bad[i].ini, err, sizeof err) == -EINVAL, "case %zu accepted", i);
+        CHECK_STR_CONTAINS(err, bad[i].want);
+    }
+    return 0;
+}
+
 /* A long path (inih's compiled line limit is 200) is read whole, from a file and from a string; a
  * line longer than the limit is an error naming the file, the line and the limit, never cut in two. */
 TEST(long_lines) {

@@ -1,7 +1,8 @@
 #!/bin/bash
 # zkpipe-generator on its own: stage counts from the ini become zkpipe.target wants, the spool becomes
 # ReadWritePaths= drop-ins, and a bad or missing ini generates nothing (with a file:line message).
-#   generator.sh PATH/TO/zkpipe-generator [exporter|no-exporter]  (whether zkpipe-exporter is built)
+#   generator.sh PATH/TO/zkpipe-generator [exporter|no-exporter] [api|no-api]  (whether zkpipe-exporter,
+#   zkpipe-api are built)
 set -euo pipefail
 GEN=${1:?usage: generator.sh zkpipe-generator [exporter|no-exporter]}
 EXPORTER=${2:-no-exporter}
@@ -103,6 +104,20 @@ if [ "$EXPORTER" = exporter ]; then
   [ -z "$(ls -A "$T/outh")" ] || fail "a bad [exporter] listen generated something"
   grep -q "h.ini:2: listen = localhost:9100: expected ADDRESS:PORT" "$T/log" || fail "no file:line error for listen: $(cat "$T/log")"
   echo "ok: exporter wanted; localhost only on loopback; a bad listen refused"
+fi
+
+# --- zkpipe-api (where built): wanted once its tokens file exists, the spool writable, localhost only on loopback
+if [ "${3:-no-api}" = api ]; then
+  printf '[pipeline]\nspool = /srv/zkpipe/sp\n[api]\nlisten = 127.0.0.1:9080\ntokens = %s/tok\n' "$T" > "$T/api.ini"
+  mkdir "$T/outapi1" "$T/outapi2"
+  ZKPIPE_CONFIG=$T/api.ini "$GEN" "$T/outapi1" 2> "$T/log" || fail "generator failed on [api]: $(cat "$T/log")"
+  case " $(wants "$T/outapi1") " in *" zkpipe-api.service "*) fail "zkpipe-api wanted without a tokens file";; esac
+  touch "$T/tok"
+  ZKPIPE_CONFIG=$T/api.ini "$GEN" "$T/outapi2" 2> "$T/log" || fail "generator failed on [api]: $(cat "$T/log")"
+  case " $(wants "$T/outapi2") " in *" zkpipe-api.service "*) ;; *) fail "zkpipe-api not wanted: $(wants "$T/outapi2")";; esac
+  f=$T/outapi2/zkpipe-api.service.d/50-zkpipe-generator.conf
+  grep -qx 'ReadWritePaths=/srv/zkpipe/sp' "$f" && grep -qx 'IPAddressAllow=localhost' "$f" || fail "api drop-in: $(cat "$f")"
+  echo "ok: zkpipe-api wanted once its tokens file exists; the spool writable; localhost only on loopback"
 fi
 
 # --- usage

@@ -51,6 +51,8 @@ UNITS=(zkpipe.target zkpipe-segment.service zkpipe-reconcile.service zkpipe-synt
        zkpipe-gpud@0.service zkpipe-finalizerd@1.service)
 # the exporter, where it is built (libmicrohttpd)
 [ -x "$B/exporter/zkpipe-exporter" ] && UNITS+=(zkpipe-exporter.service)
+# zkpipe-api, where it is built (libmicrohttpd, nettle)
+[ -x "$B/api/zkpipe-api" ] && UNITS+=(zkpipe-api.service)
 for u in zkpipe.target zkpipe-segment.service zkpipe-reconcile.service zkpipe-synthd@.service zkpipe-gpud@.service zkpipe-finalizerd@.service; do
   [ -f "$ZKPIPE_UNITDIR/$u" ] || fail "$u not installed in $ZKPIPE_UNITDIR"
 done
@@ -63,6 +65,13 @@ out=$(systemd-analyze verify --man=no --generators=no "${UNITS[@]}" 2>&1) || fai
 [ -z "$out" ] || fail "systemd-analyze verify printed:
 $out"
 echo "ok: verify clean for ${UNITS[*]} (+ generated drop-ins)"
+# zkpipe-api's hardening (issue 24: systemd-analyze security <= 2.0), from the unit file alone
+if [ -x "$B/api/zkpipe-api" ]; then
+  x=$(systemd-analyze security --offline=yes --no-pager "$ZKPIPE_UNITDIR/zkpipe-api.service" 2>/dev/null |
+      awk '/Overall exposure level/ { print $(NF-2) }')
+  [ -n "$x" ] && awk -v x="$x" 'BEGIN { exit !(x <= 2.0) }' || fail "zkpipe-api.service exposure '$x' > 2.0"
+  echo "ok: zkpipe-api.service exposure $x"
+fi
 
 # Negative control: the same check must notice a typo.
 mkdir -p "$T/bad"
