@@ -96,6 +96,9 @@ static void segment_status(const cfg_t *c, shm_t *s) {
             printf(" device %s proved %llu", p.device[0] ? p.device : "?", (unsigned long long)p.steps);
         if (p.alive && p.disk_wait) printf(" holding %u proofs for spool space", p.disk_wait);
         printf("\n");
+        if (p.alive && p.compile_since_ns)
+            printf("compiling circuit %s (since %.0f s, synthd %u)\n", p.compiling,
+                   now > p.compile_since_ns ? (now - p.compile_since_ns) / 1e9 : 0.0, p.instance);
         if (p.alive && p.disk_wait) {
             held += p.disk_wait;
             if (!held_since || p.disk_wait_since_ns < held_since) held_since = p.disk_wait_since_ns;

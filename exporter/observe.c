@@ -316,6 +316,18 @@ char *obs_status_json(shm_t *s, const cfg_t *c) {
             json_object_object_add(o, "device", json_object_new_string(procs[i].info.device));
             json_object_object_add(o, "proved", json_object_new_int64((int64_t)procs[i].info.steps));
         }
+        if (procs[i].info.role == ROLE_SYNTHD) { /* a generator compile in progress (docs/witgen.md) */
+            json_object *c = NULL;
+            uint64_t since = procs[i].info.compile_since_ns, now = shm_now_ns();
+            if (since) {
+                char name[4 * SHM_CIRCUIT_MAX + 1];
+                text_utf8_escape(procs[i].info.compiling, name, sizeof name);
+                c = json_object_new_object();
+                json_object_object_add(c, "circuit", json_object_new_string(name));
+                json_object_object_add(c, "since_s", json_object_new_double(now > since ? (now - since) / 1e9 : 0.0));
+            }
+            json_object_object_add(o, "compiling", c);
+        }
         json_object_object_add(o, "busy_percent", json_object_new_double(100.0 * procs[i].busy_ratio));
         json_object_object_add(o, "heartbeat_age_s", json_object_new_double(procs[i].heartbeat_age_s));
         json_object_object_add(o, "stale", json_object_new_boolean(procs[i].heartbeat_age_s > OBS_STALE_S));

@@ -345,6 +345,7 @@ int shm_register(shm_t *s, uint32_t role, uint32_t instance) {
         atomic_store_explicit(&p->disk_wait_since_ns, 0, RLX);
         atomic_store_explicit(&p->keys, 0, RLX);
         memset(p->device, 0, sizeof p->device);
+        atomic_store_explicit(&p->compile_since_ns, 0, RLX);
         atomic_store_explicit(&p->ready_inc, inc, REL);
         s->self = (int)i;
         s->self_inc = inc;
@@ -724,6 +725,11 @@ bool shm_critical_pending(shm_t *s) {
 }
 
 int shm_part_claim(shm_t *s, uint32_t slab, bool critical_only, uint32_t *ret_job, uint32_t *ret_part) {
+    return shm_part_claim_skip(s, slab, critical_only, NULL, NULL, ret_job, ret_part);
+}
+
+int shm_part_claim_skip(shm_t *s, uint32_t slab, bool critical_only, bool (*skip)(uint32_t job, void *ctx), void *ctx,
+                        uint32_t *ret_job, uint32_t *ret_part) {
     for (int attempt = 0; attempt < 64; attempt++) {
         int bj = -1;
         uint32_t bk = 0;
@@ -732,6 +738,7 @@ int shm_part_claim(shm_t *s, uint32_t slab, bool critical_only, uint32_t *ret_jo
             if (atomic_load_explicit(&j->state, ACQ) != JOB_ACTIVE) continue;
             if (critical_only && j->prio != CFG_PRIO_CRITICAL) continue;
             if (bj >= 0 && !key_less(j->prio, j->order, 0, s->jobs[bj].prio, s->jobs[bj].order, 0)) continue;
+            if (skip && skip(i, ctx)) continue;
             for (uint32_t k = 0; k < j->n_parts; k++)
                 if (shm_part_state(&j->parts[k]) == PART_PENDING) {
                     bj = (int)i, bk = k;
@@ -843,7 +850,24 @@ bool shm_proc_info(shm_t *s, uint32_t slot, shm_proc_info_t *ret) {
     ret->steps = atomic_load_explicit(&p->steps, RLX);
     memcpy(ret->device, p->device, sizeof ret->device);
     ret->device[sizeof ret->device - 1] = 0;
+    /* the name between two reads of its time: a compile that changed meanwhile reads as none */
+    uint64_t since = atomic_load_explicit(&p->compile_since_ns, ACQ);
+    memcpy(ret->compiling, p->compiling, sizeof ret->compiling);
+    ret->compiling[sizeof ret->compiling - 1] = 0;
+    atomic_thread_fence(ACQ);
+    if (!since || atomic_load_explicit(&p->compile_since_ns, RLX) != since) since = 0, ret->compiling[0] = 0;
+    ret->compile_since_ns = since;
     return true;
+}
+
+void shm_proc_compiling(shm_t *s, const char *circuit) {
+    if (s->self < 0) return;
+    shm_proc_t *p = &s->procs[s->self];
+    atomic_store_explicit(&p->compile_since_ns, 0, REL);
+    if (!circuit) return;
+    atomic_thread_fence(memory_order_seq_cst);
+    snprintf(p->compiling, sizeof p->compiling, "%s", circuit);
+    atomic_store_explicit(&p->compile_since_ns, shm_now_ns(), REL);
 }
 
 void shm_proc_device(shm_t *s, const char *name) {

@@ -29,8 +29,9 @@
 #include "config/shared.h"
 
 #define SHM_MAGIC 0x3168736570697a6bull /* "kzipesh1" */
-/* 2: part lost_count; 3: disk-wait gauge, pinned sizes; 4: histograms, keys gauge; 5: gpud's device, steps */
-#define SHM_LAYOUT_VERSION 5u
+/* 2: part lost_count; 3: disk-wait gauge, pinned sizes; 4: histograms, keys gauge; 5: gpud's device, steps;
+ * 6: synthd's compile in progress (shm_proc_t.compiling, 256-byte process slots) */
+#define SHM_LAYOUT_VERSION 6u
 #define SHM_MAX_PROCS 128u
 #define SHM_MAX_PARTS 256u
 #define SHM_ID_MAX 48
@@ -189,6 +190,10 @@ typedef struct shm_proc {
     _Atomic uint32_t keys; /* gauge (gpud): circuit keys resident in the backend */
     /* gpud: its backend and device ("cuda 0"), written once after registration; "" otherwise. */
     char device[40];
+    /* synthd: the circuit whose witness generator this process is compiling now, and since when
+     * (CLOCK_MONOTONIC); since 0 = none. Written by shm_proc_compiling only (since last). */
+    _Atomic uint64_t compile_since_ns;
+    char compiling[SHM_CIRCUIT_MAX];
 } shm_proc_t;
 
 typedef struct shm_slab {
@@ -236,15 +241,16 @@ typedef struct shm_event {
 /* The segment's layout is SHM_LAYOUT_VERSION: these pin it, so that a change to any shared struct
  * fails the build until the version is bumped (attachers refuse other versions) and the sizes are
  * updated here and in docs/shm.md. */
-_Static_assert(SHM_LAYOUT_VERSION == 5, "update the layout asserts below for the new version");
+_Static_assert(SHM_LAYOUT_VERSION == 6, "update the layout asserts below for the new version");
 _Static_assert(sizeof(shm_hist_t) == 320 && offsetof(shm_hist_t, count) == 264, "shm_hist_t layout");
 _Static_assert(HIST_MAX == 25, "shm_header_t.hist: update the sizes below");
 _Static_assert(sizeof(shm_header_t) == 8576 && offsetof(shm_header_t, reg_lock) == 328 &&
                    offsetof(shm_header_t, ev_head) == 384 && offsetof(shm_header_t, counters) == 448 &&
                    offsetof(shm_header_t, hist) == 576,
                "shm_header_t layout");
-_Static_assert(sizeof(shm_proc_t) == 128 && offsetof(shm_proc_t, disk_wait) == 64 && offsetof(shm_proc_t, keys) == 80 &&
-                   offsetof(shm_proc_t, device) == 84,
+_Static_assert(sizeof(shm_proc_t) == 256 && offsetof(shm_proc_t, disk_wait) == 64 && offsetof(shm_proc_t, keys) == 80 &&
+                   offsetof(shm_proc_t, device) == 84 && offsetof(shm_proc_t, compile_since_ns) == 128 &&
+                   offsetof(shm_proc_t, compiling) == 136,
                "shm_proc_t layout");
 _Static_assert(sizeof(shm_slab_t) == 64, "shm_slab_t layout");
 _Static_assert(sizeof(shm_part_t) == 96, "shm_part_t layout");
@@ -395,6 +401,10 @@ int shm_part_finish(shm_t *s, uint32_t idx, uint32_t job, uint32_t part);
  * writes the slab descriptor, then CASes the partition to INFLIGHT. critical_only restricts it to
  * CRITICAL jobs. -EAGAIN when there is none. */
 int shm_part_claim(shm_t *s, uint32_t slab, bool critical_only, uint32_t *ret_job, uint32_t *ret_part);
+/* The same, passing over every live job for which skip(job slot, ctx) is true (synthd: input jobs of
+ * a circuit whose generator is being compiled); skip may be NULL. */
+int shm_part_claim_skip(shm_t *s, uint32_t slab, bool critical_only, bool (*skip)(uint32_t job, void *ctx), void *ctx,
+                        uint32_t *ret_job, uint32_t *ret_part);
 /* Number of partitions of a live job still pending or in flight. */
 uint32_t shm_job_outstanding(shm_t *s, uint32_t slot);
 /* Pending partitions of a live CRITICAL job exist. */
@@ -412,6 +422,8 @@ typedef struct shm_proc_info {
     uint32_t keys;   /* the gauge of shm_keys_resident */
     uint64_t steps;  /* partitions this process completed (gpud: proved) */
     char device[40]; /* gpud: shm_proc_device's name ("" when none) */
+    char compiling[SHM_CIRCUIT_MAX]; /* synthd: the circuit of shm_proc_compiling ("" when none) */
+    uint64_t compile_since_ns;       /* and since when (CLOCK_MONOTONIC), 0 when none */
 } shm_proc_info_t;
 bool shm_proc_info(shm_t *s, uint32_t slot, shm_proc_info_t *ret);
 static inline uint64_t shm_counter(const shm_t *s, int c) {
@@ -426,6 +438,9 @@ void shm_disk_wait(shm_t *s, int delta);
 void shm_keys_resident(shm_t *s, uint32_t n);
 /* gpud: names its backend and device in its process slot ("cuda 1"), once after registering. */
 void shm_proc_device(shm_t *s, const char *name);
+/* synthd: starts compiling circuit's generator now (its name and the time in the own process slot),
+ * or, with NULL, no longer compiles. From any thread of the process; one compile at a time. */
+void shm_proc_compiling(shm_t *s, const char *circuit);
 
 /* Read side of the slab table, for status: the state, the owner's pid (0 when unowned or the owner
  * is dead) and, unless FREE, the job slot and partition it was filled for. */

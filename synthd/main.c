@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
-#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,12 +169,16 @@ static void rescan_active(void) {
     spool_free_list(names, n);
 }
 
-static bool work_pending(void) {
+/* A pending partition this synthd may claim now. skip: shm_part_claim_skip's filter (NULL: none). */
+static bool work_pending(bool (*skip)(uint32_t job, void *ctx)) {
     for (uint32_t i = 0; i < S.hdr->n_jobs; i++) {
         shm_job_t *j = &S.jobs[i];
         if (atomic_load_explicit(&j->state, memory_order_acquire) != JOB_ACTIVE) continue;
         for (uint32_t k = 0; k < j->n_parts; k++)
-            if (shm_part_state(&j->parts[k]) == PART_PENDING) return true;
+            if (shm_part_state(&j->parts[k]) == PART_PENDING) {
+                if (skip && skip(i, NULL)) break;
+                return true;
+            }
     }
     return false;
 }
@@ -210,10 +214,42 @@ static uint64_t trim_heap(uint32_t job, uint32_t part, uint32_t slab) {
 
 /* Witness generation from circuit inputs (docs/witgen.md): one generator instance per circuit,
  * loaded when first needed and again when the circuit's key changed (its prime and size are checked
- * against the key). */
-static witgen_t *gens[CFG_MAX_CIRCUITS];
-static uint64_t gens_key_gen[CFG_MAX_CIRCUITS];
-static bool gens_loaded[CFG_MAX_CIRCUITS];
+ * against the key). A generator the cache lacks is compiled on a thread of its own (one compile at
+ * a time per synthd: a compile takes every CPU and most of its memory), while this synthd goes on
+ * with other circuits' partitions and .wtns jobs; the circuit's input partitions are not claimed
+ * meanwhile (gen_skip). */
+enum {
+    GEN_NONE,     /* not loaded: the next partition opens it from the cache */
+    GEN_LOADED,   /* g (NULL for a witness_cmd circuit) for the key of key_gen */
+    GEN_WAIT,     /* the cache lacks it and the build thread is busy with another circuit */
+    GEN_BUILDING, /* the build thread compiles it */
+    GEN_NO_SPACE, /* the build found no space in the cache: tried again from since_ns */
+    GEN_FAILED,   /* the build failed at since_ns: partitions of jobs registered before fail with why */
+};
+static struct gen {
+    int state;
+    witgen_t *g;
+    uint64_t key_gen;
+    uint64_t since_ns; /* CLOCK_MONOTONIC */
+    char why[sizeof(zk_err_t) + 100];
+} gens[CFG_MAX_CIRCUITS];
+
+/* The build thread: one circuit at a time. The main thread starts it (build_start) and joins it once
+ * done is set (build_reap); it touches nothing of the main thread's but its own slot's compiling
+ * field in the segment. */
+static struct {
+    bool running; /* started, not joined (main thread only) */
+    _Atomic bool done;
+    pthread_t th;
+    int circuit;
+    uint32_t job, part; /* the partition that asked for it (for the log) */
+    char name[CFG_NAME_MAX], wasm[CFG_PATH_MAX];
+    uint64_t t0;
+    int r;
+    bool built;
+    zk_err_t e;
+} B;
+
 static uint32_t witgen_slab = SHM_NONE, witgen_part;
 static _Atomic uint32_t witgen_job = UINT32_MAX; /* the job slot whose partition is being generated */
 
@@ -221,7 +257,7 @@ static witgen_source_t witgen_src(const cfg_circuit_t *ci) {
     return (witgen_source_t){ci->wasm, ci->witness_cmd, ci->witness_timeout, ci->witness_memory, cfg.cache};
 }
 
-/* While a build or a witness_cmd runs: the heartbeat and the watchdog go on. */
+/* While a witness_cmd runs: the heartbeat and the watchdog go on. */
 static void witgen_tick(void *ctx) {
     (void)ctx;
     stage_tick(&L, witgen_slab);
@@ -242,28 +278,167 @@ static bool witgen_stop(void *ctx) {
     return job < S.hdr->n_jobs && shm_job_state(&S.jobs[job]) != JOB_ACTIVE;
 }
 
-static const witgen_opts_t witgen_opts = {.tick = witgen_tick, .log_line = witgen_log_line, .stop = witgen_stop};
+/* the main thread opens generators only from the cache: compiles happen on the build thread */
+static const witgen_opts_t witgen_opts = {
+    .tick = witgen_tick, .log_line = witgen_log_line, .stop = witgen_stop, .cached_only = true};
 
-static int witgen_get(stage_circuit_t *c, witgen_t **ret, zk_err_t *e) {
+static bool build_stop(void *ctx) {
+    (void)ctx;
+    return daemon_stop;
+}
+
+static void build_started(void *ctx) {
+    (void)ctx;
+    shm_proc_compiling(&S, B.name);
+}
+
+static void *build_main(void *arg) {
+    (void)arg;
+    witgen_opts_t o = {.cache_dir = cfg.cache, .stop = build_stop, .building = build_started};
+    char so[1200];
+    B.r = witgen_build(B.wasm, &o, so, sizeof so, &B.built, &B.e);
+    shm_proc_compiling(&S, NULL);
+    daemon_test_point("synth.witgen_built", (int)B.part);
+    atomic_store_explicit(&B.done, true, memory_order_release);
+    return NULL;
+}
+
+/* Starts compiling circuit i's generator on the build thread (idle: the caller checked). */
+static int build_start(int i, uint32_t job, uint32_t part, zk_err_t *e) {
+    const cfg_circuit_t *ci = &cfg.circuits[i];
+    B.circuit = i, B.job = job, B.part = part;
+    snprintf(B.name, sizeof B.name, "%s", ci->name);
+    snprintf(B.wasm, sizeof B.wasm, "%s", ci->wasm);
+    B.t0 = daemon_now_ns();
+    B.r = 0, B.built = false;
+    atomic_store(&B.done, false);
+    int r = pthread_create(&B.th, NULL, build_main, NULL);
+    if (r) return zk_fail(e, r, "cannot start the generator build of circuit %s: %s", ci->name, strerror(r));
+    B.running = true;
+    gens[i].state = GEN_BUILDING;
+    gens[i].since_ns = B.t0;
+    log_msg(LOG_INFO, &(log_ctx_t){.job = S.jobs[job].id, .part = (int)part, .slab = -1}, NULL,
+            "Building the witness generator of circuit %s from %s in the background; its input partitions wait",
+            ci->name, ci->wasm);
+    return 0;
+}
+
+/* No space in the cache to build the circuit's generator: its input partitions wait 2 s before the
+ * next try, as proofs wait for spool space. */
+static void gen_wait_space(struct gen *G, uint32_t job, uint32_t part, const char *why) {
+    G->state = GEN_NO_SPACE;
+    G->since_ns = daemon_now_ns() + 2000000000ull;
+    log_msg(LOG_WARNING, &(log_ctx_t){.job = S.jobs[job].id, .part = (int)part, .slab = -1}, NULL,
+            "Partition %u of job %s waits: %s", part, S.jobs[job].id, why);
+}
+
+/* A finished build (main thread, every loop pass): joined, and its outcome is the circuit's state.
+ * Circuits that waited for the build thread may start theirs on their next partition. */
+static void build_reap(void) {
+    if (!B.running || !atomic_load_explicit(&B.done, memory_order_acquire)) return;
+    pthread_join(B.th, NULL);
+    B.running = false;
+    struct gen *G = &gens[B.circuit];
+    uint64_t now = daemon_now_ns();
+    for (uint32_t i = 0; i < cfg.n_circuits; i++)
+        if (gens[i].state == GEN_WAIT) gens[i].state = GEN_NONE;
+    log_ctx_t lc = {.job = S.jobs[B.job].id, .part = (int)B.part, .slab = -1};
+    if (B.r == 0) {
+        G->state = GEN_NONE; /* the next partition loads it */
+        if (B.built)
+            log_info("Built the witness generator of circuit %s from %s into %s in %.1f s", B.name, B.wasm, cfg.cache,
+                     (now - B.t0) / 1e9);
+    } else if (B.r == -ENOSPC || B.r == -EDQUOT) {
+        gen_wait_space(G, B.job, B.part, B.e.msg);
+    } else {
+        G->state = GEN_FAILED;
+        G->since_ns = now;
+        if (B.r == -ENOMEM)
+            snprintf(G->why, sizeof G->why, "the generator build of circuit %s was killed (out of memory?): %s", B.name,
+                     B.e.msg);
+        else
+            snprintf(G->why, sizeof G->why, "%s", B.e.msg);
+        log_msg(LOG_ERR, &lc, NULL, "The witness generator of circuit %s failed to build after %.1f s: %s", B.name,
+                (now - B.t0) / 1e9, G->why);
+    }
+}
+
+/* At exit: the build is stopped (build_stop kills its tools) and joined. */
+static void build_end(void) {
+    if (!B.running) return;
+    log_info("Stopping the build of circuit %s's witness generator", B.name);
+    pthread_join(B.th, NULL);
+    B.running = false;
+}
+
+/* The circuit's input partitions wait: its generator is being built, or waits for cache space. */
+static bool gen_blocked(const struct gen *G) {
+    return G->state == GEN_BUILDING || G->state == GEN_WAIT ||
+           (G->state == GEN_NO_SPACE && daemon_now_ns() < G->since_ns);
+}
+
+/* Whether a job's partitions are not to be claimed now: an input job of a circuit whose generator is
+ * being built (here: the build thread; elsewhere: another synthd's build, which ours waits for) or
+ * waits for cache space. shm_part_claim_skip's filter and work_pending's. */
+static bool job_has_inputs(uint32_t slot, const char *dir);
+static bool gen_skip(uint32_t slot, void *ctx) {
+    (void)ctx;
+    int i = cfg_circuit_index(&cfg, S.jobs[slot].circuit);
+    if (i < 0) return false;
+    if (!gen_blocked(&gens[i])) return false;
+    char dir[1400];
+    snprintf(dir, sizeof dir, "%s/active/%s", cfg.spool, S.jobs[slot].id);
+    return job_has_inputs(slot, dir);
+}
+
+/* Some circuit's partitions wait for a build (the main loop then waits at most 100 ms). */
+static bool gen_waiting(void) {
+    for (uint32_t i = 0; i < cfg.n_circuits; i++)
+        if (gens[i].state == GEN_BUILDING || gens[i].state == GEN_WAIT || gens[i].state == GEN_NO_SPACE) return true;
+    return false;
+}
+
+/* The circuit's generator for partition part of job: 0 (loaded), -EINPROGRESS (it is being built:
+ * the partition waits), or the reason the partition fails. */
+static int witgen_get(stage_circuit_t *c, uint32_t job, uint32_t part, witgen_t **ret, zk_err_t *e) {
     int i = cfg_circuit_index(&cfg, c->cfg->name);
     if (i < 0) return zk_fail(e, ENOENT, "circuit %s is not configured", c->cfg->name);
-    if (!gens_loaded[i] || gens_key_gen[i] != c->generation) {
-        if (gens[i]) witgen_close(gens[i]);
-        gens[i] = NULL;
-        gens_loaded[i] = false;
-        witgen_source_t src = witgen_src(c->cfg);
-        bool built = false;
-        uint64_t t0 = daemon_now_ns();
-        int r = witgen_source_open(&gens[i], &src, &witgen_opts, &c->z, c->cfg->zkey, &built, e);
-        if (r < 0) return r;
-        if (built)
-            log_info("Built the witness generator of circuit %s from %s into %s in %.1f s", c->cfg->name,
-                     c->cfg->wasm, cfg.cache, (daemon_now_ns() - t0) / 1e9);
-        gens_loaded[i] = true;
-        gens_key_gen[i] = c->generation;
+    struct gen *G = &gens[i];
+    if (G->state == GEN_LOADED && G->key_gen == c->generation) {
+        *ret = G->g;
+        return 0;
     }
-    *ret = gens[i];
-    return 0;
+    if (G->state == GEN_LOADED) {
+        if (G->g) witgen_close(G->g);
+        G->g = NULL;
+        G->state = GEN_NONE;
+    }
+    if (gen_blocked(G)) return -EINPROGRESS;
+    if (G->state == GEN_FAILED) {
+        /* the build failed while this job waited for it: the job fails; a later job tries again */
+        if (S.jobs[job].registered_ns <= G->since_ns) return zk_fail(e, EIO, "%s", G->why);
+        G->state = GEN_NONE;
+    }
+    witgen_source_t src = witgen_src(c->cfg);
+    int r = witgen_source_open(&G->g, &src, &witgen_opts, &c->z, c->cfg->zkey, NULL, e);
+    if (r == 0) {
+        G->state = GEN_LOADED;
+        G->key_gen = c->generation;
+        *ret = G->g;
+        return 0;
+    }
+    if (r == -EAGAIN) return -EINPROGRESS; /* replaced while it was checked (another build): again */
+    if (r == -ENOSPC || r == -EDQUOT) {    /* no room for the cache directory itself */
+        gen_wait_space(G, job, part, e->msg);
+        return -EINPROGRESS;
+    }
+    if (r != -EINPROGRESS) return r;
+    if (B.running) {
+        G->state = GEN_WAIT;
+        return -EINPROGRESS;
+    }
+    r = build_start(i, job, part, e);
+    return r < 0 ? r : -EINPROGRESS;
 }
 
 /* Computes partition part's witness image into out with the circuit's generator (from
@@ -271,8 +446,8 @@ static int witgen_get(stage_circuit_t *c, witgen_t **ret, zk_err_t *e) {
 static int witness_from_inputs(stage_circuit_t *c, const char *dir, uint32_t slab, uint32_t job, uint32_t part,
                                uint8_t *out, size_t cap, size_t *len, char *name, size_t name_cap, zk_err_t *e) {
     witgen_t *g = NULL;
-    int r = witgen_get(c, &g, e);
-    if (r < 0) return r == -ENOSPC || r == -EDQUOT ? -EAGAIN : r; /* no space to build it: wait */
+    int r = witgen_get(c, job, part, &g, e);
+    if (r < 0) return r;
     witgen_source_t src = witgen_src(c->cfg);
     snprintf(name, name_cap, g ? "the witness of input-%u.json" : "witness_cmd's output for input-%u.json", part);
     witgen_slab = slab;
@@ -355,10 +530,8 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
             (void)trim_heap(job, part, slab);
             return;
         }
-        if (r == -EAGAIN) { /* the partition waits, as proofs wait for spool space (docs/witgen.md) */
-            log_msg(LOG_WARNING, &lc, NULL, "Partition %u of job %s waits: %s", part, id, we.msg);
+        if (r == -EINPROGRESS) { /* its generator is being built: the partition waits, unclaimed */
             (void)shm_part_retry(&S, slab, job, part);
-            for (int i = 0; i < 20 && !daemon_stop; i++) stage_tick(&L, SHM_NONE), poll(NULL, 0, 100);
             return;
         }
         if (r < 0) {
@@ -499,8 +672,15 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
 }
 
 static void status_line(char *buf, size_t len) {
-    snprintf(buf, len, "%llu partitions synthesized, %.1f ms average", (unsigned long long)synth_count,
-             synth_count ? synth_busy_ns / 1e6 / synth_count : 0.0);
+    int n = snprintf(buf, len, "%llu partitions synthesized, %.1f ms average", (unsigned long long)synth_count,
+                     synth_count ? synth_busy_ns / 1e6 / synth_count : 0.0);
+#ifdef ZKPIPE_WITGEN
+    if (B.running && n >= 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "; compiling circuit %s (since %.0f s)", B.name,
+                 (daemon_now_ns() - B.t0) / 1e9);
+#else
+    (void)n;
+#endif
 }
 
 int main(int argc, char **argv) {
@@ -550,8 +730,16 @@ int main(int argc, char **argv) {
             int n = spool_clean_tmp(cfg.spool, TMP_MAX_AGE_S);
             if (n > 0) log_info("Removed %d abandoned submissions from %s/tmp", n, cfg.spool);
         }
-        if (!work_pending()) {
-            (void)stage_wait(&L, &S.hdr->job_seq, jseq, 0);
+#ifdef ZKPIPE_WITGEN
+        build_reap();
+        bool (*skip)(uint32_t, void *) = gen_skip;
+        int cap_ms = gen_waiting() ? 100 : 0; /* a build's end or the retry time is no job change */
+#else
+        bool (*skip)(uint32_t, void *) = NULL;
+        int cap_ms = 0;
+#endif
+        if (!work_pending(skip)) {
+            (void)stage_wait(&L, &S.hdr->job_seq, jseq, cap_ms);
             continue;
         }
         uint32_t slab, job, part;
@@ -566,13 +754,16 @@ int main(int argc, char **argv) {
             shm_hist_add(&S, HIST_SYNTH_WAIT_SLAB, waited);
             continue;
         }
-        if (shm_part_claim(&S, slab, reserved, &job, &part) < 0) {
+        if (shm_part_claim_skip(&S, slab, reserved, skip, NULL, &job, &part) < 0) {
             (void)shm_slab_move(&S, slab, SLAB_FILLING, SLAB_FREE);
             continue;
         }
         fill(slab, job, part);
     }
     daemon_notify_stopping();
+#ifdef ZKPIPE_WITGEN
+    build_end();
+#endif
     log_info("Stopping after %llu partitions", (unsigned long long)synth_count);
     stage_log_memory("at stop", NULL);
     uring_reader_free(UR);

@@ -320,6 +320,34 @@ TEST(cancel_drops_pending) {
     return close_fresh(&s);
 }
 
+static bool skip_job(uint32_t job, void *ctx) { return job == *(uint32_t *)ctx; }
+
+/* synthd passes over the jobs of a circuit whose generator compiles (shm_part_claim_skip) and shows
+ * the compile in its process slot (shm_proc_compiling, read by shm_proc_info) */
+TEST(claim_skip_and_compiling) {
+    shm_t s;
+    int j;
+    if (open_fresh(&s, "skip", ROLE_SYNTHD, 2, &j)) return 1;
+    int j2 = new_job(&s, "skip2", 2, 1); /* same priority, later: claimed after j without the filter */
+    CHECK(j2 >= 0);
+    uint32_t a, jj, k, skip = (uint32_t)j;
+    CHECK(shm_slab_take_free(&s, 0, false, &a, NULL) == 0);
+    CHECK(shm_part_claim_skip(&s, a, false, skip_job, &skip, &jj, &k) == 0 && jj == (uint32_t)j2 && k == 0);
+    uint32_t b;
+    CHECK(shm_slab_take_free(&s, 0, false, &b, NULL) == 0);
+    CHECK(shm_part_claim_skip(&s, b, false, skip_job, &skip, &jj, &k) == -EAGAIN); /* only j is left */
+    CHECK_EQ_INT(part_state(&s, j, 0), PART_PENDING);
+    CHECK(shm_part_claim(&s, b, false, &jj, &k) == 0 && jj == (uint32_t)j && k == 0);
+    shm_proc_info_t pi;
+    CHECK(shm_proc_info(&s, (uint32_t)s.self, &pi) && !pi.compile_since_ns && !pi.compiling[0]);
+    uint64_t t0 = shm_now_ns();
+    shm_proc_compiling(&s, "poseidon");
+    CHECK(shm_proc_info(&s, (uint32_t)s.self, &pi) && pi.compile_since_ns >= t0 && !strcmp(pi.compiling, "poseidon"));
+    shm_proc_compiling(&s, NULL);
+    CHECK(shm_proc_info(&s, (uint32_t)s.self, &pi) && !pi.compile_since_ns && !pi.compiling[0]);
+    return close_fresh(&s);
+}
+
 TEST(job_fail_reason_once) {
     shm_t s;
     int j;

@@ -163,7 +163,7 @@ static int mkdir_p(const char *path) {
 /* Nobody but the caller (or root) may change what st is: owned by one of them, and not writable by
  * group or others, unless (a directory above the cache) sticky. */
 static const char *untrusted(const struct stat *st, bool sticky_ok) {
-    static char why[120];
+    static _Thread_local char why[120];
     if (st->st_uid != geteuid() && st->st_uid != 0) {
         snprintf(why, sizeof why, "owned by uid %u, not by this user (uid %u) or root", (unsigned)st->st_uid,
                  (unsigned)geteuid());
@@ -249,11 +249,13 @@ static int tool_failed(const tool_t *t, zk_err_t *err) {
     if (WIFEXITED(t->st))
         return zk_fail(err, EIO, "%s exited with status %d%s%s", t->argv[0], WEXITSTATUS(t->st), line[0] ? ": " : "",
                        line);
-    return zk_fail(err, EIO, "%s killed by signal %d", t->argv[0], WTERMSIG(t->st));
+    int sig = WTERMSIG(t->st);
+    return zk_fail(err, sig == SIGKILL ? ENOMEM : EIO, "%s killed by signal %d (%s)", t->argv[0], sig, strsignal(sig));
 }
 
 /* Runs the n tools, at most jobs at once, each in directory cwd (NULL: this one); ticks while they
- * run. On the first failure the others are killed and that failure is the reason. */
+ * run. On the first failure, or when o->stop says so (-ECANCELED), the others are killed and that
+ * failure is the reason. */
 static int run_tools(tool_t *t, size_t n, size_t jobs, const char *cwd, const witgen_opts_t *o, zk_err_t *err) {
     size_t next = 0, running = 0;
     int r = 0;
@@ -295,6 +297,11 @@ static int run_tools(tool_t *t, size_t n, size_t jobs, const char *cwd, const wi
             }
         }
         if (!reaped) {
+            if (!r && o->stop && o->stop(o->stop_ctx)) {
+                r = zk_fail(err, ECANCELED, "the build was stopped");
+                for (size_t k = 0; k < next; k++)
+                    if (t[k].pid > 0) kill(t[k].pid, SIGKILL);
+            }
             if (o->tick) o->tick(o->tick_ctx);
             poll(NULL, 0, 50);
         }
@@ -609,6 +616,10 @@ static int lock_build(const char *so_path, const witgen_opts_t *o, zk_err_t *err
             close(fd);
             return zk_fail(err, e, "%s: cannot lock: %s", p, strerror(e));
         }
+        if (o->stop && o->stop(o->stop_ctx)) {
+            close(fd);
+            return zk_fail(err, ECANCELED, "%s: stopped while waiting for another build", p);
+        }
         if (o->tick) o->tick(o->tick_ctx);
         poll(NULL, 0, 100);
     }
@@ -649,10 +660,10 @@ int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path
         free(wasm);
         return 0;
     }
-    if (r == -EPERM) {
+    if (r == -EPERM || o->cached_only) {
         free(wasm);
-        *err = e2;
-        return r;
+        if (r == -EPERM) *err = e2;
+        return r == -EPERM ? r : zk_fail(err, EINPROGRESS, "%s: not built yet", so_path);
     }
     /* one build of an object at a time (two synthds starting on one circuit): the others wait for
      * it, ticking, and then find it cached */
@@ -689,10 +700,11 @@ int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path
         r = zk_fail(err, -r, "%s: cannot write: %s", p_wasm, strerror(-r));
         goto out;
     }
+    if (o->building) o->building(o->building_ctx);
     char *w2c[] = {"wasm2c", "-n", "circuit", "-o", p_c, p_wasm, NULL};
     if ((r = run_tool(w2c, p_log, o, err)) < 0) {
         zk_err_t e3 = *err;
-        r = zk_fail(err, EINVAL, "%s: %s", wasm_path, e3.msg);
+        r = zk_fail(err, r == -ENOMEM || r == -ECANCELED ? -r : EINVAL, "%s: %s", wasm_path, e3.msg);
         goto out;
     }
     if ((r = check_exports(wasm_path, p_h, err)) < 0) goto out;

@@ -38,6 +38,13 @@ typedef struct witgen_opts {
     /* the circuit's log() output, one line at a time; NULL = dropped */
     void (*log_line)(void *ctx, const char *line);
     void *log_ctx;
+    /* true: nothing is built; where the cache holds no valid object the call fails with
+     * -EINPROGRESS (synthd then builds it in the background with witgen_build) */
+    bool cached_only;
+    /* called once when this call starts building (it holds the object's lock and the cache lacks
+     * the object; a process that waits for another's build is not building); may be NULL */
+    void (*building)(void *ctx);
+    void *building_ctx;
 } witgen_opts_t;
 
 /* ---- build.c: wasm -> C -> shared object, cached ---- */
@@ -50,7 +57,10 @@ const char *witgen_default_cache(char *buf, size_t cap);
 
 /* Makes sure the cache holds a valid compiled generator for wasm_path and gives its path. A cached
  * file that is truncated, foreign or for another wasm is rebuilt. *ret_built says whether it was
- * built now. The build is written under a temporary name and renamed into place. */
+ * built now. The build is written under a temporary name and renamed into place. While it waits
+ * for another process's build or runs the tools, o->stop is asked every ~50 ms: true kills the tools
+ * and the call fails with -ECANCELED. A tool killed by SIGKILL (the OOM killer, most likely) fails
+ * it with -ENOMEM. Safe to call from any thread (synthd builds on a thread of its own). */
 int witgen_build(const char *wasm_path, const witgen_opts_t *o, char *so_path, size_t so_cap, bool *ret_built,
                  zk_err_t *err);
 /* The same, and *ret_fd is a descriptor of the object, checked through it (the caller closes it). */

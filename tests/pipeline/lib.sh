@@ -147,6 +147,9 @@ mount_tmpfs() {
     MOUNTS+=("$1")
 }
 
+# free_port: a TCP port on 127.0.0.1 that is free now
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
 # is_stopped NAME: the process stopped itself at a test point (SIGSTOP)
 is_stopped() {
     local pid=${PIDS[$1]:-}
