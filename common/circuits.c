@@ -89,20 +89,17 @@ static uint32_t skip_of(unsigned want) {
 
 int circuits_parts(const char *path, circuit_parts_t *out, zk_err_t *e) {
     memset(out, 0, sizeof *out);
-    _cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return zk_fail(e, errno, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) < 0) return zk_fail(e, errno, "%s: cannot stat: %s", path, strerror(errno));
-    if (!S_ISREG(st.st_mode)) return zk_fail(e, EINVAL, "%s: not a regular file", path);
-    if (st.st_size == 0) return zk_fail(e, EINVAL, "%s: empty file", path);
-    size_t size = (size_t)st.st_size;
+    _cleanup_close_ int fd = -1;
+    size_t size;
+    int r = zk_open_regular(path, &fd, &size, e);
+    if (r < 0) return r;
+    if (size == 0) return zk_fail(e, EINVAL, "%s: empty file", path);
     uint8_t *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) return zk_fail(e, errno, "%s: cannot reserve %zu bytes: %s", path, size, strerror(errno));
     static const unsigned wants[CIRCUIT_STAGES] = {[CIRCUIT_SYNTHD] = CIRCUIT_COEFS, [CIRCUIT_GPUD] = CIRCUIT_POINTS,
                                                    [CIRCUIT_FINALIZERD] = 0};
     uint64_t ranges[MAX_RANGES][2];
     unsigned n = 0;
-    int r = 0;
     for (int i = 0; r == 0 && i < CIRCUIT_STAGES; i++)
         r = plan_sections(fd, m, size, skip_of(wants[i]), path, ranges, &n, &out->held[i], e);
     /* sections 1 to 3 alone (the headers and IC; never a large section of another kind), for the
