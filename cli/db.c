@@ -101,8 +101,38 @@ static int write_out(const char *dir, const char *kind, const char *k, const cha
     return r;
 }
 
-static PGconn *connect_listening(const char *dsn, char *err, size_t errlen) {
+/* Prints (and with out, writes) the results of a finished job; rc 0 (done) becomes 1 when a
+ * partition has no proof, 2 when out cannot be written. */
+static int write_results(PGresult *res, const char *id, int rc, const char *out) {
+    for (int i = 0; i < PQntuples(res); i++) {
+        const char *k = PQgetvalue(res, i, 0);
+        bool have = !PQgetisnull(res, i, 1) && !PQgetisnull(res, i, 2);
+        if (!rc && !have) {
+            fprintf(stderr, "zkpipe: job %s is done but partition %s has no proof\n", id, k);
+            rc = 1;
+        }
+        if (have && out &&
+            (write_out(out, "proof", k, PQgetvalue(res, i, 1)) < 0 ||
+             write_out(out, "public", k, PQgetvalue(res, i, 2)) < 0))
+            return 2;
+        if (have && out)
+            printf("partition %s: box %s %s/proof-%s.json %s/public-%s.json\n", k, PQgetvalue(res, i, 3), out, k, out,
+                   k);
+        else if (have)
+            printf("partition %s: box %s\n", k, PQgetvalue(res, i, 3));
+    }
+    return rc;
+}
+
+/* A connection for the wait, listening for zkpipe_done, its schema checked once: NULL with err when
+ * the database cannot be reached now; *bad set when it answered with a schema this zkpipe refuses. */
+static PGconn *wait_connect(const char *dsn, bool check, bool *bad, char *err, size_t errlen) {
     PGconn *pg = fleet_connect(dsn, err, errlen);
+    if (pg && check && fleet_check_schema(pg, err, errlen) < 0) {
+        *bad = PQstatus(pg) == CONNECTION_OK; /* it answered: no retry changes that */
+        PQfinish(pg);
+        return NULL;
+    }
     if (pg && fleet_listen(pg, "zkpipe_done", err, errlen) < 0) {
         PQfinish(pg);
         pg = NULL;
@@ -111,7 +141,11 @@ static PGconn *connect_listening(const char *dsn, char *err, size_t errlen) {
 }
 
 /* Exit codes (cli/main.c): 0 every partition has a proof, 1 the job failed or was cancelled or the
- * timeout passed, 2 bad usage, no such job, or an --out DIR that is missing or cannot be written. */
+ * timeout passed, 2 bad usage, no such job, or an --out DIR that is missing or cannot be written.
+ * A database that cannot be reached (stopped, restarting, cut off) is tried again, with back-off,
+ * until the timeout; before its first answer, for at most WAIT_FIRST_S without one (a wrong DSN
+ * does not wait for ever). */
+#define WAIT_FIRST_S 30.0
 int zkpipe_fleet_wait(const char *dsn, const char *out, double timeout, const char *id) {
     if (out) { /* before the wait, not after it */
         struct stat st;
@@ -124,27 +158,45 @@ int zkpipe_fleet_wait(const char *dsn, const char *out, double timeout, const ch
     uint64_t t0 = shm_now_ns();
     /* every call to the database, connections included, ends by the timeout (a stopped server) */
     if (timeout >= 0 && timeout < 1e9) fleet_set_deadline(t0 + (uint64_t)(timeout * 1e9));
-    char err[FLEET_ERR_MAX], state[32], error[1200];
-    PGconn *pg = connect_checked(dsn, true);
-    if (!pg) return 1;
-    if (fleet_listen(pg, "zkpipe_done", err, sizeof err) < 0) {
-        fprintf(stderr, "zkpipe: %s\n", err);
-        PQfinish(pg);
-        return 1;
-    }
+    char err[FLEET_ERR_MAX] = "", state[32], error[1200];
+    PGconn *pg = NULL;
+    bool answered = false, bad = false;
     uint32_t n = 0;
-    int backoff = 100;
+    int backoff = 100, rc = 1;
     char known[32] = "unknown"; /* the last state read */
     for (;;) {
-        int r = pg ? fleet_job_state(pg, id, state, sizeof state, error, sizeof error, &n, err, sizeof err) : -EIO;
+        double waited = (double)(shm_now_ns() - t0) / 1e9, left = timeout < 0 ? 1e9 : timeout - waited;
+        int r = -EIO;
+        if (!pg && !(pg = wait_connect(dsn, !answered, &bad, err, sizeof err)) &&
+            (bad || (!answered && waited >= WAIT_FIRST_S))) {
+            fprintf(stderr, "zkpipe: %s\n", err);
+            return 1;
+        }
+        if (pg) r = fleet_job_state(pg, id, state, sizeof state, error, sizeof error, &n, err, sizeof err);
+        if (r == 0 || r == -ENOENT) answered = true, backoff = 100;
         if (r == 0) snprintf(known, sizeof known, "%s", state);
         if (r == -ENOENT) {
             fprintf(stderr, "zkpipe: %s\n", err);
             PQfinish(pg);
             return 2;
         }
-        if (r == 0 && fleet_state_final(state)) break;
-        double left = timeout < 0 ? 1e9 : timeout - (double)(shm_now_ns() - t0) / 1e9;
+        if (r == 0 && fleet_state_final(state)) {
+            rc = strcmp(state, "done") ? 1 : 0;
+            PGresult *res = fleet_results(pg, id, err, sizeof err);
+            if (res) {
+                if (rc) fprintf(stderr, "zkpipe: job %s %s: %s\n", id, state, error);
+                rc = write_results(res, id, rc, out);
+                PQclear(res);
+                break;
+            }
+            if (PQstatus(pg) == CONNECTION_OK) { /* refused, not cut off */
+                fprintf(stderr, "zkpipe: %s\n", err);
+                PQfinish(pg);
+                return 1;
+            }
+            r = -EIO; /* lost while reading the results: again, from the state */
+        }
+        left = timeout < 0 ? 1e9 : timeout - (double)(shm_now_ns() - t0) / 1e9;
         if (left <= 0) {
             fprintf(stderr, "zkpipe: job %s: still %s after %g s%s%s\n", id, known, timeout, r < 0 ? "; " : "",
                     r < 0 ? err : "");
@@ -154,9 +206,9 @@ int zkpipe_fleet_wait(const char *dsn, const char *out, double timeout, const ch
         int slice = left * 1000 < 1000 ? (int)(left * 1000) + 1 : 1000;
         if (r < 0) { /* the database went away: reconnect with back-off, the job is still there */
             PQfinish(pg);
+            pg = NULL;
             (void)poll(NULL, 0, backoff < slice ? backoff : slice);
             backoff = backoff * 2 > 5000 ? 5000 : backoff * 2;
-            if ((pg = connect_listening(dsn, err, sizeof err))) backoff = 100;
             continue;
         }
         struct pollfd p = {.fd = PQsocket(pg), .events = POLLIN};
@@ -165,34 +217,6 @@ int zkpipe_fleet_wait(const char *dsn, const char *out, double timeout, const ch
             while ((m = PQnotifies(pg))) PQfreemem(m);
         }
     }
-    int rc = strcmp(state, "done") ? 1 : 0;
-    if (rc) fprintf(stderr, "zkpipe: job %s %s: %s\n", id, state, error);
-    PGresult *res = fleet_results(pg, id, err, sizeof err);
-    if (!res) {
-        fprintf(stderr, "zkpipe: %s\n", err);
-        PQfinish(pg);
-        return 1;
-    }
-    for (int i = 0; i < PQntuples(res); i++) {
-        const char *k = PQgetvalue(res, i, 0);
-        bool have = !PQgetisnull(res, i, 1) && !PQgetisnull(res, i, 2);
-        if (!rc && !have) {
-            fprintf(stderr, "zkpipe: job %s is done but partition %s has no proof\n", id, k);
-            rc = 1;
-        }
-        if (have && out &&
-            (write_out(out, "proof", k, PQgetvalue(res, i, 1)) < 0 ||
-             write_out(out, "public", k, PQgetvalue(res, i, 2)) < 0)) {
-            rc = 2;
-            break;
-        }
-        if (have && out)
-            printf("partition %s: box %s %s/proof-%s.json %s/public-%s.json\n", k, PQgetvalue(res, i, 3), out, k, out,
-                   k);
-        else if (have)
-            printf("partition %s: box %s\n", k, PQgetvalue(res, i, 3));
-    }
-    PQclear(res);
     PQfinish(pg);
     if (!rc) printf("job %s done (%u partitions)\n", id, n);
     return rc;
