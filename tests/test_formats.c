@@ -177,6 +177,24 @@ TEST(zkey_in_place_and_copies) {
     CHECK(memcmp(z2.points_a, img + 89064, 64192) == 0);
     CHECK(memcmp(z2.points_h, img + 409880, 65536) == 0);
     CHECK(z2.map == NULL);
+
+    /* A daemon's parts (zk_zkey_parse_parts): skipped sections are never copied nor pointed to,
+     * the rest is the same as a whole parse; every skippable section can be skipped. */
+    zk_zkey_t hdr, pts;
+    uint8_t *b3 = malloc(len + 1);
+    CHECK(b3);
+    memcpy(b3 + 1, img, len);
+    CHECK_MSG(zk_zkey_parse_parts(&hdr, "parts.zkey", b3 + 1, len, ZK_ZKEY_SKIPPABLE, &err) == 0, "%s", err.msg);
+    CHECK(!hdr.coefs && !hdr.n_coefs && !hdr.points_a && !hdr.points_b1 && !hdr.points_b2 && !hdr.points_c &&
+          !hdr.points_h);
+    for (int id = 4; id <= 9; id++) CHECK_MSG(!hdr.copies[id], "section %d copied although skipped", id);
+    CHECK(hdr.ic && memcmp(hdr.ic, img + 712, 192) == 0 && hdr.n_vars == z2.n_vars && hdr.domain_size == z2.domain_size);
+    CHECK_MSG(zk_zkey_parse_parts(&pts, "parts.zkey", b3 + 1, len, 1u << 4, &err) == 0, "%s", err.msg);
+    CHECK(!pts.coefs && memcmp(pts.points_h, z2.points_h, 65536) == 0 && memcmp(pts.points_a, z2.points_a, 64192) == 0);
+    CHECK(!zk_zkey_same(&hdr, &pts) && !zk_zkey_same(&pts, &z2) && zk_zkey_same(&z2, &z2));
+    zk_zkey_close(&hdr);
+    zk_zkey_close(&pts);
+    free(b3);
     zk_zkey_close(&z2);
     free(b2);
     free(base);

@@ -51,7 +51,7 @@ int zk_zkey_open(zk_zkey_t *z, const char *path, zk_err_t *err);
  * point sections (5..9); the header and IC are always read. The image is the caller's own
  * anonymous memory: the pages of a section copied because it is unaligned are given back
  * (MADV_DONTNEED) once copied, so it is resident once. */
-#define ZK_ZKEY_SKIPPABLE (0x1fu << 4)
+#define ZK_ZKEY_SKIPPABLE (0x3fu << 4)
 int zk_zkey_parse_parts(zk_zkey_t *z, const char *name, const uint8_t *data, size_t size, uint32_t skip,
                         zk_err_t *err);
 /* Whether two keys hold the same content in every section both hold (and skip the same ones). */
