@@ -14,10 +14,8 @@
  *     at most; none for a small circuit), largest first onto the lightest; they lose `static` (the object is built with
  * -fvisibility=hidden, so nothing more is exported), func_types is defined in the main unit and extern in the others,
  * and the native field runtime (fr_native.c, all static) is compiled into every unit so that it still inlines;
- *   - a unit that holds a giant function (over WITGEN_GIANT_FN bytes of C: circom's constant tables,
- *     such as circomlib's POSEIDON_S, 5.7 MB, straight-line copies of constants) is flagged, and
- *     build.c compiles it with -O1: gcc's -O2 costs twice the time there and the witness takes the
- *     same time (bench/RESULTS.md). Being the largest, such a function is dealt first and stays alone.
+ *   - a giant function (circom's constant tables, such as circomlib's POSEIDON_S, 5.7 MB of
+ *     straight-line copies of constants), being the largest, is dealt first and stays alone.
  * Anything in the text that is not laid out as expected leaves circuit.c as it is (one unit). */
 #include <errno.h>
 #include <stdbool.h>
@@ -207,8 +205,7 @@ typedef struct {
 
 #define UNIT_MIN (512u << 10)
 
-int witgen_split(const char *dir, const char *unit_prefix, int fr_curve, int max_units, int *ret_units, bool *ret_giant,
-                 zk_err_t *err) {
+int witgen_split(const char *dir, const char *unit_prefix, int fr_curve, int max_units, int *ret_units, zk_err_t *err) {
     *ret_units = 0;
     char path[1300];
     snprintf(path, sizeof path, "%s/circuit.c", dir);
@@ -244,7 +241,6 @@ int witgen_split(const char *dir, const char *unit_prefix, int fr_curve, int max
     buf_t pre = {0}, main = {0}, units[WITGEN_MAX_UNITS] = {{0}};
     size_t load[WITGEN_MAX_UNITS] = {0};
     int werr = 0, r = 0, nu = max_units < WITGEN_MAX_UNITS ? max_units : WITGEN_MAX_UNITS;
-    for (int u = 0; u < WITGEN_MAX_UNITS; u++) ret_giant[u] = false;
     if (!data || !defs || !tail || tail < defs || nu < 1) goto keep;
     tail++;
     data++;
@@ -286,7 +282,6 @@ int witgen_split(const char *dir, const char *unit_prefix, int fr_curve, int max
             if (load[j] < load[u]) u = j;
         load[u] += fns[best].n;
         fns[best].unit = u + 1;
-        if (fns[best].n > WITGEN_GIANT_FN) ret_giant[u] = true;
     }
     if (!rewrite_preamble(&pre, t, data, fr_curve)) goto keep;
     if (!puts_(&main, "#include \"pre.c\"\n")) goto oom;

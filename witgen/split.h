@@ -6,17 +6,13 @@
 #include <stddef.h>
 
 #define WITGEN_MAX_UNITS 16
-/* a function of more bytes of C than this is compiled with -O1 (split.c) */
-#define WITGEN_GIANT_FN (1u << 20)
 
 /* Rewrites DIR/circuit.c (wasm2c -n circuit, after build.c's native renaming; fr_curve as there):
  * data segments into DIR/<name>.bin for the assembler's .incbin (the compiler must run in DIR),
  * the preamble into DIR/pre.c, and, when the layout is wasm2c 1.0.32's, the circuit's functions into
  * *ret_units (<= max_units) files DIR/unit-K.c, each starting with unit_prefix. *ret_units 0: circuit.c
- * is left as it was, or holds everything. ret_giant[K] (WITGEN_MAX_UNITS entries): unit K holds a
- * function of more than WITGEN_GIANT_FN bytes. 0, or a write error (no space: ENOSPC) with the reason. */
-int witgen_split(const char *dir, const char *unit_prefix, int fr_curve, int max_units, int *ret_units, bool *ret_giant,
-                 zk_err_t *err);
+ * is left as it was, or holds everything. 0, or a write error (no space: ENOSPC) with the reason. */
+int witgen_split(const char *dir, const char *unit_prefix, int fr_curve, int max_units, int *ret_units, zk_err_t *err);
 
 /* Writes a file (created 0644 whatever the umask, never through a symbolic link), fsync'd when
  * sync: 0 or -errno. */

@@ -83,6 +83,13 @@ json_get "$R" 'r["error"]' | grep -q "^the generator build of circuit poseidon w
     fail "job $J4's reason: $(json_get "$R" 'r["error"]')"
 log "reason: $(json_get "$R" 'r["error"]')"
 alive synthd1 && alive synthd2 || fail "a synthd died with the compile"
+# the other synthd may have started a build of its own after the first failed: a job submitted
+# before that one ends would wait for it, and fail with it
+builds_ended() {
+    [ "$(cat "$T"/logs/synthd*.log | grep -c 'Building the witness generator of circuit poseidon')" = \
+        "$(cat "$T"/logs/synthd*.log | grep -c 'The witness generator of circuit poseidon failed to build')" ]
+}
+wait_for 60 "every build of poseidon to end" builds_ended
 rm "$T/cc-kill"
 J5=$(submit_inputs poseidon "$P/input-1.json" "$P/input-2.json")
 wait_job "$J5" 120 || fail "job $J5 after a killed compile: $(cat "$T/wait-$J5.err")"
