@@ -8,9 +8,12 @@
  *   SPOOL/api/, each file written by spool_write_atomic before the job it names is submitted:
  *   keys/<sha256(token name, Idempotency-Key)> holds the job id of that key, compat-<token> the
  *   latest job of rapidsnark's routes.
- * - One thread runs everything (MHD's external polling on its epoll fd, beside an inotify of done/
- *   and failed/): no locks. A long-poll (?wait=) suspends its connection until its job ends (the
- *   inotify event) or its time (at most [api] max_wait) passes; it never holds the thread.
+ * - One event thread runs MHD (external polling on its epoll fd, beside an inotify of done/ and
+ *   failed/ and the workers' eventfd) and owns every request. Only spool_submit (with the key's
+ *   record) runs on the WORKERS threads, on a task the event thread handed over with the request's
+ *   connection suspended; the task comes back through done_list. A long-poll (?wait=) suspends its
+ *   connection until its job ends (the inotify event) or its time (at most [api] max_wait) passes;
+ *   it never holds a thread. A keyed request whose key is in flight waits behind that task.
  * - Slow clients (common/http.h): outside a request a connection may idle IDLE_S, a request that is
  *   not suspended may take REQUEST_S, and when the slots run short the oldest idle one is closed.
  * - A request body is read only after its route, method, Host and token were accepted, and never
