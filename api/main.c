@@ -8,9 +8,12 @@
  *   SPOOL/api/, each file written by spool_write_atomic before the job it names is submitted:
  *   keys/<sha256(token name, Idempotency-Key)> holds the job id of that key, compat-<token> the
  *   latest job of rapidsnark's routes.
- * - One thread runs everything (MHD's external polling on its epoll fd, beside an inotify of done/
- *   and failed/): no locks. A long-poll (?wait=) suspends its connection until its job ends (the
- *   inotify event) or its time (at most [api] max_wait) passes; it never holds the thread.
+ * - One event thread runs MHD (external polling on its epoll fd, beside an inotify of done/ and
+ *   failed/ and the workers' eventfd) and owns every request. Only spool_submit (with the key's
+ *   record) runs on the WORKERS threads, on a task the event thread handed over with the request's
+ *   connection suspended; the task comes back through done_list. A long-poll (?wait=) suspends its
+ *   connection until its job ends (the inotify event) or its time (at most [api] max_wait) passes;
+ *   it never holds a thread. A keyed request whose key is in flight waits behind that task.
  * - Slow clients (common/http.h): outside a request a connection may idle IDLE_S, a request that is
  *   not suspended may take REQUEST_S, and when the slots run short the oldest idle one is closed.
  * - A request body is read only after its route, method, Host and token were accepted, and never
@@ -29,7 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <pthread.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -165,6 +170,8 @@ typedef struct req {
     uint64_t deadline_ns; /* of a long-poll (CLOCK_MONOTONIC) */
     char id[SPOOL_ID_MAX];
     struct req *prev, *next;
+    struct task *task;       /* a submission handed to a worker (its connection suspended) */
+    struct req *follow_next; /* waiting behind a task of the same Idempotency-Key */
 } req_t;
 static req_t *waiters;
 
@@ -197,6 +204,19 @@ static void waiter_add(req_t *r, uint64_t deadline_ns) {
     http_conn_t *k = http_guard_conn(r->conn);
     if (k) k->suspended = true;
     MHD_suspend_connection(r->conn);
+}
+
+/* Holds a request's connection for a worker (not a long-poll: no deadline, not in waiters). */
+static void request_suspend(req_t *r) {
+    http_conn_t *k = http_guard_conn(r->conn);
+    if (k) k->suspended = true;
+    MHD_suspend_connection(r->conn);
+}
+
+static void request_resume(req_t *r) {
+    http_conn_t *k = http_guard_conn(r->conn);
+    if (k) k->suspended = false;
+    MHD_resume_connection(r->conn);
 }
 
 static void request_done(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode why) {
@@ -478,10 +498,60 @@ static int submit_job(const char *token, const cfg_circuit_t *ci, int prio, part
     int r = spool_submit(cfg.spool, &j, p->in, cap, cfg.min_free, err, sizeof err);
     if (r == -ENOSPC || r == -EDQUOT) return FAIL(o, 503, "%s", err);
     if (r < 0) return FAIL(o, 500, "%s", err);
-    submitted++;
-    wake_synthds();
     daemon_test_point("api.submitted", -1);
     return 0;
+}
+
+/* ---- submission workers: the spool's fsyncs overlap, the event thread never waits for them ---- */
+
+/* One POST /v1/jobs on its way into the spool. Its connection is suspended meanwhile; the fields
+ * above `done` are the event thread's until the task is queued, the results the worker's until it
+ * is handed back. */
+typedef struct task {
+    struct req *r;
+    char token[64], key[KEY_MAX + 1], rec[80];
+    bool has_key;
+    const cfg_circuit_t *ci;
+    int prio;
+    parts_t p;
+    struct req *followers; /* requests with the same key, run again once this one is in */
+    struct task *next, *inflight_next;
+    /* results */
+    int rc;
+    outcome_t o;
+    char id[SPOOL_ID_MAX];
+    bool replay;
+} task_t;
+
+enum { WORKERS = 8 };
+static pthread_mutex_t task_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t task_cv = PTHREAD_COND_INITIALIZER;
+static task_t *todo_head, *todo_tail, *done_list;
+static bool workers_stop;
+static int done_fd = -1; /* eventfd: a task was handed back */
+static task_t *inflight; /* keyed tasks queued or running (event thread only) */
+
+static void *worker_main(void *arg) {
+    (void)arg;
+    for (;;) {
+        pthread_mutex_lock(&task_mu);
+        while (!todo_head && !workers_stop) pthread_cond_wait(&task_cv, &task_mu);
+        task_t *t = todo_head;
+        if (!t) {
+            pthread_mutex_unlock(&task_mu);
+            return NULL;
+        }
+        todo_head = t->next;
+        if (!todo_head) todo_tail = NULL;
+        pthread_mutex_unlock(&task_mu);
+        t->rc = submit_job(t->token, t->ci, t->prio, &t->p, t->has_key ? t->key : NULL, t->id, &t->replay, &t->o);
+        pthread_mutex_lock(&task_mu);
+        t->next = done_list;
+        done_list = t;
+        pthread_mutex_unlock(&task_mu);
+        uint64_t one = 1;
+        (void)!write(done_fd, &one, sizeof one);
+    }
 }
 
 /* The body as one JSON value; 400 with json-c's reason and the byte where it stopped. */
@@ -513,7 +583,31 @@ static const cfg_circuit_t *circuit_for(const req_t *r, const char *name, outcom
     return ci;
 }
 
+/* The answer of a task the worker handed back (the connection resumed). */
+static enum MHD_Result post_job_answer(struct MHD_Connection *c, req_t *r) {
+    task_t *t = r->task;
+    r->task = NULL;
+    enum MHD_Result ret;
+    if (t->rc < 0) {
+        ret = reply_error(c, t->o.code, "%s", t->o.msg);
+    } else {
+        json_object *ans = json_object_new_object();
+        view_t vw;
+        bool seen = view_load(&vw, t->id, r->token_name) == 0;
+        json_object_object_add(ans, "id", json_object_new_string(t->id));
+        json_object_object_add(ans, "state", json_object_new_string(seen ? state_names[vw.state] : "queued"));
+        if (seen) view_free(&vw);
+        char *s = strdup(json_object_to_json_string_ext(ans, JSON_C_TO_STRING_PLAIN));
+        json_object_put(ans);
+        ret = s ? reply_text(c, MHD_HTTP_ACCEPTED, s, t->replay ? "Idempotent-Replayed" : NULL, "true") : MHD_NO;
+    }
+    parts_free(&t->p);
+    free(t);
+    return ret;
+}
+
 static enum MHD_Result post_job(struct MHD_Connection *c, req_t *r) {
+    if (r->task) return post_job_answer(c, r);
     outcome_t o = {0};
     json_object *v = parse_body(r, &o);
     if (!v) return reply_error(c, o.code, "%s", o.msg);
@@ -570,22 +664,45 @@ static enum MHD_Result post_job(struct MHD_Connection *c, req_t *r) {
         }
     }
     if (parts_parse(&p, jin ? jin : jw, jin != NULL, ci, &o) < 0) goto out;
-    char id[SPOOL_ID_MAX];
-    bool replay;
-    if (submit_job(r->token_name, ci, prio, &p, key, id, &replay, &o) < 0) goto out;
-    rc = 0;
-    json_object *ans = json_object_new_object();
-    view_t vw;
-    bool seen = view_load(&vw, id, r->token_name) == 0;
-    json_object_object_add(ans, "id", json_object_new_string(id));
-    json_object_object_add(ans, "state", json_object_new_string(seen ? state_names[vw.state] : "queued"));
-    if (seen) view_free(&vw);
+    task_t *t = calloc(1, sizeof *t);
+    if (!t) {
+        FAIL(&o, 500, "out of memory");
+        goto out;
+    }
+    t->r = r;
+    snprintf(t->token, sizeof t->token, "%s", r->token_name);
+    t->ci = ci;
+    t->prio = prio;
+    t->p = p; /* the task owns the inputs now */
+    if (key) {
+        t->has_key = true;
+        snprintf(t->key, sizeof t->key, "%s", key);
+        key_record_name(r->token_name, key, t->rec);
+        for (task_t *q = inflight; q; q = q->inflight_next)
+            if (!strcmp(q->rec, t->rec)) { /* the same key is on its way in: run again after it */
+                parts_free(&t->p);
+                free(t);
+                json_object_put(v);
+                r->follow_next = q->followers;
+                q->followers = r;
+                request_suspend(r);
+                return MHD_YES;
+            }
+        t->inflight_next = inflight;
+        inflight = t;
+    }
     json_object_put(v);
-    parts_free(&p);
-    char *s = strdup(json_object_to_json_string_ext(ans, JSON_C_TO_STRING_PLAIN));
-    json_object_put(ans);
-    if (!s) return MHD_NO;
-    return reply_text(c, MHD_HTTP_ACCEPTED, s, replay ? "Idempotent-Replayed" : NULL, "true");
+    r->task = t;
+    request_suspend(r);
+    pthread_mutex_lock(&task_mu);
+    if (todo_tail)
+        todo_tail->next = t;
+    else
+        todo_head = t;
+    todo_tail = t;
+    pthread_cond_signal(&task_cv);
+    pthread_mutex_unlock(&task_mu);
+    return MHD_YES;
 out:
     json_object_put(v);
     parts_free(&p);
@@ -937,6 +1054,34 @@ static void wake_id(const char *id) {
     }
 }
 
+/* Tasks handed back: their connections resume (the handler answers from the task), and the
+ * requests that waited behind a keyed one run again (they now find its record). */
+static void drain_done(void) {
+    uint64_t n;
+    (void)!read(done_fd, &n, sizeof n);
+    pthread_mutex_lock(&task_mu);
+    task_t *list = done_list;
+    done_list = NULL;
+    pthread_mutex_unlock(&task_mu);
+    bool any = false;
+    for (task_t *t = list, *next; t; t = next) {
+        next = t->next;
+        if (t->has_key)
+            for (task_t **q = &inflight; *q; q = &(*q)->inflight_next)
+                if (*q == t) {
+                    *q = t->inflight_next;
+                    break;
+                }
+        for (req_t *f = t->followers, *fn; f; f = fn) {
+            fn = f->follow_next;
+            request_resume(f);
+        }
+        if (t->rc == 0 && !t->replay) submitted++, any = true;
+        request_resume(t->r);
+    }
+    if (any) wake_synthds();
+}
+
 static void drain_inotify(int fd) {
     char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
     ssize_t n;
@@ -1032,6 +1177,19 @@ int main(int argc, char **argv) {
     epoll_ctl(ep, EPOLL_CTL_ADD, di->epoll_fd, &ev);
     ev.data.fd = in;
     epoll_ctl(ep, EPOLL_CTL_ADD, in, &ev);
+    done_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    pthread_t workers[WORKERS];
+    if (done_fd < 0) {
+        log_err("cannot set up the event loop: %s", strerror(errno));
+        return 1;
+    }
+    ev.data.fd = done_fd;
+    epoll_ctl(ep, EPOLL_CTL_ADD, done_fd, &ev);
+    for (int i = 0; i < WORKERS; i++)
+        if ((errno = pthread_create(&workers[i], NULL, worker_main, NULL))) {
+            log_err("cannot start the submission threads: %s", strerror(errno));
+            return 1;
+        }
     daemon_notify_ready("serving");
     log_info("Serving %s on http://%s%s%s:%u/ (%zu tokens%s)", cfg.spool, strchr(cfg.api_host, ':') ? "[" : "",
              cfg.api_host, strchr(cfg.api_host, ':') ? "]" : "", cfg.api_port, tokens.n,
@@ -1058,6 +1216,7 @@ int main(int argc, char **argv) {
         }
         struct epoll_event evs[4];
         (void)epoll_wait(ep, evs, 4, ms);
+        drain_done();
         drain_inotify(in);
         now = mono_ns();
         for (req_t *r = waiters, *n; r; r = n) {
@@ -1073,7 +1232,14 @@ int main(int argc, char **argv) {
         }
     }
     daemon_notify_stopping();
+    pthread_mutex_lock(&task_mu);
+    workers_stop = true; /* queued submissions are finished first */
+    pthread_cond_broadcast(&task_cv);
+    pthread_mutex_unlock(&task_mu);
+    for (int i = 0; i < WORKERS; i++) pthread_join(workers[i], NULL);
+    drain_done();
     wake_id(NULL);
+    MHD_run(d);
     MHD_stop_daemon(d);
     if (attached) shm_close(&S);
     api_tokens_free(&tokens);

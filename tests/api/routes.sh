@@ -1,7 +1,7 @@
 #!/bin/bash
 # zkpipe-api's routes and errors against a real pipeline (2 synthd, gpud cpu, finalizerd), with curl;
 # snarkjs checks every returned proof (docs/api.md).
-#  (a) before the stages run: 401 without or with a wrong token, 400 for what is not a job id, a
+#  (a) before the stages run: 421 for a foreign Host, 401 without or with a wrong token, 400 for what is not a job id, a
 #      job cancelled while queued (DELETE) reads "cancelled"; /healthz, /v1/circuits per token.
 #  (b) bad requests: malformed JSON (the reason), unknown field, unknown circuit 404, a circuit
 #      outside the token's list 403, a body over max_body 413 (Content-Length, and chunked),
@@ -27,6 +27,8 @@ jobs_in_spool() { find "$SPOOL"/{tmp,incoming,active,done,failed} -mindepth 1 -m
 
 # (a)
 expect 200 healthz "$URL/healthz"
+expect 421 "a foreign Host (DNS rebinding)" -H 'Host: evil.example.com' "$URL/healthz"
+expect 200 "Host localhost" -H "Host: localhost:$API_PORT" "$URL/healthz"
 expect 401 "no token" "$URL/v1/circuits"
 grep -q 'Bearer' "$T/body" || fail "401 without a reason: $(cat "$T/body")"
 expect 401 "a wrong token" -H "Authorization: Bearer ${ALICE}x" "$URL/v1/circuits"
