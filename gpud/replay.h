@@ -28,7 +28,7 @@ typedef struct zk_replay_fn {
 
 typedef struct zk_replay_model {
     char path[1024];
-    char name[64];     /* [device] name */
+    char name[128];    /* [device] name */
     double h2d_bps;    /* [device] h2d: host-to-device bytes per second */
     double fixed_s;    /* [device] fixed: per partition (launches, synchronisation, the results back) */
     bool has_curve[2]; /* [bn128], [bls12381] */
