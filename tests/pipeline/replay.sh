@@ -2,7 +2,7 @@
 # The replay backend (issue 26, docs/replay.md): gpud with [gpu] backend = replay proves the
 # witnesses `zkpipe replay prepare` cached, in its model's time, and every proof verifies; a witness
 # with no entry fails its partition with that reason; a changed key misses the cache until prepared
-# again; the model's times are honoured within 10 % (each partition, and the copy paced at the
+# again; the model's times are honoured within 10 % (the partitions' pace, and the copy paced at the
 # model's host-to-device rate); backend = replay without a model is refused; zkpipe advise, on the
 # replay's histograms, asks for more synthd when the GPU idles, and following it raises the busy
 # fraction.
