@@ -1,47 +1,96 @@
 #!/bin/bash
-# Pipeline benchmark (CPU backend): with more synthesis capacity than the GPU stage needs, measures
-# the GPU stage's idle gap between partitions while a READY slab exists, the READY -> pickup handoff
+# Pipeline benchmark: with more synthesis capacity than the GPU stage needs, measures the GPU
+# stage's idle gap between partitions while a READY slab exists, the READY -> pickup handoff
 # latency, the GPU stage's busy fraction, pipeline throughput against the GPU stage's solo
-# throughput, gpud's and finalizerd's RSS at partition 10 and at the last one, and the bytes of slab
-# payload copied by gpud or finalizerd; then the same pipeline run again with zkpipe-exporter scraped
-# every second and zkpipe top running (WATCH=0 skips it): the cost of watching.
-#   bench/pipeline.sh [PARTITIONS=200] [CIRCUIT=mulchain|poseidon|mulchain381]
+# throughput, gpud's, finalizerd's and synthd's RSS at partition 10 and at the last one, and the
+# bytes of slab payload copied by gpud or finalizerd; then the same pipeline run again with
+# zkpipe-exporter scraped every second and zkpipe top running (WATCH=0 skips it): the cost of watching.
+#   bench/pipeline.sh [PARTITIONS=200] [CIRCUIT=mulchain|poseidon|mulchain381|sha256|pchain16|pchain18]
+# Environment: BACKEND=cpu (default) or replay (gpud on the device model MODEL, default
+# bench/models/h200.ini, its cache filled by zkpipe replay prepare first: docs/replay.md; the model's
+# own rate is printed beside the solo one); SYNTHDS=3; INPUTS=1: jobs of circuit inputs (input.json
+# through the circuit's wasm in synthd; the bench/data circuits are always input jobs).
 # Targets (issue 4): idle gap p99 < 1 ms, busy >= 97 %, throughput >= 0.95 x solo, RSS growth < 5 %.
 TEST_NAME=bench-pipeline
 . "$(dirname "$0")/../tests/pipeline/lib.sh"
 N=${1:-200}
 CIRCUIT=${2:-mulchain}
+BACKEND=${BACKEND:-cpu}
+MODEL=${MODEL:-$ROOT/bench/models/h200.ini}
+SYNTHDS=${SYNTHDS:-3}
+INPUTS=${INPUTS:-0}
+BENCH_DATA=$ROOT/bench/data
+EXTRA=() # the [circuit] section of a bench/data circuit
 case $CIRCUIT in
-mulchain) W=("$DATA"/bn128/mulchain/witness-{1,2}.wtns) ;;
-poseidon) W=("$DATA"/bn128/poseidon/witness-{1,2,3,4}.wtns) ;;
-mulchain381) W=("$DATA"/bls12381/mulchain/witness-{1,2}.wtns) ;;
+mulchain) W=("$DATA"/bn128/mulchain/witness-{1,2}.wtns); I=("$DATA"/bn128/mulchain/input-{1,2}.json) ;;
+poseidon) W=("$DATA"/bn128/poseidon/witness-{1,2,3,4}.wtns); I=("$DATA"/bn128/poseidon/input-{1,2,3,4}.json) ;;
+mulchain381) W=("$DATA"/bls12381/mulchain/witness-{1,2}.wtns); I=("$DATA"/bls12381/mulchain/input-{1,2}.json) ;;
+sha256 | pchain16 | pchain18)
+    INPUTS=1
+    d=$BENCH_DATA/$CIRCUIT
+    stem=$(basename "$(ls "$d"/*.circom)" .circom)
+    for f in "$d/$stem.zkey" "$d/${stem}_js/$stem.wasm"; do
+        [ -f "$f" ] || { echo "$f missing: make it with bench/make-circuits.sh (WASM_ONLY=1 for the wasm)"; exit 2; }
+    done
+    I=("$(ls "$d"/*input*.json | head -1)")
+    EXTRA=("[circuit $CIRCUIT]" "zkey = $d/$stem.zkey" "wasm = $d/${stem}_js/$stem.wasm")
+    ;;
 *) echo "unknown circuit $CIRCUIT"; exit 2 ;;
 esac
+[ "$INPUTS" = 1 ] && W=("${I[@]}")
 GPU_THREADS=0
-SOLO=16
+SOLO=${SOLO:-16}
 witnesses() { local n=$1 i; for ((i = 0; i < n; i++)); do echo "${W[$((i % ${#W[@]}))]}"; done; }
+# configure SLABS [ini lines]: write_config, the bench circuit, the replay backend
+configure() {
+    local slabs=$1
+    shift
+    write_config "$slabs" 0 "${EXTRA[@]}" "$@"
+    sed -i 's/^events = .*/events = 65536/' "$CONF"
+    [ "$INPUTS" = 1 ] && [ ${#EXTRA[@]} = 0 ] && sed -i "s|^r1cs = \(.*\)/$CIRCUIT.r1cs$|&\nwasm = \1/$CIRCUIT.wasm|" "$CONF"
+    if [ "$BACKEND" = replay ]; then
+        sed -i "s|^backend = cpu|backend = replay\nreplay_model = $MODEL\nreplay_cache = $T/replay|" "$CONF"
+        sed -i "s|^\[pipeline\]|&\ncache = $T/cache|" "$CONF"
+    fi
+}
+jobsubmit() { # jobsubmit N: a job of N partitions, its id
+    if [ "$INPUTS" = 1 ]; then submit_inputs "$CIRCUIT" $(witnesses "$1"); else submit "$CIRCUIT" NORMAL $(witnesses "$1"); fi
+}
 
 # Synthesis and finalization run at nice 10 (NICE_STAGES; set it empty to turn that off): with the
 # CPU backend the "GPU" stage shares the cores with them, and a deployment lets the GPU feeder win.
 NICE_STAGES=${NICE_STAGES-synthd finalizerd}
 
 # -- solo: a warmed-up gpud is stopped (SIGSTOP) until every input is READY, then proves them alone
-write_config $SOLO 0
-sed -i 's/^events = .*/events = 65536/' "$CONF"
+configure $SOLO
+if [ "$BACKEND" = replay ]; then # the results of every distinct witness or input, computed once
+    "$ZKPIPE" replay prepare --config "$CONF" --circuit "$CIRCUIT" $([ "$INPUTS" = 1 ] && echo --input) "${W[@]}" \
+        >"$T/prepare.log" 2>&1 || { cat "$T/prepare.log"; fail "replay prepare failed"; }
+fi
 start synthd1
 start synthd2
 start finalizerd
 start gpud
-J=$(submit "$CIRCUIT" NORMAL $(witnesses 4))
+J=$(jobsubmit 4)
 wait_job "$J" 600 || fail "warm-up job failed"
 kill -STOP "${PIDS[gpud]}"
-J=$(submit "$CIRCUIT" NORMAL $(witnesses $SOLO))
+J=$(jobsubmit $SOLO)
 readyall() { slab_line | grep -q "READY $SOLO "; }
 wait_for 120 "$SOLO READY slabs" readyall
 kill -CONT "${PIDS[gpud]}"
 wait_job "$J" 600 || fail "solo job failed"
-solo=$(json_get "$(result_json "$J")" "len(r['partitions']) / ((max(p['t_prove_start_ns'] + p['gpu_ms'] * 1e6 for p in r['partitions']) - min(p['t_prove_start_ns'] for p in r['partitions'])) / 1e9)")
-solo_ms=$(json_get "$(result_json "$J")" "sum(p['gpu_ms'] for p in r['partitions']) / len(r['partitions'])")
+# the solo rate from the prove calls themselves (start of the first to the end of the last): with
+# partitions in flight (inflight > 1, the replay) a call starts when the previous one ended, not
+# when its slab was picked, so the pick times would overstate the rate
+"$ZKPIPE" trace --config "$CONF" --out "$T/trace-solo.json" >/dev/null || fail "zkpipe trace failed"
+read -r solo solo_ms < <(python3 - "$T/trace-solo.json" "$SOLO" <<'PY'
+import json, sys
+ev = sorted((e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("ph") == "X" and e["name"] == "gpu.prove"),
+            key=lambda e: e["ts"])[-int(sys.argv[2]):]
+span = (max(e["ts"] + e["dur"] for e in ev) - ev[0]["ts"]) / 1e6
+print(len(ev) / span, sum(e["dur"] for e in ev) / len(ev) / 1e3)
+PY
+)
 stop_all
 rm -f "$SEGMENT"
 
@@ -50,11 +99,9 @@ rm -f "$SEGMENT"
 EXPORTER=$BUILD/exporter/zkpipe-exporter
 pipeline_run() {
 local watch=$1
-write_config 8 0 "[exporter]" "listen = 127.0.0.1:${EXPORTER_PORT:-19821}"
-sed -i 's/^events = .*/events = 65536/' "$CONF"
-start synthd1
-start synthd2
-start synthd3
+configure 8 "[exporter]" "listen = 127.0.0.1:${EXPORTER_PORT:-19821}"
+local i
+for ((i = 1; i <= SYNTHDS; i++)); do start "synthd$i"; done
 start gpud
 start finalizerd
 local watchers=()
@@ -73,17 +120,21 @@ JOBS=()
 left=$N
 while [ $left -gt 0 ]; do
     n=$((left > 50 ? 50 : left))
-    JOBS+=("$(submit "$CIRCUIT" NORMAL $(witnesses $n))")
+    JOBS+=("$(jobsubmit $n)")
     left=$((left - n))
 done
 rss() { awk '/^(VmRSS|RssAnon):/{printf "%s %s ", $1, $2}' "/proc/${PIDS[$1]}/status"; }
 declare -gA RSS10=() RSSN=()
+local early=$((N < 20 ? N / 2 : 10))
 while :; do
     fin=$("$ZKPIPE" status --config "$CONF" | awk '/^counters/{for (i = 1; i < NF; i++) if ($i == "finalized") print $(i + 1)}')
-    if [ -z "${RSS10[gpud]:-}" ] && [ "${fin:-0}" -ge 10 ]; then RSS10[gpud]=$(rss gpud); RSS10[finalizerd]=$(rss finalizerd); fi
-    if [ "${fin:-0}" -ge "$N" ]; then RSSN[gpud]=$(rss gpud); RSSN[finalizerd]=$(rss finalizerd); break; fi
+    if [ -z "${RSS10[gpud]:-}" ] && [ "${fin:-0}" -ge "$early" ]; then
+        for st in gpud finalizerd synthd1; do RSS10[$st]=$(rss $st); done
+    fi
+    if [ "${fin:-0}" -ge "$N" ]; then for st in gpud finalizerd synthd1; do RSSN[$st]=$(rss $st); done; break; fi
     sleep 0.1
 done
+EARLY=$early
 for j in "${JOBS[@]}"; do wait_job "$j" 600 || fail "job $j failed"; done
 "$ZKPIPE" trace --config "$CONF" --out "$T/trace-$watch.json" >/dev/null
 "$ZKPIPE" status --config "$CONF" >"$T/status-$watch.txt"
@@ -99,14 +150,18 @@ if [ "${WATCH:-1}" = 1 ] && [ ! -x "$EXPORTER" ]; then echo "zkpipe-exporter not
 pipeline_run 0
 results=()
 for j in "${JOBS[@]}"; do results+=("$(result_json "$j")"); done
-rss0=("${RSS10[gpud]}" "${RSSN[gpud]}" "${RSS10[finalizerd]}" "${RSSN[finalizerd]}")
+rss0=("${RSS10[gpud]}" "${RSSN[gpud]}" "${RSS10[finalizerd]}" "${RSSN[finalizerd]}" "${RSS10[synthd1]}" "${RSSN[synthd1]}")
+# the replay's model: its time for a partition of this circuit (gpud's key line)
+MODEL_MS=$(grep "Loaded the key of circuit $CIRCUIT (" "$T/logs/gpud.log" | grep -o "replay on model .*: [0-9.]* ms a partition" |
+    tail -1 | sed 's/.*: \([0-9.]*\) ms a partition/\1/')
 [ "${WATCH:-1}" = 1 ] && pipeline_run 1
-SOLO_MS=$solo_ms NICE_STAGES=$NICE_STAGES python3 - "$T/trace-0.json" "$T/status-0.txt" "$solo" "$N" "$CIRCUIT" "${rss0[@]}" \
-    "${results[@]}" <<'PY'
-import json, os, sys
+SOLO_MS=$solo_ms NICE_STAGES=$NICE_STAGES BACKEND=$BACKEND MODEL_MS=${MODEL_MS:-} SYNTHDS=$SYNTHDS INPUTS=$INPUTS EARLY=$EARLY \
+    python3 - "$T/trace-0.json" "$T/status-0.txt" "$solo" "$N" "$CIRCUIT" "${rss0[@]}" "${results[@]}" <<'PY'
+import json, math, os, sys
 trace, status, solo, n, circuit = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-rss = sys.argv[6:10]
-parts = [p for f in sys.argv[10:] for p in json.load(open(f))["partitions"]]
+rss = sys.argv[6:12]
+parts = [p for f in sys.argv[12:] for p in json.load(open(f))["partitions"]]
+backend, model_ms, synthds = os.environ["BACKEND"], os.environ.get("MODEL_MS"), int(os.environ["SYNTHDS"])
 ev = [e for e in json.load(open(trace))["traceEvents"] if e.get("ph") == "X"]
 def pct(v, q):
     v = sorted(v)
@@ -129,18 +184,33 @@ thr = n / ((last_done - first_ready) / 1e9)
 def kb(s):
     w = s.split()
     return {w[i].rstrip(":"): int(w[i + 1]) for i in range(0, len(w) - 1, 2)}
-print(f"pipeline benchmark: {n} partitions of {circuit}, CPU backend, 3 synthd, 1 gpud, 1 finalizerd, 8 slabs, nice stages: {os.environ.get('NICE_STAGES') or 'none'}")
+kind = "input jobs" if os.environ["INPUTS"] == "1" else "witness jobs"
+what = f"replay backend on the model ({model_ms} ms a partition)" if backend == "replay" else "CPU backend"
+print(f"pipeline benchmark: {n} partitions of {circuit} ({kind}), {what}, {synthds} synthd, 1 gpud, 1 finalizerd, 8 slabs, nice stages: {os.environ.get('NICE_STAGES') or 'none'}")
 print(f"  GPU idle gap (end of one prove call to the start of the next) with a READY slab waiting: {len(gaps)} gaps, p50 {pct(gaps, .5):.3f} ms, p99 {pct(gaps, .99):.3f} ms, max {max(gaps or [0]):.3f} ms (target p99 < 1 ms)")
 print(f"  handoff READY -> pickup (GPU idle at READY): {len(hand)} cases, p50 {pct(hand, .5):.3f} ms, p99 {pct(hand, .99):.3f} ms, max {max(hand or [0]):.3f} ms")
 print(f"  GPU stage busy (prove calls) from first READY to last PROVED: {100 * busy_ns / span:.2f} % (all gaps together {idle_ns / 1e6:.1f} ms of {span / 1e6:.0f} ms; target >= 97 %)")
-for name, a, b in (("gpud", rss[0], rss[1]), ("finalizerd", rss[2], rss[3])):
+early = os.environ["EARLY"]
+for name, a, b in (("gpud", rss[0], rss[1]), ("finalizerd", rss[2], rss[3]), ("synthd1", rss[4], rss[5])):
     a, b = kb(a), kb(b)
-    print(f"  {name} RSS at partition 10: {a['VmRSS']} kB (anon {a['RssAnon']} kB); at partition {n}: {b['VmRSS']} kB (anon {b['RssAnon']} kB); anon growth {100 * (b['RssAnon'] - a['RssAnon']) / a['RssAnon']:+.1f} % (target < 5 %)")
+    print(f"  {name} RSS at partition {early}: {a['VmRSS']} kB (anon {a['RssAnon']} kB); at partition {n}: {b['VmRSS']} kB (anon {b['RssAnon']} kB); anon growth {100 * (b['RssAnon'] - a['RssAnon']) / a['RssAnon']:+.1f} % (target < 5 %)")
 print(f"  slab payload bytes copied by gpud/finalizerd: {counters.get('bytes_copied', -1)} (target 0)")
 print(f"  solo GPU stage: {solo * 60:.1f} proofs/min; pipeline: {thr * 60:.1f} proofs/min")
 pipe_ms = sum(p["gpu_ms"] for p in parts) / len(parts)
-print(f"  mean prove call: solo {float(os.environ['SOLO_MS']):.1f} ms, in the pipeline {pipe_ms:.1f} ms (CPU backend: the prove calls share the cores with synthesis and finalization)")
+if backend == "replay":
+    print(f"  mean prove call: solo {float(os.environ['SOLO_MS']):.2f} ms, in the pipeline {pipe_ms:.2f} ms, the model {float(model_ms):.2f} ms")
+else:
+    print(f"  mean prove call: solo {float(os.environ['SOLO_MS']):.1f} ms, in the pipeline {pipe_ms:.1f} ms (CPU backend: the prove calls share the cores with synthesis and finalization)")
+synth = sum(p["synth_ms"] for p in parts) / len(parts)
+fin = sum(p["finalize_ms"] for p in parts) / len(parts)
+gpu = float(model_ms) if backend == "replay" else pipe_ms
+# a stage of k processes each taking t per partition keeps a g-per-partition device busy while k >= t / g
+need_s, need_f = math.ceil(0.97 * synth / gpu), math.ceil(0.97 * fin / gpu)
+print(f"  per partition: synthesis {synth:.1f} ms{' (witness generation included)' if os.environ['INPUTS'] == '1' else ''}, finalization {fin:.1f} ms, GPU {gpu:.2f} ms:"
+      f" >= 97 % busy needs {need_s} synthd and {need_f} finalizerd, {need_s + need_f} cores besides gpud's (ran {synthds} synthd, 1 finalizerd on {os.cpu_count()} CPUs)")
 print(f"  ratio pipeline / solo = {thr / solo:.3f} (target >= 0.95)")
+if backend == "replay":
+    print(f"  ratio pipeline / model = {thr * float(model_ms) / 1e3:.3f} (the model's solo rate {1e3 / float(model_ms) * 60:.0f} proofs/min)")
 PY
 [ "${WATCH:-1}" = 1 ] || exit 0
 # the cost of watching: the same run with the exporter scraped every second and top running

@@ -21,6 +21,8 @@ int zkpipe_cmd_top(int argc, char **argv);
 int zkpipe_cmd_advise(int argc, char **argv);
 /* the memory the ini's pipeline will hold, against the machine's (cli/plan.c) */
 int zkpipe_cmd_plan(int argc, char **argv);
+/* the replay backend's results cache (cli/replay.c, docs/replay.md) */
+int zkpipe_cmd_replay(int argc, char **argv);
 /* the fleet queue (cli/db.c, docs/fleet.md): db init, and the --dsn branches of submit, wait, status */
 int zkpipe_cmd_db(int argc, char **argv);
 int zkpipe_fleet_submit(const char *dsn, const char *circuit, const char *prio_s, bool json, int n, char **files);

@@ -31,6 +31,7 @@ static const struct command commands[] = {
     {"top", zkpipe_cmd_top, "top [--interval S]: a live view of slabs, stages, queues and jobs; q quits"},
     {"advise", zkpipe_cmd_advise, "advise: which of [synth] instances, slabs, finalizer instances to raise, from the histograms"},
     {"plan", zkpipe_cmd_plan, "plan: the memory each stage will hold for the ini's circuits, and whether the machine has it"},
+    {"replay", zkpipe_cmd_replay, "replay prepare --circuit NAME W1.wtns ...: fill the replay backend's results cache"},
 #ifdef ZKPIPE_WITGEN
     {"witgen", zkpipe_cmd_witgen, "witgen build [CIRCUIT...]: compile the circuits' wasm generators into the cache"},
 #endif

@@ -12,6 +12,9 @@
 static char log_ident[64] = "zkpipe";
 static char log_stage[64] = "zkpipe"; /* "synthd", "gpud", "finalizerd" */
 static int log_journal = -1;
+static char log_pre[128];
+
+void log_prefix(const char *prefix) { snprintf(log_pre, sizeof log_pre, "%s", prefix); }
 
 void log_init(const char *ident) {
     snprintf(log_ident, sizeof log_ident, "%s", ident);
@@ -24,7 +27,9 @@ void log_msg(int prio, const log_ctx_t *ctx, const char *const *fields, const ch
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t pre = strlen(log_pre);
+    memcpy(msg, log_pre, pre);
+    vsnprintf(msg + pre, sizeof msg - pre, fmt, ap);
     va_end(ap);
     if (log_journal < 0) log_journal = getenv("JOURNAL_STREAM") != NULL;
     if (log_journal) {

@@ -6,6 +6,8 @@
 #include <syslog.h>
 
 void log_init(const char *ident); /* "zkpipe-synthd@1" */
+/* Text put before every message from now on ("[replay h200.ini] "; "" = none). */
+void log_prefix(const char *prefix);
 
 typedef struct log_ctx {
     const char *job; /* NULL if none */

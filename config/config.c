@@ -27,6 +27,7 @@ struct parse_state {
     const char *text;
     /* which keys were seen, for defaults that depend on others */
     bool seen_spool, seen_segment, seen_cache;
+    int replay_line; /* the line of backend = replay (0: not set) */
     int cur_circuit; /* index into c->circuits, -1 outside a circuit section */
 };
 
@@ -215,8 +216,10 @@ static int on_gpu(struct parse_state *st, const char *k, const char *v) {
             c->backend = CFG_BACKEND_CPU;
         else if (!strcasecmp(v, "cuda"))
             c->backend = CFG_BACKEND_CUDA;
+        else if (!strcasecmp(v, "replay"))
+            c->backend = CFG_BACKEND_REPLAY, st->replay_line = st->line;
         else
-            return perr(st, "backend = %s: expected auto, cuda or cpu", v), 0;
+            return perr(st, "backend = %s: expected auto, cuda, cpu or replay", v), 0;
     } else if (!strcmp(k, "inflight")) {
         if (parse_u32(v, 0, 4, &c->gpu_inflight))
             return perr(st, "inflight = %s: expected 0 (the backend's choice) to 4", v), 0;
@@ -228,6 +231,11 @@ static int on_gpu(struct parse_state *st, const char *k, const char *v) {
     } else if (!strcmp(k, "device_memory")) {
         if (cfg_parse_size(v, &c->gpu_device_memory) < 0)
             return perr(st, "device_memory = %s: expected a size (0 = the device's free memory, 1G, 20G)", v), 0;
+    } else if (!strcmp(k, "replay_model")) {
+        if (!copy_str(st, c->replay_model, sizeof c->replay_model, "replay_model", v)) return 0;
+    } else if (!strcmp(k, "replay_cache")) {
+        if (!copy_str(st, c->replay_cache, sizeof c->replay_cache, "replay_cache", v)) return 0;
+        if (v[0] != '/') return perr(st, "replay_cache = %s: expected an absolute path", v), 0;
     } else {
         return perr(st, "unknown key '%s' in [gpu]", k), 0;
     }
@@ -560,6 +568,16 @@ static int finish(struct parse_state *st) {
              st->name, c->api_host);
         return -EINVAL;
     }
+    if (!c->replay_cache[0] &&
+        (size_t)snprintf(c->replay_cache, sizeof c->replay_cache, "%s/replay", c->cache) >= sizeof c->replay_cache) {
+        ferr(st->err, st->errlen, "%s: cache is too long for the replay cache below it", st->name);
+        return -ENAMETOOLONG;
+    }
+    if (c->backend == CFG_BACKEND_REPLAY && !c->replay_model[0]) {
+        ferr(st->err, st->errlen, "%s:%d: backend = replay needs [gpu] replay_model = FILE (the device model)",
+             st->name, st->replay_line);
+        return -EINVAL;
+    }
     if (c->reserve_critical >= c->slabs) {
         ferr(st->err, st->errlen, "%s: reserve_critical = %u leaves no slab for other work (slabs = %u)", st->name,
              c->reserve_critical, c->slabs);
@@ -572,6 +590,14 @@ static int finish(struct parse_state *st) {
         *slash = 0;
     else
         strcpy(dir, ".");
+    if (c->replay_model[0] && c->replay_model[0] != '/') {
+        char tmp[CFG_PATH_MAX];
+        if ((size_t)snprintf(tmp, sizeof tmp, "%s/%s", dir, c->replay_model) >= sizeof tmp) {
+            ferr(st->err, st->errlen, "%s: replay_model: path too long", st->name);
+            return -ENAMETOOLONG;
+        }
+        strcpy(c->replay_model, tmp);
+    }
     for (uint32_t i = 0; i < c->n_circuits; i++) {
         cfg_circuit_t *ci = &c->circuits[i];
         if (!ci->zkey[0]) {

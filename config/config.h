@@ -17,7 +17,7 @@ typedef enum { CFG_TRIM_ALWAYS = 0, CFG_TRIM_NEVER = 1, CFG_TRIM_ABOVE = 2 } cfg
 typedef enum { CFG_COMPAT_OFF = 0, CFG_COMPAT_OPEN = 1, CFG_COMPAT_TOKEN = 2 } cfg_compat_t;
 /* The most partitions a job may have (the job table's, shm/shm.h SHM_MAX_PARTS). */
 #define CFG_MAX_PARTITIONS 256
-typedef enum { CFG_BACKEND_AUTO = 0, CFG_BACKEND_CPU = 1, CFG_BACKEND_CUDA = 2 } cfg_backend_t;
+typedef enum { CFG_BACKEND_AUTO = 0, CFG_BACKEND_CPU = 1, CFG_BACKEND_CUDA = 2, CFG_BACKEND_REPLAY = 3 } cfg_backend_t;
 
 typedef struct cfg_circuit {
     char name[CFG_NAME_MAX];
@@ -60,6 +60,8 @@ typedef struct cfg {
     uint32_t gpu_threads;  /* CPU backend threads, 0 = all CPUs (default 0) */
     uint64_t gpu_precompute; /* CPU backend window tables, bytes, all keys together (default 0: none) */
     uint64_t gpu_device_memory; /* CUDA: device bytes a gpud may use (default 0: the device's free memory) */
+    char replay_model[CFG_PATH_MAX]; /* backend = replay: the device model (docs/replay.md; required with it) */
+    char replay_cache[CFG_PATH_MAX]; /* backend = replay: the results cache (default CACHE/replay) */
     /* [finalizer] */
     bool verify;                  /* default yes */
     uint32_t finalizer_instances; /* default 1 */

@@ -10,7 +10,7 @@
 #include "zk/groth16.h"
 
 typedef struct zk_backend_ops {
-    const char *name; /* "cpu" | "cuda" */
+    const char *name; /* "cpu" | "cuda" | "replay" */
     /* Creates a context for device `device` (ignored by the CPU backend); threads = CPU threads;
      * precompute = bytes the backend may spend on precomputed multiples of the keys' points, all keys
      * together (the CPU backend's window tables, docs/prover.md; 0 = none; ignored by CUDA). */
@@ -85,5 +85,11 @@ extern const zk_backend_ops_t zk_backend_cpu;
 /* [pipeline] hugepages: the CPU backend hands each window table it builds to advise (gpud passes
  * shm_hugepages_advise) so that the tables sit in huge pages; NULL (the default): no advice. */
 void zk_backend_cpu_hugepages(int (*advise)(void *p, size_t len, bool collapse));
+/* The replay backend (gpud/backend_replay.c, docs/replay.md): a device model's timing, results from
+ * the cache `zkpipe replay prepare` fills. Never chosen by "auto" nor found by
+ * zk_backend_by_name (gpud selects it by name); setup (the model file and the
+ * cache directory, [gpu] replay_model and replay_cache) comes before init, which refuses no model. */
+extern const zk_backend_ops_t zk_backend_replay;
+void zk_backend_replay_setup(const char *model, const char *cache);
 /* Present when built with CUDA (-Dcuda); NULL-safe lookup below. */
 const zk_backend_ops_t *zk_backend_by_name(const char *name);

@@ -235,19 +235,36 @@ int main(int argc, char **argv) {
     snprintf(about, sizeof about,
              "The proving stage, one per device: takes READY slabs, runs the proving core (NTT and MSMs) on\n"
              "them in place and marks them PROVED. Backends built into this binary: cpu%s. Partitions in\n"
-             "flight: [gpu] inflight (0 = the backend's choice: cuda 2, cpu 1).",
+             "flight: [gpu] inflight (0 = the backend's choice: cuda 2, cpu 1, replay 2). Backend replay: a\n"
+             "device model's timing without the device, results from `zkpipe replay prepare` (docs/replay.md).",
              zk_backend_by_name("cuda") ? ", cuda" : "");
     if (!stage_init(argc, argv, "zkpipe-gpud", about, true, false, &args, &cfg, &ex)) return ex;
     char err[1200];
-    const char *bname = args.backend                      ? args.backend
-                        : cfg.backend == CFG_BACKEND_CPU  ? "cpu"
-                        : cfg.backend == CFG_BACKEND_CUDA ? "cuda"
-                                                          : "auto";
-    B = zk_backend_by_name(bname);
+    const char *bname = args.backend                        ? args.backend
+                        : cfg.backend == CFG_BACKEND_CPU    ? "cpu"
+                        : cfg.backend == CFG_BACKEND_CUDA   ? "cuda"
+                        : cfg.backend == CFG_BACKEND_REPLAY ? "replay"
+                                                            : "auto";
+    B = !strcmp(bname, "replay") ? &zk_backend_replay : zk_backend_by_name(bname);
     if (!B) {
         log_err("Failed to select backend %s: not built into this gpud (cpu%s)", bname,
                 zk_backend_by_name("cuda") ? ", cuda" : "");
         return 1;
+    }
+    char tag[80] = ""; /* "replay h200": a replay names itself in every log line and in the metrics */
+    if (B == &zk_backend_replay) {
+        if (!cfg.replay_model[0]) {
+            log_err("Failed to select backend replay: it needs [gpu] replay_model = FILE (the device model) in %s",
+                    cfg.path);
+            return 1;
+        }
+        zk_backend_replay_setup(cfg.replay_model, cfg.replay_cache);
+        const char *base = strrchr(cfg.replay_model, '/');
+        base = base ? base + 1 : cfg.replay_model;
+        snprintf(tag, sizeof tag, "replay %.*s", (int)strcspn(base, "."), base);
+        char pre[100];
+        snprintf(pre, sizeof pre, "[%s] ", tag);
+        log_prefix(pre);
     }
     zk_err_t e = {{0}};
     int threads = cfg.gpu_threads ? (int)cfg.gpu_threads : 0;
@@ -277,6 +294,7 @@ int main(int argc, char **argv) {
     if (cfg.hugepages) zk_backend_cpu_hugepages(shm_hugepages_advise);
     char devname[64];
     snprintf(devname, sizeof devname, "%s %d", B->name, args.device);
+    if (tag[0]) snprintf(devname, sizeof devname, "%s %d", tag, args.device); /* the metrics' device: "replay h200 0" */
     shm_proc_device(&S, devname);
     circuits_init(&cfg, CIRCUIT_POINTS);
     daemon_notify_extend(120 * 1000000ull, "registering the slab memory");
@@ -303,7 +321,9 @@ int main(int argc, char **argv) {
         if (kr < 0) log_err("Failed to preload circuit %s: %s", cfg.circuits[i].name, err); /* jobs for it will fail */
     }
     char held[200];
-    if (B == &zk_backend_cpu)
+    if (B == &zk_backend_replay)
+        snprintf(held, sizeof held, "pinned none (a replay: no device, no registered memory)");
+    else if (B == &zk_backend_cpu)
         snprintf(held, sizeof held, "window tables within [gpu] precompute = %llu MiB (the key lines above); "
                  "pinned none (the CPU backend registers no memory)", (unsigned long long)(cfg.gpu_precompute >> 20));
     else

@@ -14,7 +14,7 @@ case "${1:-}" in
 *) echo "install-deps.sh: unknown option $1 (expected --main or nothing)" >&2; exit 2 ;;
 esac
 # the build, the daemons (liburing, libsystemd, inih) and witness generation (nettle, wabt)
-pkgs="meson ninja-build pkg-config gcc python3 liburing-dev libsystemd-dev libinih-dev libjson-c-dev nettle-dev wabt"
+pkgs="meson ninja-build pkg-config gcc python3 liburing-dev libsystemd-dev libinih-dev libjson-c-dev nettle-dev libxxhash-dev wabt"
 if [ $main_only = 0 ]; then
     # g++ (the CUDA host emulation's test), systemd-container (the systemd tests' nspawn machines),
     # clang-14 and libclang-rt-14-dev (libFuzzer, the sanitizers): the fuzz targets (fuzz/)
