@@ -30,7 +30,7 @@ int cli_plan(cfg_t *c, cli_plan_t *p, FILE *out, char *err, size_t errlen) {
     if (slab_resolve_size(c, err, errlen) < 0) return -EINVAL;
     shm_geometry_t g = {.slabs = c->slabs, .jobs = c->jobs, .events = c->events, .slab_size = c->slab_size};
     p->segment = shm_segment_size(&g);
-    bool cuda = c->backend != CFG_BACKEND_CPU;
+    bool cuda = c->backend == CFG_BACKEND_CUDA || c->backend == CFG_BACKEND_AUTO; /* cpu and replay pin nothing */
     for (uint32_t i = 0; i < c->n_circuits; i++) {
         const cfg_circuit_t *ci = &c->circuits[i];
         circuit_parts_t k;
@@ -79,9 +79,10 @@ int cli_plan(cfg_t *c, cli_plan_t *p, FILE *out, char *err, size_t errlen) {
     if (have_fs) fprintf(out, " (%s has %.1f MiB free)", dir, mib((uint64_t)vfs.f_bavail * vfs.f_frsize));
     fprintf(out, "\nsynthd: %u instance%s, each holds %.1f MiB of circuit files\n", c->synth_instances,
             c->synth_instances == 1 ? "" : "s", mib(p->synthd));
+    static const char *const backends[] = {[CFG_BACKEND_AUTO] = "auto", [CFG_BACKEND_CPU] = "cpu",
+                                           [CFG_BACKEND_CUDA] = "cuda", [CFG_BACKEND_REPLAY] = "replay"};
     fprintf(out, "gpud: %u device%s (backend %s), each holds %.1f MiB of key points", c->gpu_devices,
-            c->gpu_devices == 1 ? "" : "s", cuda ? (c->backend == CFG_BACKEND_CUDA ? "cuda" : "auto") : "cpu",
-            mib(p->gpud));
+            c->gpu_devices == 1 ? "" : "s", backends[c->backend], mib(p->gpud));
     if (!cuda)
         fprintf(out, ", window tables up to %.1f MiB ([gpu] precompute) and %.1f MiB of proving scratch",
                 mib(p->tables), mib(p->scratch));
@@ -96,7 +97,8 @@ int cli_plan(cfg_t *c, cli_plan_t *p, FILE *out, char *err, size_t errlen) {
                 "resident\n",
                 mib(p->pinned), mib(p->gpud));
     else
-        fprintf(out, "pinned: none (the CPU backend registers no memory); device: none\n");
+        fprintf(out, "pinned: none (the %s backend registers no memory); device: none\n",
+                c->backend == CFG_BACKEND_REPLAY ? "replay" : "CPU");
     if (p->total <= p->available)
         fprintf(out, "host: %.1f MiB of the %.1f MiB available (MemAvailable): fits\n", mib(p->total),
                 mib(p->available));

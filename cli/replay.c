@@ -134,7 +134,9 @@ static int replay_prepare(int argc, char **argv) {
         uint8_t *img = NULL;
         size_t len = 0;
 #ifdef ZKPIPE_WITGEN
-        int r = input_flag ? cli_witness_compute(ci->wasm, argv[i], c.cache, &img, &len, &z, ci->zkey, &e) : 0;
+        int r = input_flag
+                    ? cli_witness_compute(ci->wasm, argv[i], c.cache, ci->witness_timeout, &img, &len, &z, ci->zkey, &e)
+                    : 0;
 #else
         int r = input_flag
                     ? zk_fail(&e, ENOTSUP, "%s: --input: this zkpipe is built without witness generation", argv[i])
