@@ -9,8 +9,8 @@
  *   keys/<sha256(token name, Idempotency-Key)> holds the job id of that key, compat-<token> the
  *   latest job of rapidsnark's routes.
  * - One event thread runs MHD (external polling on its epoll fd, beside an inotify of done/ and
- *   failed/ and the workers' eventfd) and owns every request. Only spool_submit (with the key's
- *   record) runs on the WORKERS threads, on a task the event thread handed over with the request's
+ *   failed/ and the workers' eventfd) and owns every request. Only spool_submit (with the key's or
+ *   the compat record) runs on the WORKERS threads, on a task the event thread handed over with the request's
  *   connection suspended; the task comes back through done_list. A long-poll (?wait=) suspends its
  *   connection until its job ends (the inotify event) or its time (at most [api] max_wait) passes;
  *   it never holds a thread. A keyed request whose key is in flight waits behind that task.
@@ -466,13 +466,18 @@ static int parts_parse(parts_t *p, json_object *arr, bool inputs, const cfg_circ
     return 0;
 }
 
-/* Submits one job of parts for token (the key's record first, when key). *ret_replay: the key
- * named a job that exists. */
+/* Submits one job of parts for token (the key's record first, when key; the record named latest
+ * pointed at it first, when latest: rapidsnark's routes). *ret_replay: the key named a job that
+ * exists. */
 static int submit_job(const char *token, const cfg_circuit_t *ci, int prio, parts_t *p, const char *key,
-                      char id[SPOOL_ID_MAX], bool *ret_replay, outcome_t *o) {
+                      const char *latest, char id[SPOOL_ID_MAX], bool *ret_replay, outcome_t *o) {
     char rec[80];
     *ret_replay = false;
     spool_new_id(id);
+    if (latest) { /* a job the record names that never got in reads as "ready" */
+        int r = api_record_write(latest, id);
+        if (r < 0) return FAIL(o, 500, "cannot write %s/%s: %s", api_dir, latest, strerror(-r));
+    }
     if (key) {
         key_record_name(token, key, rec);
         char old[SPOOL_ID_MAX];
@@ -509,8 +514,8 @@ static int submit_job(const char *token, const cfg_circuit_t *ci, int prio, part
  * is handed back. */
 typedef struct task {
     struct req *r;
-    char token[64], key[KEY_MAX + 1], rec[80];
-    bool has_key;
+    char token[64], key[KEY_MAX + 1], rec[80]; /* rec: the key's record, or the latest of compat */
+    bool has_key, compat;
     const cfg_circuit_t *ci;
     int prio;
     parts_t p;
@@ -544,7 +549,8 @@ static void *worker_main(void *arg) {
         todo_head = t->next;
         if (!todo_head) todo_tail = NULL;
         pthread_mutex_unlock(&task_mu);
-        t->rc = submit_job(t->token, t->ci, t->prio, &t->p, t->has_key ? t->key : NULL, t->id, &t->replay, &t->o);
+        t->rc = submit_job(t->token, t->ci, t->prio, &t->p, t->has_key ? t->key : NULL, t->compat ? t->rec : NULL,
+                           t->id, &t->replay, &t->o);
         pthread_mutex_lock(&task_mu);
         t->next = done_list;
         done_list = t;
@@ -581,6 +587,20 @@ static const cfg_circuit_t *circuit_for(const req_t *r, const char *name, outcom
     if (r->token && !api_token_allows(r->token, name))
         return FAIL(o, 403, "token %s may not use circuit %s", r->token_name, name), NULL;
     return ci;
+}
+
+/* Hands t to the workers, the request's connection suspended until it comes back. */
+static void task_queue(req_t *r, task_t *t) {
+    r->task = t;
+    request_suspend(r);
+    pthread_mutex_lock(&task_mu);
+    if (todo_tail)
+        todo_tail->next = t;
+    else
+        todo_head = t;
+    todo_tail = t;
+    pthread_cond_signal(&task_cv);
+    pthread_mutex_unlock(&task_mu);
 }
 
 /* The answer of a task the worker handed back (the connection resumed). */
@@ -692,16 +712,7 @@ static enum MHD_Result post_job(struct MHD_Connection *c, req_t *r) {
         inflight = t;
     }
     json_object_put(v);
-    r->task = t;
-    request_suspend(r);
-    pthread_mutex_lock(&task_mu);
-    if (todo_tail)
-        todo_tail->next = t;
-    else
-        todo_head = t;
-    todo_tail = t;
-    pthread_cond_signal(&task_cv);
-    pthread_mutex_unlock(&task_mu);
+    task_queue(r, t);
     return MHD_YES;
 out:
     json_object_put(v);
@@ -807,6 +818,14 @@ static enum MHD_Result compat_status(struct MHD_Connection *c, req_t *r) {
 }
 
 static enum MHD_Result compat_input(struct MHD_Connection *c, req_t *r, const char *circuit) {
+    if (r->task) { /* handed back by a worker */
+        task_t *t = r->task;
+        r->task = NULL;
+        enum MHD_Result ret = t->rc < 0 ? reply_error(c, t->o.code, "%s", t->o.msg) : compat_status(c, r);
+        parts_free(&t->p);
+        free(t);
+        return ret;
+    }
     outcome_t o = {0};
     const cfg_circuit_t *ci = circuit_for(r, circuit, &o);
     if (!ci) return reply_error(c, o.code, "%s", o.msg);
@@ -820,35 +839,23 @@ static enum MHD_Result compat_input(struct MHD_Connection *c, req_t *r, const ch
     }
     json_object *arr = json_object_new_array();
     json_object_array_add(arr, v);
-    parts_t p = {0};
-    char id[SPOOL_ID_MAX], rec[80];
-    bool replay;
-    int bad = parts_parse(&p, arr, true, ci, &o);
+    task_t *t = calloc(1, sizeof *t);
+    if (!t) return json_object_put(arr), MHD_NO;
+    int bad = parts_parse(&t->p, arr, true, ci, &o);
     json_object_put(arr);
-    if (bad == 0) {
-        spool_new_id(id);
-        compat_record_name(r, rec);
-        /* the record first: a job it names that never got in reads as "ready" */
-        int w = api_record_write(rec, id);
-        if (w < 0) bad = FAIL(&o, 500, "cannot write %s/%s: %s", api_dir, rec, strerror(-w));
+    if (bad) {
+        parts_free(&t->p);
+        free(t);
+        return reply_error(c, o.code, "%s", o.msg);
     }
-    if (bad == 0) {
-        /* the id is new: submit_job without a key submits under a new one, so pass the record's */
-        spool_job_t j = {.prio = ci->priority, .n_parts = 1, .submit_ns = shm_realtime_ns(), .inputs = true};
-        snprintf(j.id, sizeof j.id, "%s", id);
-        snprintf(j.circuit, sizeof j.circuit, "%s", ci->name);
-        snprintf(j.submitter, sizeof j.submitter, "%s", r->token_name);
-        char err[1200];
-        int s = spool_submit(cfg.spool, &j, p.in, p.in[0].len, cfg.min_free, err, sizeof err);
-        if (s < 0)
-            bad = FAIL(&o, s == -ENOSPC || s == -EDQUOT ? 503 : 500, "%s", err);
-        else
-            submitted++, wake_synthds();
-    }
-    (void)replay;
-    parts_free(&p);
-    if (bad) return reply_error(c, o.code, "%s", o.msg);
-    return compat_status(c, r);
+    t->r = r;
+    t->compat = true;
+    snprintf(t->token, sizeof t->token, "%s", r->token_name);
+    t->ci = ci;
+    t->prio = ci->priority;
+    compat_record_name(r, t->rec);
+    task_queue(r, t);
+    return MHD_YES;
 }
 
 static enum MHD_Result compat_cancel(struct MHD_Connection *c, req_t *r) {
