@@ -50,6 +50,7 @@ static const char *served[CFG_MAX_CIRCUITS];
 static uint32_t n_served;
 static char served_list[CFG_MAX_CIRCUITS * (CFG_NAME_MAX + 1)];
 static uint64_t n_claimed, n_written, n_fenced;
+static uint64_t claim_after_ns; /* a job given back for want of space: the next claim waits a second */
 
 static void record_path(char *p, size_t n, const char *id) { snprintf(p, n, "%s/fleet/%s", cfg.spool, id); }
 
@@ -297,10 +298,11 @@ static int take_in(PGconn *pg, const fleet_claim_t *c) {
         if (PQstatus(pg) != CONNECTION_OK) /* lost while fetching an input: the lease lapses, or is renewed */
             return log_err("job %s: not taken in: %s", c->id, why2), -1;
         if (r != -EFBIG && r != -ESTALE) {
-            /* the box, not the job (no space, min_free, an I/O error): the lease lapses and another
-             * box (or this one later) takes it */
-            log_err("job %s: not taken in: %s", c->id, why2);
-            return 0;
+            /* the box, not the job (no space, min_free, an I/O error): given back to the queue, its
+             * attempt undone, for another box (or this one later) */
+            log_err("job %s: not taken in: %s; given back to the queue", c->id, why2);
+            claim_after_ns = daemon_now_ns() + 1000000000ull; /* no claim-and-give-back churn */
+            return fleet_release(pg, box, c->id, c->gen, err, sizeof err) < 0 ? log_err("%s", err), -1 : 0;
         }
         snprintf(err, sizeof err, "job %s: %s", c->id, why2);
         log_err("%s", err);
@@ -314,6 +316,21 @@ static int take_in(PGconn *pg, const fleet_claim_t *c) {
 }
 
 static int claim(PGconn *pg) {
+    if (daemon_now_ns() < claim_after_ns) return 0;
+    /* a spool below min_free takes no job in: nothing is claimed (no attempt spent) until space is
+     * freed */
+    int64_t avail = spool_free_bytes(cfg.spool);
+    static bool held_off;
+    if (avail >= 0 && (uint64_t)avail < cfg.min_free) {
+        if (!held_off)
+            log_warn("the spool %s has %.1f MiB free, less than [pipeline] min_free: claiming nothing until space is "
+                     "freed",
+                     cfg.spool, (double)avail / 1048576.0);
+        held_off = true;
+        return 0;
+    }
+    if (held_off) log_info("the spool has space again: claiming");
+    held_off = false;
     int64_t want = room();
     if (want > cfg.batch) want = cfg.batch;
     if (want <= 0) return 0;

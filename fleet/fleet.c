@@ -537,6 +537,22 @@ static int end_fenced(PGconn *pg, const char *box, const char *id, int64_t gen, 
     return n == 1;
 }
 
+int fleet_release(PGconn *pg, const char *box, const char *id, int64_t gen, char *err, size_t errlen) {
+    char gens[24];
+    snprintf(gens, sizeof gens, "%lld", (long long)gen);
+    const char *v[] = {box, id, gens};
+    /* queued again as it was before this claim: the claim's attempt is given back (fenced) */
+    PGresult *r = exec_params(pg,
+                              "UPDATE zkpipe_jobs SET state = 'queued', lease_owner = NULL, lease_expiry = NULL,"
+                              " attempts = greatest(attempts - 1, 0)"
+                              " WHERE id = $2 AND lease_owner = $1 AND lease_gen = $3::bigint AND state = 'leased'",
+                              3, v, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) return pg_fail(pg, "giving a job back", r, err, errlen);
+    int n = atoi(PQcmdTuples(r));
+    PQclear(r);
+    return n == 1;
+}
+
 int fleet_fail(PGconn *pg, const char *box, const char *id, int64_t gen, const char *reason, char *err, size_t errlen) {
     return end_fenced(pg, box, id, gen, "failed", reason, 0, err, errlen); /* one statement, its own transaction */
 }

@@ -95,6 +95,10 @@ int fleet_input_sizes(PGconn *pg, const char *id, uint32_t n_parts, uint64_t cap
  * caller holds one input at a time. NULL with err when the row changed or on a database error
  * (then PQstatus tells). PQclear it. */
 PGresult *fleet_input(PGconn *pg, const char *id, uint32_t k, uint64_t len, char *err, size_t errlen);
+/* Gives a claimed job back to the queue (queued, no owner) with the claim's attempt undone, while
+ * box still holds it at gen: the box could not take it in for a reason of its own (its spool full),
+ * which must not count against the job's max_attempts. 1 given back, 0 no longer this claim's. */
+int fleet_release(PGconn *pg, const char *box, const char *id, int64_t gen, char *err, size_t errlen);
 /* Extends the lease. 1 renewed, 0 lost (another generation, or the job ended). */
 int fleet_renew(PGconn *pg, const char *box, const char *id, int64_t gen, uint32_t lease_s, char *err, size_t errlen);
 /* The fenced write-back of a finished local job directory (result.json, proof-<k>.json,
