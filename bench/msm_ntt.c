@@ -3,8 +3,10 @@
  * Bases are consecutive multiples of a random point (an MSM's cost does not depend on them),
  * scalars uniform in [0, r). The last column is the process's CPU time (median): with 1 thread it
  * is the work itself, much less disturbed than wall time by other jobs on a shared machine.
+ * `--only inv` times 2^lo..2^hi chained inversions of the base field instead (1 thread): Fermat
+ * (FPF(inv)) and the variable-time one of the batch inversion (FPF(inv_vartime)).
  * Usage: msm_ntt [--curve bn128|bls12381] [--lo 16] [--hi 20] [--threads 2] [--runs 1] [--no-g2]
- *        [--only g1|g2|ntt] */
+ *        [--only g1|g2|ntt|inv] */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -136,15 +138,19 @@ int main(int argc, char **argv) {
             g2 = 0;
             break;
         case 'o':
-            only = !strcmp(optarg, "g1") ? 0 : !strcmp(optarg, "g2") ? 1 : !strcmp(optarg, "ntt") ? 2 : -2;
+            only = !strcmp(optarg, "g1")    ? 0
+                   : !strcmp(optarg, "g2")  ? 1
+                   : !strcmp(optarg, "ntt") ? 2
+                   : !strcmp(optarg, "inv") ? 3
+                                            : -2;
             if (only == -2) {
-                fprintf(stderr, "msm_ntt: --only takes g1, g2 or ntt, not '%s'\n", optarg);
+                fprintf(stderr, "msm_ntt: --only takes g1, g2, ntt or inv, not '%s'\n", optarg);
                 return 2;
             }
             break;
         case 'h':
             printf("Usage: msm_ntt [--curve bn128|bls12381] [--lo 16] [--hi 20] [--threads 2] [--runs 1] [--no-g2]\n"
-                   "               [--only g1|g2|ntt]\n");
+                   "               [--only g1|g2|ntt|inv]\n");
             return 0;
         default:
             return 2;
@@ -167,9 +173,10 @@ int main(int argc, char **argv) {
     printf("MSM and NTT throughput, %s, median of %d run%s (points or elements per second)\n", curve->name, runs,
            runs > 1 ? "s" : "");
     printf("%-8s %-6s %7s %12s %14s %12s\n", "op", "size", "threads", "time (ms)", "throughput", "cpu (ms)");
-    for (int ops = 0; ops < 3; ops++) {
-        if ((ops == 1 && !g2) || (only >= 0 && ops != only)) continue;
-        const char *name = ops == 0 ? "G1 MSM" : ops == 1 ? "G2 MSM" : "NTT";
+    for (int ops = 0; ops < 5; ops++) {
+        if ((ops == 1 && !g2) || (only >= 0 && ops != only && !(only == 3 && ops == 4)) || (ops >= 3 && only != 3))
+            continue;
+        const char *name = ops == 0 ? "G1 MSM" : ops == 1 ? "G2 MSM" : ops == 2 ? "NTT" : ops == 3 ? "inv" : "inv vt";
         for (int lg = lo; lg <= hi; lg++) {
             size_t n = (size_t)1 << lg;
             if (ops == 2) { /* twiddles w^k, k < n/2 */
@@ -187,7 +194,7 @@ int main(int argc, char **argv) {
                     for (size_t k = 1; k < n / 2; k++) bls_fr_mul(&t[k], &t[k - 1], &r);
                 }
             }
-            for (int th = 1; th <= max_threads; th++) {
+            for (int th = 1; th <= (ops >= 3 ? 1 : max_threads); th++) {
                 double t[15], cpu[15];
                 for (int r = 0; r < runs; r++) {
                     if (ops == 2) memcpy(ntt, sc, n * 32); /* scalars < r double as field elements */
@@ -208,10 +215,30 @@ int main(int argc, char **argv) {
                             bls_g2_xyzz_t out;
                             bls_g2_msm(&out, b2, sc, n, th);
                         }
-                    } else if (bn) {
+                    } else if (ops == 2 && bn) {
                         bn_ntt_dif((bn_fr_t *)ntt, n, (const bn_fr_t *)tw, th);
-                    } else {
+                    } else if (ops == 2) {
                         bls_ntt_dif((bls_fr_t *)ntt, n, (const bls_fr_t *)tw, th);
+                    } else if (bn) { /* x <- 1/(x + 1): a chain, so nothing is computed ahead */
+                        bn_fq_t x = bn_fq_ONE;
+                        for (size_t i = 0; i < n; i++) {
+                            bn_fq_add(&x, &x, &bn_fq_ONE);
+                            if (ops == 3)
+                                bn_fq_inv(&x, &x);
+                            else
+                                bn_fq_inv_vartime(&x, &x);
+                        }
+                        memcpy(ntt, &x, sizeof(x));
+                    } else {
+                        bls_fq_t x = bls_fq_ONE;
+                        for (size_t i = 0; i < n; i++) {
+                            bls_fq_add(&x, &x, &bls_fq_ONE);
+                            if (ops == 3)
+                                bls_fq_inv(&x, &x);
+                            else
+                                bls_fq_inv_vartime(&x, &x);
+                        }
+                        memcpy(ntt, &x, sizeof(x));
                     }
                     t[r] = now() - t0;
                     cpu[r] = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;

@@ -35,6 +35,27 @@
             F##_inv(&x, &y); F##_pow(&z, &y, F##_PM2.l, NL); CHECK(F##_eq(&x, &z));                                  \
         }                                                                                                            \
         return 0;                                                                                                    \
+    }                                                                                                                \
+    /* the variable-time inverse of batch_inv against the Fermat one, on raw limbs that stress its word shifts      \
+     * (2^j: long runs of zeros), the top of the range (p − 1, p − 2^j) and random values */                       \
+    TEST(F##_inv_vartime) {                                                                                          \
+        F##_t x, y, z;                                                                                               \
+        F##_zero(&x); F##_inv_vartime(&y, &x); CHECK(F##_is_zero(&y));                                               \
+        for (int j = 0; j < 64 * NL - 2; j++) {                                                                      \
+            F##_zero(&x); x.l[j / 64] = 1ULL << (j % 64);                                                            \
+            F##_inv(&y, &x); F##_inv_vartime(&z, &x); CHECK(F##_eq(&y, &z));                                         \
+            x = F##_P; x.l[j / 64] -= 1ULL << (j % 64); /* p − 2^j: no borrow needed below bit j */                  \
+            if (x.l[j / 64] > F##_P.l[j / 64]) continue;                                                             \
+            F##_inv(&y, &x); F##_inv_vartime(&z, &x); CHECK(F##_eq(&y, &z));                                         \
+        }                                                                                                            \
+        for (int it = 0; it < 300; it++) {                                                                           \
+            rnd(&x, sizeof x); x.l[NL - 1] >>= 4;                                                                    \
+            if (it % 3 == 1) x.l[0] = 0; /* a whole zero limb first */                                               \
+            if (it % 3 == 2) x.l[0] &= ~0xffffULL;                                                                   \
+            F##_inv(&y, &x); F##_inv_vartime(&z, &x); CHECK(F##_eq(&y, &z));                                         \
+            F##_mul(&z, &z, &x); CHECK(F##_is_zero(&x) || F##_eq(&z, &F##_ONE));                                      \
+        }                                                                                                            \
+        return 0;                                                                                                    \
     }
 
 FIELD_TESTS(bn_fq, 4)

@@ -246,6 +246,105 @@ static inline void FPF(inv)(FP_T *r, const FP_T *a) {
     *r = acc;
 }
 
+/* Variable-time inversion for FPF(batch_inv) (the MSM's buckets and the keys' tables, whose timing
+ * is not kept secret: their bucket choices already depend on the data): Kaliski's almost-Montgomery
+ * inverse with every run of trailing zeros shifted out at once, a few hundred word operations
+ * against FPF(inv)'s ~320 products. Keeps u·s + v·q = p (u, v odd after each step, so q, s <= p
+ * and q + s <= p: no reduction inside the loop); at v = 0, p − q (q < 2p, reduced once) is
+ * a^-1·2^k, 64N−1 <= k <= 2(64N). Multiplying by R^3 (one product) gives a^-1·2^k·R^2, and k
+ * Montgomery halvings (a 64-bit round at a time, then one of k mod 64 bits) leave the Montgomery
+ * form a^-1·R^2 of the inverse. inv(0) = 0, as FPF(inv). */
+static inline int FPF(vt_cmp)(const uint64_t *a, const uint64_t *b) {
+    for (int i = FP_N - 1; i >= 0; i--)
+        if (a[i] != b[i]) return a[i] > b[i] ? 1 : -1;
+    return 0;
+}
+/* a -= b (a >= b), then the trailing zeros of a (not zero) shifted out; returns their count. */
+static inline unsigned FPF(vt_sub_shr)(uint64_t *a, const uint64_t *b) {
+    unsigned __int128 bw = 0;
+    for (int i = 0; i < FP_N; i++) {
+        unsigned __int128 d = (unsigned __int128)a[i] - b[i] - (uint64_t)bw;
+        a[i] = (uint64_t)d;
+        bw = (d >> 64) & 1;
+    }
+    int w = 0;
+    while (a[w] == 0) w++;
+    unsigned z = (unsigned)__builtin_ctzll(a[w]), sh = z;
+    if (w) {
+        for (int i = 0; i < FP_N; i++) a[i] = i + w < FP_N ? a[i + w] : 0;
+    }
+    if (sh)
+        for (int i = 0; i < FP_N; i++) a[i] = (a[i] >> sh) | (i + 1 < FP_N ? a[i + 1] << (64 - sh) : 0);
+    return z + 64u * (unsigned)w;
+}
+/* a += b, then b <<= z (neither overflows: see FPF(inv_vartime)). */
+static inline void FPF(vt_add_shl)(uint64_t *a, uint64_t *b, unsigned z) {
+    unsigned __int128 c = 0;
+    for (int i = 0; i < FP_N; i++) {
+        c += (unsigned __int128)a[i] + b[i];
+        a[i] = (uint64_t)c;
+        c >>= 64;
+    }
+    unsigned w = z / 64, sh = z % 64;
+    if (w)
+        for (int i = FP_N - 1; i >= 0; i--) b[i] = i >= (int)w ? b[i - (int)w] : 0;
+    if (sh)
+        for (int i = FP_N - 1; i >= 0; i--) b[i] = (b[i] << sh) | (i > 0 ? b[i - 1] >> (64 - sh) : 0);
+}
+/* w <- (w + m·p) / 2^j with m = (w0·inv) mod 2^j (1 <= j <= 64): w·2^-j mod p, < 2p for w < 2p. */
+static inline void FPF(vt_halve)(uint64_t *w, unsigned j) {
+    uint64_t m = w[0] * FPC(FP_CONST, INV);
+    if (j < 64) m &= ((uint64_t)1 << j) - 1;
+    uint64_t t[FP_N + 1];
+    unsigned __int128 c = 0;
+    for (int i = 0; i < FP_N; i++) {
+        c += (unsigned __int128)m * FPF(P).l[i] + w[i];
+        t[i] = (uint64_t)c;
+        c >>= 64;
+    }
+    t[FP_N] = (uint64_t)c;
+    for (int i = 0; i < FP_N; i++) w[i] = j == 64 ? t[i + 1] : (t[i] >> j) | (t[i + 1] << (64 - j));
+}
+static inline void FPF(inv_vartime)(FP_T *r, const FP_T *a) {
+    if (FPF(is_zero)(a)) {
+        FPF(zero)(r);
+        return;
+    }
+    uint64_t u[FP_N], v[FP_N], q[FP_N] = {0}, s[FP_N] = {1};
+    memcpy(u, FPF(P).l, sizeof(u));
+    memcpy(v, a->l, sizeof(v));
+    static const uint64_t zero[FP_N] = {0};
+    unsigned k = FPF(vt_sub_shr)(v, zero); /* q = 0: nothing to shift */
+    for (;;) {
+        int c = FPF(vt_cmp)(u, v);
+        if (c > 0) {
+            unsigned z = FPF(vt_sub_shr)(u, v);
+            FPF(vt_add_shl)(q, s, z);
+            k += z;
+        } else if (c < 0) {
+            unsigned z = FPF(vt_sub_shr)(v, u);
+            FPF(vt_add_shl)(s, q, z);
+            k += z;
+        } else { /* u = v = 1: v − u = 0 ends it */
+            FPF(vt_add_shl)(s, q, 1);
+            k += 1;
+            break;
+        }
+    }
+    FP_T t, w;
+    FPF(reduce_once)(&t, q); /* q < p now, and not zero (a is invertible) */
+    unsigned __int128 bw = 0;
+    for (int i = 0; i < FP_N; i++) { /* t = p − q: a^-1·2^k */
+        unsigned __int128 d = (unsigned __int128)FPF(P).l[i] - t.l[i] - (uint64_t)bw;
+        t.l[i] = (uint64_t)d;
+        bw = (d >> 64) & 1;
+    }
+    FPF(mul)(&w, &t, &FPF(R3));
+    for (; k >= 64; k -= 64) FPF(vt_halve)(w.l, 64);
+    if (k) FPF(vt_halve)(w.l, k);
+    FPF(reduce_once)(r, w.l);
+}
+
 /* Loads n8 = 8*FP_N bytes, little-endian; the caller range-checks where the input is untrusted. */
 static inline void FPF(load_le)(FP_T *r, const uint8_t *p) { memcpy(r->l, p, sizeof(r->l)); }
 static inline void FPF(store_le)(uint8_t *p, const FP_T *a) { memcpy(p, a->l, sizeof(a->l)); }
@@ -275,7 +374,7 @@ static inline void FPF(batch_inv)(FP_T *a, FP_T *tmp, size_t n) {
         }
     pre[0] = acc[0];
     for (int k = 1; k < C; k++) FPF(mul)(&pre[k], &pre[k - 1], &acc[k]);
-    FPF(inv)(&inv, &pre[C - 1]); /* every acc[k] is a product of non-zero elements (or one) */
+    FPF(inv_vartime)(&inv, &pre[C - 1]); /* every acc[k] is a product of non-zero elements (or one) */
     for (int k = C - 1; k > 0; k--) {
         FP_T t;
         FPF(mul)(&t, &inv, &pre[k - 1]);

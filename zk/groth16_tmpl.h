@@ -51,7 +51,8 @@ static void P_(powers)(FR_T *tw, const FR_T *root, size_t m, int threads) {
 
 /* One radix-2 stage on a[0..n): butterflies of half-length len (a power of two) over blocks of
  * 2*len, for indices i in [lo, hi) of the n/2 butterflies. tw[j*stride] is the twiddle of butterfly
- * j in a block; at len 1 it is tw[0] = 1, so that stage has no multiplication. Block and offset come
+ * j in a block; butterfly 0 of every block has tw[0] = 1 and no multiplication (at len 1 that is the
+ * whole stage; over a transform it is n/2 of the (n/2)·log2(n) products). Block and offset come
  * from a shift and a mask (len is a power of two), not a division per butterfly. */
 static inline __attribute__((always_inline)) void P_(stage)(FR_T *a, size_t len, size_t stride, const FR_T *tw,
                                                            size_t lo, size_t hi, bool dit) {
@@ -69,14 +70,21 @@ static inline __attribute__((always_inline)) void P_(stage)(FR_T *a, size_t len,
         FR_T *x = a + (blk << (sh + 1)) + j, *y = x + len;
         FR_T u = *x, v;
         if (dit) { /* (x, y) -> (x + y·w, x − y·w) */
-            FR(mul)(&v, y, &tw[j * stride]);
+            if (j)
+                FR(mul)(&v, y, &tw[j * stride]);
+            else /* w^0 = 1: the first butterfly of every block has no product */
+                v = *y;
             FR(add)(x, &u, &v);
             FR(sub)(y, &u, &v);
         } else { /* (x, y) -> (x + y, (x − y)·w) */
             v = *y;
             FR(add)(x, &u, &v);
-            FR(sub)(&u, &u, &v);
-            FR(mul)(y, &u, &tw[j * stride]);
+            if (j) {
+                FR(sub)(&u, &u, &v);
+                FR(mul)(y, &u, &tw[j * stride]);
+            } else {
+                FR(sub)(y, &u, &v);
+            }
         }
     }
 }
