@@ -453,7 +453,7 @@ int fleet_input_sizes(PGconn *pg, const char *id, uint32_t n_parts, uint64_t cap
     const char *v[] = {id};
     /* the lengths only: no input is sent before the caller has them all and they fit */
     PGresult *r = exec_params(pg,
-                              "SELECT idx::text, octet_length(input)::text FROM zkpipe_partitions WHERE job = $1"
+                              "SELECT idx::text AS k, octet_length(input)::text FROM zkpipe_partitions WHERE job = $1"
                               " ORDER BY idx",
                               1, v, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) return pg_fail(pg, "reading the sizes of inputs", r, err, errlen);

@@ -3,8 +3,9 @@
  * cache, and the cache's files. Invariants:
  *   - a cache entry holds the core's results (zk_raw_t) for exactly one (key content, witness + a,
  *     b, c content) pair; the key hash covers every byte the core reads from the key (sizes, curve,
- *     coefs, the five point sections), the input hash every byte it reads from the slab, so a
- *     changed key or a different witness misses, never hits a stale entry;
+ *     the five point sections: the coefs only shape a, b, c, and gpud holds none), the input hash
+ *     every byte it reads from the slab, so a changed key or a different witness misses, never
+ *     hits a stale entry;
  *   - an entry is written whole (temporary file, rename) and checked whole when read (magic, sizes,
  *     hashes, checksum): a torn or foreign file is an error naming it, never a result;
  *   - the model's times depend only on the curve and the key's sizes. */
@@ -55,7 +56,7 @@ typedef struct zk_replay_hash {
 
 /* 32 hex digits and a NUL */
 void zk_replay_hash_hex(const zk_replay_hash_t *h, char out[33]);
-/* The key's content hash (XXH3-128 of its sizes, curve, coefs and point sections). */
+/* The key's content hash (XXH3-128 of its sizes, curve and point sections). */
 void zk_replay_key_hash(const zk_zkey_t *z, zk_replay_hash_t *out);
 
 /* The input hash: the witness (n_vars x 32) then a, b, c (domain_size x 32 each), in order, fed in
