@@ -14,12 +14,17 @@ if [ -z "${ZKPIPE_VERIFY_INNER:-}" ]; then
   meson install -C "$B" --destdir "$T/dest" --no-rebuild --quiet > "$T/install.log" 2>&1 \
     || fail "meson install: $(tail -20 "$T/install.log")"
   export ZKPIPE_VERIFY_INNER=$T
+  # the inner run is a child (not exec'd), so this shell's trap removes $T once its namespace is gone
   if [ "$(id -u)" = 0 ]; then
-    exec unshare -m --propagation private "$0" "$@"
+    rc=0
+    unshare -m --propagation private "$0" "$@" || rc=$?
+    exit $rc
   fi
   unshare -rm --propagation private true 2>/dev/null \
     || { echo "SKIP: not root and no user namespaces: cannot overlay the install tree on /usr"; exit 77; }
-  exec unshare -rm --propagation private "$0" "$@"
+  rc=0
+  unshare -rm --propagation private "$0" "$@" || rc=$?
+  exit $rc
 fi
 
 T=$ZKPIPE_VERIFY_INNER
