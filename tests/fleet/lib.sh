@@ -33,7 +33,7 @@ pg_start() {
     pg_ctl_do start
 }
 pg_ctl_do() { # pg_ctl_do start|stop|restart
-    local o="-c listen_addresses=localhost -c port=$PGPORT -c unix_socket_directories=$PGSOCK -c fsync=off"
+    local o="-c listen_addresses='' -c port=$PGPORT -c unix_socket_directories=$PGSOCK -c fsync=off"
     touch "$T/logs/postgres.log"
     [ "$(id -u)" = 0 ] && chown nobody "$T/logs/postgres.log"
     as_pg "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -l "$T/logs/postgres.log" -o "$o" -w -m fast "$1" >/dev/null ||
