@@ -6,6 +6,7 @@
 #include "cleanup.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <signal.h>
@@ -1071,8 +1072,14 @@ int shm_hugepages_advise(void *p, size_t len, bool collapse) {
     if (madvise(p, len, MADV_HUGEPAGE) < 0) return -errno;
     /* MADV_COLLAPSE (Linux 6.1) turns the pages already present into huge pages now, whatever the
      * system-wide THP settings; EINVAL where the kernel lacks it, EAGAIN/ENOMEM where memory is too
-     * fragmented: the advice above still applies to what is faulted later */
-    if (collapse && madvise(p, len, MADV_COLLAPSE) < 0) return -errno;
+     * fragmented: the advice above still applies to what is faulted later. EAGAIN is also what a
+     * stage gets while another collapses the same shared pages at that moment: tried again a few
+     * times, 20 ms apart. */
+    for (int tries = 0; collapse; tries++) {
+        if (madvise(p, len, MADV_COLLAPSE) == 0) break;
+        if (errno != EAGAIN || tries >= 5) return -errno;
+        (void)poll(NULL, 0, 20);
+    }
     return 0;
 }
 
