@@ -165,7 +165,7 @@ int zkpipe_fleet_wait(const char *dsn, const char *out, double timeout, const ch
     int backoff = 100, rc = 1;
     char known[32] = "unknown"; /* the last state read */
     for (;;) {
-        double waited = (double)(shm_now_ns() - t0) / 1e9, left = timeout < 0 ? 1e9 : timeout - waited;
+        double waited = (double)(shm_now_ns() - t0) / 1e9;
         int r = -EIO;
         if (!pg && !(pg = wait_connect(dsn, !answered, &bad, err, sizeof err)) &&
             (bad || (!answered && waited >= WAIT_FIRST_S))) {
@@ -196,7 +196,7 @@ int zkpipe_fleet_wait(const char *dsn, const char *out, double timeout, const ch
             }
             r = -EIO; /* lost while reading the results: again, from the state */
         }
-        left = timeout < 0 ? 1e9 : timeout - (double)(shm_now_ns() - t0) / 1e9;
+        double left = timeout < 0 ? 1e9 : timeout - (double)(shm_now_ns() - t0) / 1e9;
         if (left <= 0) {
             fprintf(stderr, "zkpipe: job %s: still %s after %g s%s%s\n", id, known, timeout, r < 0 ? "; " : "",
                     r < 0 ? err : "");

@@ -293,8 +293,7 @@ int main(int argc, char **argv) {
     if (!stage_attach(&cfg, &S, ROLE_GPUD, (uint32_t)args.instance)) return 1;
     if (cfg.hugepages) zk_backend_cpu_hugepages(shm_hugepages_advise);
     char devname[64];
-    snprintf(devname, sizeof devname, "%s %d", B->name, args.device);
-    if (tag[0]) snprintf(devname, sizeof devname, "%s %d", tag, args.device); /* the metrics' device: "replay h200 0" */
+    snprintf(devname, sizeof devname, "%s %d", tag[0] ? tag : B->name, args.device); /* a replay: "replay h200 0" */
     shm_proc_device(&S, devname);
     circuits_init(&cfg, CIRCUIT_POINTS);
     daemon_notify_extend(120 * 1000000ull, "registering the slab memory");
