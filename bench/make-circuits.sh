@@ -124,6 +124,9 @@ make_one() {
     node "$work/${stem}_js/generate_witness.js" "$work/${stem}_js/$stem.wasm" "$out/input.json" "$work/$stem.wtns"
     mv "$work/$stem.r1cs" "$out/$stem.r1cs"
     mv "$work/$stem.wtns" "$out/$stem.wtns"
+    # the generator stays too: bench/scale/pipeline.sh NAME and bench/witness-cold run it
+    rm -rf "$out/${stem}_js"
+    mv "$work/${stem}_js" "$out/"
     rm -rf "$work"
     echo "make-circuits: making the (insecure, benchmark-only) key"
     "$zkpipe" keygen --insecure-dev ${THREADS:+--threads "$THREADS"} "$out/$stem.r1cs" "$out/$stem.zkey" "$out/vk.json"
