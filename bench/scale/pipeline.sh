@@ -31,6 +31,8 @@ else
         "$D/input.json" >"$T/input-2.json"
 fi
 rss() { awk '/^VmRSS/{print int($2 / 1024)}' "/proc/${PIDS[$1]}/status"; }
+# own: private memory alone (RssAnon), without the shared slab data the stage touched (RssShmem)
+own() { awk '/^RssAnon/{print int($2 / 1024)}' "/proc/${PIDS[$1]}/status"; }
 hwm() { awk '/^VmHWM/{print int($2 / 1024)}' "/proc/${PIDS[$1]}/status"; }
 finalized() { "$ZKPIPE" status --config "$CONF" | awk '/^counters/{for (i = 1; i < NF; i++) if ($i == "finalized") print $(i + 1)}'; }
 cat >"$CONF" <<INI
@@ -59,15 +61,15 @@ for d in synthd1 synthd2 gpud finalizerd; do start $d; done
 wait_for 3600 "gpud to load the key" grep -q "Memory after loading the keys" "$T/logs/gpud.log"
 wait_for 3600 "finalizerd to load the key" grep -q "Memory after loading the keys" "$T/logs/finalizerd.log"
 tload=$(echo "$(date +%s.%N) - $t0" | bc)
-declare -A R0 R1 R2
-for d in synthd1 synthd2 gpud finalizerd; do R0[$d]=$(rss $d); done
+declare -A R0 R1 R2 O0 O1 O2
+for d in synthd1 synthd2 gpud finalizerd; do R0[$d]=$(rss $d) O0[$d]=$(own $d); done
 if [ -n "$GEN" ]; then J=$(submit_inputs "$C" "$D/input.json" "$T/input-2.json"); else J=$(submit "$C" NORMAL "$W" "$W"); fi
 t1=$(date +%s.%N)
 wait_for 7200 "partition 1" bash -c "[ \"\$(\"$ZKPIPE\" status --config \"$CONF\" | awk '/^counters/{for (i = 1; i < NF; i++) if (\$i == \"finalized\") print \$(i + 1)}')\" -ge 1 ]"
-for d in synthd1 synthd2 gpud finalizerd; do R1[$d]=$(rss $d); done
+for d in synthd1 synthd2 gpud finalizerd; do R1[$d]=$(rss $d) O1[$d]=$(own $d); done
 wait_job "$J" 7200 || fail "job failed: $(cat "$T/wait-$J.err")"
 t2=$(date +%s.%N)
-for d in synthd1 synthd2 gpud finalizerd; do R2[$d]=$(rss $d); done
+for d in synthd1 synthd2 gpud finalizerd; do R2[$d]=$(rss $d) O2[$d]=$(own $d); done
 ok=0
 for k in 0 1; do
     "$ZKPIPE" verify "$VK" "$SPOOL/done/$J/public-$k.json" "$SPOOL/done/$J/proof-$k.json" >/dev/null && ok=$((ok + 1))
@@ -76,10 +78,11 @@ echo "keys loaded in $tload s; job of 2 partitions in $(echo "$t2 - $t1" | bc) s
 echo "memory lines at start:"
 for d in synthd1 synthd2 gpud finalizerd; do grep -h "Memory \|Huge pages\|Loaded the key" "$T/logs/$d.log" | sed "s/^/  $d: /" | head -4; done
 [ -n "$GEN" ] && grep -h "witness generator of circuit" "$T"/logs/synthd*.log | sed 's/^/  generator: /' 
-echo "| stage | RSS keys loaded | after partition 1 | after partition 2 | peak (VmHWM) |"
+echo "RSS (VmRSS: own memory + the slab data and files it touched), own = private memory alone (RssAnon):"
+echo "| stage | RSS (own) keys loaded | after partition 1 | after partition 2 | peak (VmHWM) |"
 echo "|---|---|---|---|---|"
 for d in synthd1 synthd2 gpud finalizerd; do
-    echo "| $d | ${R0[$d]} MiB | ${R1[$d]} MiB | ${R2[$d]} MiB | $(hwm $d) MiB |"
+    echo "| $d | ${R0[$d]} (${O0[$d]}) MiB | ${R1[$d]} (${O1[$d]}) MiB | ${R2[$d]} (${O2[$d]}) MiB | $(hwm $d) MiB |"
 done
 echo "time per stage and partition (ms, from the logs' duration fields):"
 for f in READ_NS CHECK_NS EVAL_NS PROVE_NS NTT_NS MSM_NS RANDOMIZE_NS VERIFY_NS WRITE_NS; do
