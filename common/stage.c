@@ -139,6 +139,13 @@ int stage_wait(stage_loop_t *l, _Atomic uint32_t *word, uint32_t seen, int cap_m
     return r;
 }
 
+void stage_give_up(shm_t *s, uint32_t idx, uint32_t from, uint32_t job, uint32_t part, const char *reason) {
+    if (reason)
+        log_msg(LOG_ERR, &(log_ctx_t){.job = s->jobs[job].id, .part = (int)part, .slab = (int)idx}, NULL,
+                "Partition %u of job %s failed: %s", part, s->jobs[job].id, reason);
+    (void)shm_part_give_up(s, idx, from, job, part, reason);
+}
+
 int stage_pass_fields(const shm_pass_t *p, char bufs[][48], const char **fields) {
     int n = 0;
     for (uint32_t k = 0; k < STEP_MAX; k++) {

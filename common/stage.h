@@ -50,6 +50,11 @@ void stage_tick(stage_loop_t *l, uint32_t cur_slab);
  * 0 or longer); reclaims dead owners' slabs when the wait timed out. Returns the shm_wait result. */
 int stage_wait(stage_loop_t *l, _Atomic uint32_t *word, uint32_t seen, int cap_ms);
 
+/* A stage gives up the partition it holds in slab idx (in state from): logs why (a failure; reason
+ * NULL: a cancel, not logged) and hands it to shm_part_give_up, which fails it (or drops it) and
+ * frees the slab. */
+void stage_give_up(shm_t *s, uint32_t idx, uint32_t from, uint32_t job, uint32_t part, const char *reason);
+
 /* The journal fields of a pass: "ZKPIPE_<STEP>_NS=<ns>" for each step it recorded that has one (the
  * step table's JOURNAL column), into bufs; fields gets them, NULL-terminated (room for STEP_MAX + 1).
  * Returns their count. */

@@ -176,12 +176,10 @@ static void complete_ready_jobs(void) {
         if (shm_job_outcome(&S, i)) complete_job(i);
 }
 
+/* Gives a FINALIZING slab up (a proof held for space is no longer held). */
 static void give_up(uint32_t slab, uint32_t job, uint32_t part, const char *reason) {
-    if (reason)
-        log_msg(LOG_ERR, &(log_ctx_t){.job = S.jobs[job].id, .part = (int)part, .slab = (int)slab}, NULL,
-                "Partition %u of job %s failed: %s", part, S.jobs[job].id, reason);
     disk_release(slab);
-    (void)shm_part_give_up(&S, slab, SLAB_FINALIZING, job, part, reason);
+    stage_give_up(&S, slab, SLAB_FINALIZING, job, part, reason);
 }
 
 /* Whether the key file has a point that is not valid (named in e), read from a mapping of the file:

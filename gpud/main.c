@@ -61,10 +61,7 @@ static int key_get(const char *circuit, bool may_reload, zk_zkey_t **ret, char *
 
 /* Gives a PROVING slab up: its partition is dropped (cancel) or failed (reason). */
 static void drop(uint32_t slab, uint32_t job, uint32_t part, const char *reason) {
-    if (reason)
-        log_msg(LOG_ERR, &(log_ctx_t){.job = S.jobs[job].id, .part = (int)part, .slab = (int)slab}, NULL,
-                "Partition %u of job %s failed: %s", part, S.jobs[job].id, reason);
-    (void)shm_part_give_up(&S, slab, SLAB_PROVING, job, part, reason);
+    stage_give_up(&S, slab, SLAB_PROVING, job, part, reason);
 }
 
 /* A partition that was in flight this many times when gpud lost its device fails (it may be what

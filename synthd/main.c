@@ -185,10 +185,7 @@ static bool work_pending(bool (*skip)(uint32_t job, void *ctx)) {
 
 /* Gives the slab back and the partition: on failure the job fails with the reason. */
 static void give_up(uint32_t slab, uint32_t job, uint32_t part, const char *reason) {
-    if (reason)
-        log_msg(LOG_ERR, &(log_ctx_t){.job = S.jobs[job].id, .part = (int)part, .slab = (int)slab}, NULL,
-                "Partition %u of job %s failed: %s", part, S.jobs[job].id, reason);
-    (void)shm_part_give_up(&S, slab, SLAB_FILLING, job, part, reason);
+    stage_give_up(&S, slab, SLAB_FILLING, job, part, reason);
 }
 
 /* Trims the heap after a partition (the step trim of its pass); returns how long malloc_trim took
