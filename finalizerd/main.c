@@ -201,8 +201,7 @@ static void finalize(uint32_t slab) {
     uint32_t job = atomic_load_explicit(&d->job, memory_order_relaxed);
     uint32_t part = atomic_load_explicit(&d->part, memory_order_relaxed);
     shm_job_t *J = &S.jobs[job];
-    if (atomic_load_explicit(&J->gen, memory_order_acquire) != atomic_load_explicit(&d->job_gen, memory_order_relaxed) ||
-        shm_job_state(J) != JOB_ACTIVE) {
+    if (shm_slab_stale(&S, slab)) {
         give_up(slab, job, part, NULL);
         return;
     }

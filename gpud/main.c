@@ -110,8 +110,7 @@ static void start(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
                  t_pick - last_done, 0);
     /* value 1: the GPU stage was busy when the slab became READY */
     shm_step(&S, &ps, STEP_GPU_HANDOFF, t_ready, t_pick > t_ready ? t_pick - t_ready : 0, last_done <= t_ready);
-    if (atomic_load_explicit(&J->gen, memory_order_acquire) != atomic_load_explicit(&d->job_gen, memory_order_relaxed) ||
-        shm_job_state(J) != JOB_ACTIVE) {
+    if (shm_slab_stale(&S, slab)) {
         drop(slab, job, part, NULL);
         return;
     }

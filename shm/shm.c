@@ -728,6 +728,12 @@ bool shm_critical_pending(shm_t *s) {
     return false;
 }
 
+bool shm_slab_stale(shm_t *s, uint32_t idx) {
+    shm_slab_t *d = &s->slabs[idx];
+    shm_job_t *j = &s->jobs[atomic_load_explicit(&d->job, RLX)];
+    return shm_job_gen(j) != atomic_load_explicit(&d->job_gen, RLX) || shm_job_state(j) != JOB_ACTIVE;
+}
+
 int shm_part_claim(shm_t *s, uint32_t slab, bool critical_only, uint32_t *ret_job, uint32_t *ret_part) {
     return shm_part_claim_skip(s, slab, critical_only, NULL, NULL, ret_job, ret_part);
 }

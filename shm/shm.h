@@ -373,6 +373,8 @@ int shm_job_cancel(shm_t *s, uint32_t slot); /* ACTIVE -> CANCELLING */
 const char *shm_job_error(const shm_job_t *j);
 bool shm_job_set_error(shm_t *s, uint32_t slot, const char *reason);
 static inline uint32_t shm_job_state(const shm_job_t *j) { return atomic_load_explicit(&j->state, memory_order_acquire); }
+/* The record's generation: bumped each time its slot is used for another job. */
+static inline uint32_t shm_job_gen(const shm_job_t *j) { return atomic_load_explicit(&j->gen, memory_order_acquire); }
 /* Whether the job can end now (live, nothing pending or in flight) and how: JOB_DONE, JOB_FAILED
  * or JOB_CANCELLED; 0 when it cannot. A job that would fail without a recorded reason gets one. */
 uint32_t shm_job_outcome(shm_t *s, uint32_t slot);
@@ -417,6 +419,10 @@ int shm_part_claim_skip(shm_t *s, uint32_t slab, bool critical_only, bool (*skip
 uint32_t shm_job_outstanding(shm_t *s, uint32_t slot);
 /* Pending partitions of a live CRITICAL job exist. */
 bool shm_critical_pending(shm_t *s);
+/* Whether the work in slab idx (owned by the caller, READY or later) is no longer wanted: the job it
+ * was filled for is no longer ACTIVE, or its record was reused for another job since (another
+ * generation). The stage then gives the partition up as a cancel (shm_part_give_up, reason NULL). */
+bool shm_slab_stale(shm_t *s, uint32_t idx);
 /* Drops every PENDING partition of a job (cancel / failure). */
 void shm_job_drop_pending(shm_t *s, uint32_t slot);
 

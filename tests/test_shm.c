@@ -431,6 +431,25 @@ TEST(step_table_sinks) {
     return close_fresh(&s);
 }
 
+/* shm_slab_stale, gpud's and the finalizer's one check before working on a slab: the job it was
+ * filled for is still that job (same generation) and ACTIVE. */
+TEST(slab_stale) {
+    shm_t s;
+    int j;
+    if (open_fresh(&s, "stale", ROLE_GPUD, 2, &j)) return 1;
+    uint32_t slab, job, part;
+    CHECK(shm_slab_take_free(&s, 0, false, &slab, NULL) == 0);
+    CHECK(shm_part_claim(&s, slab, false, &job, &part) == 0 && job == (uint32_t)j);
+    CHECK(!shm_slab_stale(&s, slab));
+    atomic_fetch_add(&s.jobs[j].gen, 1); /* the record reused for another job */
+    CHECK(shm_slab_stale(&s, slab));
+    atomic_fetch_sub(&s.jobs[j].gen, 1);
+    CHECK(!shm_slab_stale(&s, slab));
+    CHECK(shm_job_cancel(&s, (uint32_t)j) == 0);
+    CHECK(shm_slab_stale(&s, slab));
+    return close_fresh(&s);
+}
+
 TEST(cancel_drops_pending) {
     shm_t s;
     int j;
