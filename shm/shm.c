@@ -734,6 +734,19 @@ bool shm_slab_stale(shm_t *s, uint32_t idx) {
     return shm_job_gen(j) != atomic_load_explicit(&d->job_gen, RLX) || shm_job_state(j) != JOB_ACTIVE;
 }
 
+bool shm_part_pending(shm_t *s, bool (*skip)(uint32_t job, void *ctx), void *ctx) {
+    for (uint32_t i = 0; i < s->hdr->n_jobs; i++) {
+        shm_job_t *j = &s->jobs[i];
+        if (shm_job_state(j) != JOB_ACTIVE) continue;
+        for (uint32_t k = 0; k < j->n_parts; k++)
+            if (shm_part_state(&j->parts[k]) == PART_PENDING) {
+                if (skip && skip(i, ctx)) break;
+                return true;
+            }
+    }
+    return false;
+}
+
 int shm_part_claim(shm_t *s, uint32_t slab, bool critical_only, uint32_t *ret_job, uint32_t *ret_part) {
     return shm_part_claim_skip(s, slab, critical_only, NULL, NULL, ret_job, ret_part);
 }

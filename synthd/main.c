@@ -169,20 +169,6 @@ static void rescan_active(void) {
     spool_free_list(names, n);
 }
 
-/* A pending partition this synthd may claim now. skip: shm_part_claim_skip's filter (NULL: none). */
-static bool work_pending(bool (*skip)(uint32_t job, void *ctx)) {
-    for (uint32_t i = 0; i < S.hdr->n_jobs; i++) {
-        shm_job_t *j = &S.jobs[i];
-        if (atomic_load_explicit(&j->state, memory_order_acquire) != JOB_ACTIVE) continue;
-        for (uint32_t k = 0; k < j->n_parts; k++)
-            if (shm_part_state(&j->parts[k]) == PART_PENDING) {
-                if (skip && skip(i, NULL)) break;
-                return true;
-            }
-    }
-    return false;
-}
-
 /* Gives the slab back and the partition: on failure the job fails with the reason. */
 static void give_up(uint32_t slab, uint32_t job, uint32_t part, const char *reason) {
     stage_give_up(&S, slab, SLAB_FILLING, job, part, reason);
@@ -376,7 +362,7 @@ static bool gen_blocked(const struct gen *G) {
 
 /* Whether a job's partitions are not to be claimed now: an input job of a circuit whose generator is
  * being built (here: the build thread; elsewhere: another synthd's build, which ours waits for) or
- * waits for cache space. shm_part_claim_skip's filter and work_pending's. */
+ * waits for cache space. shm_part_claim_skip's filter and shm_part_pending's. */
 static bool job_has_inputs(uint32_t slot, const char *dir);
 static bool gen_skip(uint32_t slot, void *ctx) {
     (void)ctx;
@@ -465,7 +451,7 @@ static struct {
 } job_kind[65536];
 
 static bool job_has_inputs(uint32_t slot, const char *dir) {
-    uint32_t gen = atomic_load_explicit(&S.jobs[slot].gen, memory_order_acquire);
+    uint32_t gen = shm_job_gen(&S.jobs[slot]);
     if (slot < 65536 && job_kind[slot].known && job_kind[slot].gen == gen) return job_kind[slot].inputs;
     char err[300];
     spool_job_t sj;
@@ -618,7 +604,7 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     daemon_test_point("synth.before_publish", (int)part);
     memset(h, 0, sizeof *h);
     h->job = job;
-    h->job_gen = atomic_load_explicit(&J->gen, memory_order_relaxed);
+    h->job_gen = shm_job_gen(J);
     h->part = part;
     h->curve_id = c->z.curve->id;
     snprintf(h->job_id, sizeof h->job_id, "%s", id);
@@ -719,7 +705,7 @@ int main(int argc, char **argv) {
         bool (*skip)(uint32_t, void *) = NULL;
         int cap_ms = 0;
 #endif
-        if (!work_pending(skip)) {
+        if (!shm_part_pending(&S, skip, NULL)) {
             (void)stage_wait(&L, &S.hdr->job_seq, jseq, cap_ms);
             continue;
         }

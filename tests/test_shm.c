@@ -450,6 +450,31 @@ TEST(slab_stale) {
     return close_fresh(&s);
 }
 
+/* shm_part_pending, synthd's question before it takes a slab: a PENDING partition of an ACTIVE job
+ * that the filter does not pass over. */
+static bool skip_all(uint32_t job, void *ctx) {
+    (void)job;
+    (void)ctx;
+    return true;
+}
+
+TEST(part_pending) {
+    shm_t s;
+    int j;
+    if (open_fresh(&s, "pending", ROLE_SYNTHD, 1, &j)) return 1;
+    CHECK(shm_part_pending(&s, NULL, NULL));
+    CHECK(!shm_part_pending(&s, skip_all, NULL));
+    uint32_t slab, job, part;
+    CHECK(shm_slab_take_free(&s, 0, false, &slab, NULL) == 0);
+    CHECK(shm_part_claim(&s, slab, false, &job, &part) == 0);
+    CHECK(!shm_part_pending(&s, NULL, NULL)); /* in flight: nothing pending */
+    int j2 = new_job(&s, "pending2", 2, 1);
+    CHECK(j2 >= 0 && shm_part_pending(&s, NULL, NULL));
+    CHECK(shm_job_cancel(&s, (uint32_t)j2) == 0);
+    CHECK(!shm_part_pending(&s, NULL, NULL)); /* its partition dropped, the job not ACTIVE */
+    return close_fresh(&s);
+}
+
 TEST(cancel_drops_pending) {
     shm_t s;
     int j;
