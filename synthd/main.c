@@ -444,19 +444,21 @@ static int witness_from_inputs(stage_circuit_t *c, const char *dir, uint32_t sla
 #endif
 
 /* Whether the job's partitions are circuit inputs (job.ini inputs = yes): read from job.ini once
- * per job record (slot and generation), not once per partition. */
-static struct {
+ * per job record (slot and generation), not once per partition. One entry per record of the
+ * segment's job table (its size, [pipeline] jobs, is the segment's: allocated at attach). */
+static struct job_kind {
     uint32_t gen;
     bool known, inputs;
-} job_kind[65536];
+} *job_kind;
 
 static bool job_has_inputs(uint32_t slot, const char *dir) {
     uint32_t gen = shm_job_gen(&S.jobs[slot]);
-    if (slot < 65536 && job_kind[slot].known && job_kind[slot].gen == gen) return job_kind[slot].inputs;
+    struct job_kind *k = &job_kind[slot];
+    if (k->known && k->gen == gen) return k->inputs;
     char err[300];
     spool_job_t sj;
     bool inputs = spool_read_job(dir, &sj, err, sizeof err) == 0 && sj.inputs;
-    if (slot < 65536) job_kind[slot].gen = gen, job_kind[slot].known = true, job_kind[slot].inputs = inputs;
+    *k = (struct job_kind){.gen = gen, .known = true, .inputs = inputs};
     return inputs;
 }
 
@@ -659,6 +661,11 @@ int main(int argc, char **argv) {
                     false, true, &args, &cfg, &ex))
         return ex;
     if (!stage_attach(&cfg, &S, ROLE_SYNTHD, (uint32_t)args.instance)) return 1;
+    job_kind = calloc(S.hdr->n_jobs, sizeof *job_kind);
+    if (!job_kind) {
+        log_err("Out of memory");
+        return 1;
+    }
     int r = uring_reader_new(&UR, 8);
     if (r < 0) {
         log_err("Failed to set up io_uring: %s", strerror(-r));
