@@ -44,7 +44,8 @@ names = {}
 for e in ev:
     if e.get("ph") == "X" and e["args"]["job"] == job:
         names.setdefault(e["name"], set()).add(e["args"]["partition"])
-for step in ["synth.read", "synth.check", "synth.eval", "gpu.prove", "gpu.msm_a", "finalize.randomize", "finalize.verify", "finalize.write"]:
+for step in ["synth.read", "synth.check", "synth.eval", "gpu.handoff", "gpu.prove", "gpu.ntt", "gpu.msm_a", "gpu.msm_h",
+             "finalize.randomize", "finalize.verify", "finalize.write"]:
     assert names.get(step) == {0, 1}, (step, names.get(step))
 procs = {e["pid"] for e in ev if e.get("ph") == "M"}
 slices = {e["pid"] for e in ev if e.get("ph") == "X"}
@@ -74,6 +75,10 @@ assert seen, "no step events"
 for key in set(hist) | set(seen):
     assert hist.get(key) == seen.get(key, 0), f"step {key}: {seen.get(key, 0)} events, histogram count {hist.get(key)}"
 assert jobs == sum(e["name"] == "job.done" for e in ev), f"{jobs} job latencies, job.done events differ"
+# every step but the two of no partition is recorded with its partition (its pass)
+apart = {"synth.wait_slab", "gpu.load_key", "job.done", "reclaim"}
+for e in ev:
+    assert e["name"] in apart or e["args"]["job"], f"{e['name']} recorded without its job: {e}"
 mine = [e for e in ev if e["args"]["job"] == job[:31] and e["name"] != "job.done"]
 fields = {"synth_ms": ("synth.witness", "synth.read", "synth.check", "synth.eval"), "gpu_ms": ("gpu.prove",),
           "finalize_ms": ("finalize.randomize", "finalize.verify", "finalize.write")}
