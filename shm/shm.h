@@ -79,7 +79,7 @@ enum { ROLE_NONE = 0, ROLE_SYNTHD = 1, ROLE_GPUD = 2, ROLE_FINALIZERD = 3, ROLE_
  * - the journal: field JOURNAL of the stage's entry for the partition (stage_log_pass in
  *   common/stage.h); NULL for a step of no partition;
  * - the partition: FIELD of shm_part_t (none: no field) holds the sum of the steps of the stage's
- *   latest pass that name it; synth_ns, gpu_ns and fin_ns are written there and nowhere else.
+ *   latest pass that name it; synth_ns, gpu_ns and fin_ns are written so and in no other way.
  * The GPU steps H2D..MSM_H are in the order of the backend's step times (gpud lays them end to end
  * inside PROVE). X(ID, stage, name, JOURNAL, FIELD): */
 #define SHM_STEPS(X)                                                                                                   \
