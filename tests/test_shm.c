@@ -431,16 +431,22 @@ TEST(step_table_sinks) {
     return close_fresh(&s);
 }
 
+/* Takes a FREE slab and claims the next pending partition into it, as synthd does. */
+static int claim_one(shm_t *s, uint32_t *ret_slab, uint32_t *ret_job) {
+    uint32_t part;
+    CHECK(shm_slab_take_free(s, 0, false, ret_slab, NULL) == 0);
+    CHECK(shm_part_claim(s, *ret_slab, false, ret_job, &part) == 0);
+    return 0;
+}
+
 /* shm_slab_stale, gpud's and the finalizer's one check before working on a slab: the job it was
  * filled for is still that job (same generation) and ACTIVE. */
 TEST(slab_stale) {
     shm_t s;
     int j;
-    if (open_fresh(&s, "stale", ROLE_GPUD, 2, &j)) return 1;
-    uint32_t slab, job, part;
-    CHECK(shm_slab_take_free(&s, 0, false, &slab, NULL) == 0);
-    CHECK(shm_part_claim(&s, slab, false, &job, &part) == 0 && job == (uint32_t)j);
-    CHECK(!shm_slab_stale(&s, slab));
+    uint32_t slab, job;
+    if (open_fresh(&s, "stale", ROLE_GPUD, 2, &j) || claim_one(&s, &slab, &job)) return 1;
+    CHECK(job == (uint32_t)j && !shm_slab_stale(&s, slab));
     atomic_fetch_add(&s.jobs[j].gen, 1); /* the record reused for another job */
     CHECK(shm_slab_stale(&s, slab));
     atomic_fetch_sub(&s.jobs[j].gen, 1);
@@ -464,9 +470,8 @@ TEST(part_pending) {
     if (open_fresh(&s, "pending", ROLE_SYNTHD, 1, &j)) return 1;
     CHECK(shm_part_pending(&s, NULL, NULL));
     CHECK(!shm_part_pending(&s, skip_all, NULL));
-    uint32_t slab, job, part;
-    CHECK(shm_slab_take_free(&s, 0, false, &slab, NULL) == 0);
-    CHECK(shm_part_claim(&s, slab, false, &job, &part) == 0);
+    uint32_t slab, job;
+    if (claim_one(&s, &slab, &job)) return 1;
     CHECK(!shm_part_pending(&s, NULL, NULL)); /* in flight: nothing pending */
     int j2 = new_job(&s, "pending2", 2, 1);
     CHECK(j2 >= 0 && shm_part_pending(&s, NULL, NULL));
