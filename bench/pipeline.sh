@@ -166,7 +166,7 @@ ev = [e for e in json.load(open(trace))["traceEvents"] if e.get("ph") == "X"]
 def pct(v, q):
     v = sorted(v)
     return v[min(len(v) - 1, int(q * len(v)))] if v else float("nan")
-gaps = [e["dur"] / 1e3 for e in ev if e["name"] == "gpu.idle" and e["args"]["value"] == 1]
+gaps = [e["dur"] / 1e3 for e in ev if e["name"] == "gpu.idle_ready"]
 hand = [e["dur"] / 1e3 for e in ev if e["name"] == "gpu.handoff" and e["args"]["value"] == 1]
 counters = {}
 for line in open(status):
@@ -178,7 +178,7 @@ last_proved = max(p["t_prove_start_ns"] + p["gpu_ms"] * 1e6 for p in parts)
 last_done = max(p["t_done_ns"] for p in parts)
 prove = [e for e in ev if e["name"] == "gpu.prove"]
 busy_ns = sum(e["dur"] for e in prove) * 1e3
-idle_ns = sum(e["dur"] for e in ev if e["name"] == "gpu.idle") * 1e3
+idle_ns = sum(e["dur"] for e in ev if e["name"] in ("gpu.wait_ready", "gpu.idle_ready")) * 1e3
 span = last_proved - first_ready
 thr = n / ((last_done - first_ready) / 1e9)
 def kb(s):
@@ -219,7 +219,7 @@ import json, os, sys
 def summary(path):
     ev = [e for e in json.load(open(path))["traceEvents"] if e.get("ph") == "X"]
     prove = [e for e in ev if e["name"] == "gpu.prove"]
-    gaps = sorted(e["dur"] / 1e3 for e in ev if e["name"] == "gpu.idle")
+    gaps = sorted(e["dur"] / 1e3 for e in ev if e["name"] in ("gpu.wait_ready", "gpu.idle_ready"))
     start = min(e["ts"] for e in prove)
     end = max(e["ts"] + e["dur"] for e in prove)
     busy = sum(e["dur"] for e in prove) / (end - start)

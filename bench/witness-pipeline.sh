@@ -4,7 +4,7 @@
 # key) through the pipeline from input.json files, once with [synth] trim = always and once with
 # trim = never. Prints per run: synthd's peak and final RSS, gpud's and finalizerd's RSS at
 # partition 10 and at the last one (target: growth < 5 %), malloc_trim's time per partition (the
-# ZKPIPE_TRIM_NS log field), the witness generation time per partition (ZKPIPE_READ_NS), and the
+# ZKPIPE_TRIM_NS log field), the witness generation time per partition (ZKPIPE_WITNESS_NS), and the
 # GPU stage's busy fraction (zkpipe status).
 #   bench/witness-pipeline.sh [PARTITIONS=200]
 TEST_NAME=bench-witness-pipeline
@@ -57,7 +57,7 @@ INI
     g_end=$(rss gpud) f_end=$(rss finalizerd) s1=$(hwm synthd1) s2=$(hwm synthd2) s1f=$(rss synthd1) s2f=$(rss synthd2)
     local trim_ms gen_ms
     trim_ms=$(cat "$T"/logs/synthd*.log | grep -o 'ZKPIPE_TRIM_NS=[0-9]*' | awk -F= '{s += $2; n++} END {printf "%.3f", n ? s / n / 1e6 : 0}')
-    gen_ms=$(cat "$T"/logs/synthd*.log | grep -o 'ZKPIPE_READ_NS=[0-9]*' | awk -F= '{s += $2; n++} END {printf "%.1f", n ? s / n / 1e6 : 0}')
+    gen_ms=$(cat "$T"/logs/synthd*.log | grep -o 'ZKPIPE_WITNESS_NS=[0-9]*' | awk -F= '{s += $2; n++} END {printf "%.1f", n ? s / n / 1e6 : 0}')
     local smax=$s1 smaxf=$s1f
     [ "$s2" -gt "$smax" ] && smax=$s2
     [ "$s2f" -gt "$smaxf" ] && smaxf=$s2f

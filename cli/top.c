@@ -43,8 +43,8 @@ typedef struct {
 
 static void idle_snapshot(shm_t *s, snap_t *ret) {
     shm_hist_snap_t a, b;
-    (void)shm_hist_read(s, HIST_GPU_WAIT, &a);
-    (void)shm_hist_read(s, HIST_GPU_IDLE_READY, &b);
+    (void)shm_hist_read(s, STEP_GPU_WAIT_READY, &a);
+    (void)shm_hist_read(s, STEP_GPU_IDLE_READY, &b);
     ret->t_ns = shm_now_ns();
     for (uint32_t k = 0; k < SHM_HIST_BUCKETS; k++) ret->idle.bucket[k] = a.bucket[k] + b.bucket[k];
     ret->idle.sum_ns = a.sum_ns + b.sum_ns;
@@ -100,7 +100,7 @@ static void frame(FILE *f, const cfg_t *c, shm_t *s, int att, snap_t *win, int *
     print_ms(f, shm_hist_quantile_ns(&d, 0.99));
     OUT("  total %.1f ms", d.sum_ns / 1e6);
     shm_hist_snap_t trim;
-    (void)shm_hist_read(s, HIST_SYNTH_TRIM, &trim);
+    (void)shm_hist_read(s, STEP_SYNTH_TRIM, &trim);
     OUT("trims: %llu, %.1f ms in all, %.3f ms each", (unsigned long long)shm_counter(s, CNT_TRIMS), trim.sum_ns / 1e6,
         trim.count ? trim.sum_ns / 1e6 / trim.count : 0.0);
     OUT("%s", "");

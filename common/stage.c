@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -136,4 +137,35 @@ int stage_wait(stage_loop_t *l, _Atomic uint32_t *word, uint32_t seen, int cap_m
     int r = shm_wait(word, seen, ms);
     if (r == -ETIMEDOUT) shm_reclaim(l->s);
     return r;
+}
+
+void stage_give_up(shm_t *s, uint32_t idx, uint32_t from, uint32_t job, uint32_t part, const char *reason) {
+    if (reason)
+        log_msg(LOG_ERR, &(log_ctx_t){.job = s->jobs[job].id, .part = (int)part, .slab = (int)idx}, NULL,
+                "Partition %u of job %s failed: %s", part, s->jobs[job].id, reason);
+    (void)shm_part_give_up(s, idx, from, job, part, reason);
+}
+
+int stage_pass_fields(const shm_pass_t *p, char bufs[][48], const char **fields) {
+    int n = 0;
+    for (uint32_t k = 0; k < STEP_MAX; k++) {
+        const char *journal = shm_step_info(k)->journal;
+        if (!(p->recorded >> k & 1) || !journal) continue;
+        snprintf(bufs[n], 48, "%s=%llu", journal, (unsigned long long)p->ns[k]);
+        fields[n] = bufs[n];
+        n++;
+    }
+    fields[n] = NULL;
+    return n;
+}
+
+void stage_log_pass(int prio, const log_ctx_t *ctx, const shm_pass_t *p, const char *fmt, ...) {
+    char bufs[STEP_MAX][48], msg[600];
+    const char *fields[STEP_MAX + 1];
+    (void)stage_pass_fields(p, bufs, fields);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    log_msg(prio, ctx, fields, "%s", msg);
 }

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 
 #include "common/daemon.h"
+#include "common/log.h"
 #include "config/config.h"
 #include "shm/shm.h"
 
@@ -48,3 +49,16 @@ void stage_tick(stage_loop_t *l, uint32_t cur_slab);
 /* Waits until *word differs from seen (a futex), at most cap_ms (or the loop's wait when cap_ms is
  * 0 or longer); reclaims dead owners' slabs when the wait timed out. Returns the shm_wait result. */
 int stage_wait(stage_loop_t *l, _Atomic uint32_t *word, uint32_t seen, int cap_ms);
+
+/* A stage gives up the partition it holds in slab idx (in state from): logs why (a failure; reason
+ * NULL: a cancel, not logged) and hands it to shm_part_give_up, which fails it (or drops it) and
+ * frees the slab. */
+void stage_give_up(shm_t *s, uint32_t idx, uint32_t from, uint32_t job, uint32_t part, const char *reason);
+
+/* The journal fields of a pass: "ZKPIPE_<STEP>_NS=<ns>" for each step it recorded that has one (the
+ * step table's JOURNAL column), into bufs; fields gets them, NULL-terminated (room for STEP_MAX + 1).
+ * Returns their count. */
+int stage_pass_fields(const shm_pass_t *p, char bufs[][48], const char **fields);
+/* The partition's journal entry for a pass: the message with the fields of stage_pass_fields. */
+void stage_log_pass(int prio, const log_ctx_t *ctx, const shm_pass_t *p, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));

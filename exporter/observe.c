@@ -242,11 +242,12 @@ void obs_metrics(shm_t *s, FILE *o, obs_extra_fn extra) {
 
     family(o, "zkpipe_step_duration_seconds", "histogram",
            "Duration of each step of each stage (the GPU stage's idle gaps: wait_ready, idle_ready).");
-    for (uint32_t h = 0; h < HIST_JOB; h++) {
+    for (uint32_t k = 0; k < STEP_MAX; k++) {
+        const shm_step_info_t *st = shm_step_info(k);
         shm_hist_snap_t x;
-        (void)shm_hist_read(s, h, &x);
+        (void)shm_hist_read(s, k, &x);
         char labels[96];
-        snprintf(labels, sizeof labels, "stage=\"%s\",step=\"%s\"", shm_role_name(shm_hist_role(h)), shm_hist_step(h));
+        snprintf(labels, sizeof labels, "stage=\"%s\",step=\"%s\"", shm_role_name(st->role), st->name);
         print_hist(o, "zkpipe_step_duration_seconds", labels, &x);
     }
     family(o, "zkpipe_job_duration_seconds", "histogram", "Jobs' end-to-end latency (submission to end), by priority.");
@@ -264,13 +265,14 @@ void obs_metrics(shm_t *s, FILE *o, obs_extra_fn extra) {
 
 static json_object *ms(uint64_t ns) { return json_object_new_double((double)ns / 1e6); }
 
-static json_object *hist_json(shm_t *s, uint32_t h) {
+/* A step's histogram. */
+static json_object *hist_json(shm_t *s, uint32_t step) {
     shm_hist_snap_t x;
-    (void)shm_hist_read(s, h, &x);
+    (void)shm_hist_read(s, step, &x);
     json_object *o = json_object_new_object(), *b = json_object_new_array();
     for (uint32_t k = 0; k < SHM_HIST_BUCKETS; k++)
         json_object_array_add(b, json_object_new_int64((int64_t)x.bucket[k]));
-    json_object_object_add(o, "step", json_object_new_string(shm_hist_step(h)));
+    json_object_object_add(o, "step", json_object_new_string(shm_step_info(step)->name));
     json_object_object_add(o, "buckets", b);
     json_object_object_add(o, "first_bound_ns", json_object_new_int64((int64_t)shm_hist_bound_ns(0)));
     json_object_object_add(o, "count", json_object_new_int64((int64_t)x.count));
@@ -382,8 +384,8 @@ char *obs_status_json(shm_t *s, const cfg_t *c) {
     }
     json_object_object_add(root, "counters", cnt);
     json_object *idle = json_object_new_array();
-    json_object_array_add(idle, hist_json(s, HIST_GPU_WAIT));
-    json_object_array_add(idle, hist_json(s, HIST_GPU_IDLE_READY));
+    json_object_array_add(idle, hist_json(s, STEP_GPU_WAIT_READY));
+    json_object_array_add(idle, hist_json(s, STEP_GPU_IDLE_READY));
     json_object_object_add(root, "gpu_idle", idle);
     /* zkpipe advise's numbers and advice */
     obs_advice_t a;
@@ -438,9 +440,9 @@ char *obs_timeline_json(shm_t *s, uint64_t window_ns) {
 void obs_balance(shm_t *s, obs_balance_t *a) {
     memset(a, 0, sizeof *a);
     shm_hist_snap_t gw, gi, sw;
-    (void)shm_hist_read(s, HIST_GPU_WAIT, &gw);
-    (void)shm_hist_read(s, HIST_GPU_IDLE_READY, &gi);
-    (void)shm_hist_read(s, HIST_SYNTH_WAIT_SLAB, &sw);
+    (void)shm_hist_read(s, STEP_GPU_WAIT_READY, &gw);
+    (void)shm_hist_read(s, STEP_GPU_IDLE_READY, &gi);
+    (void)shm_hist_read(s, STEP_SYNTH_WAIT_SLAB, &sw);
     uint64_t gb = shm_counter(s, CNT_GPU_BUSY_NS), sb = shm_counter(s, CNT_SYNTH_BUSY_NS);
     a->proved = shm_counter(s, CNT_PROVED);
     double lag_sum = 0; /* PROVED -> finalizing, over the partitions of the jobs still in the table */

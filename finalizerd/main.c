@@ -176,12 +176,10 @@ static void complete_ready_jobs(void) {
         if (shm_job_outcome(&S, i)) complete_job(i);
 }
 
+/* Gives a FINALIZING slab up (a proof held for space is no longer held). */
 static void give_up(uint32_t slab, uint32_t job, uint32_t part, const char *reason) {
-    if (reason)
-        log_msg(LOG_ERR, &(log_ctx_t){.job = S.jobs[job].id, .part = (int)part, .slab = (int)slab}, NULL,
-                "Partition %u of job %s failed: %s", part, S.jobs[job].id, reason);
     disk_release(slab);
-    (void)shm_part_give_up(&S, slab, SLAB_FINALIZING, job, part, reason);
+    stage_give_up(&S, slab, SLAB_FINALIZING, job, part, reason);
 }
 
 /* Whether the key file has a point that is not valid (named in e), read from a mapping of the file:
@@ -203,13 +201,13 @@ static void finalize(uint32_t slab) {
     uint32_t job = atomic_load_explicit(&d->job, memory_order_relaxed);
     uint32_t part = atomic_load_explicit(&d->part, memory_order_relaxed);
     shm_job_t *J = &S.jobs[job];
-    if (atomic_load_explicit(&J->gen, memory_order_acquire) != atomic_load_explicit(&d->job_gen, memory_order_relaxed) ||
-        shm_job_state(J) != JOB_ACTIVE) {
+    if (shm_slab_stale(&S, slab)) {
         give_up(slab, job, part, NULL);
         return;
     }
     stage_tick(&L, slab);
     log_ctx_t lc = {.job = h->job_id, .part = (int)part, .slab = (int)slab};
+    shm_pass_t ps = shm_pass(job, part, slab);
     shm_part_t *P = &J->parts[part];
     atomic_store_explicit(&P->t_fin_start_ns, t0, memory_order_relaxed);
     char dir[1400], why[900];
@@ -232,10 +230,11 @@ static void finalize(uint32_t slab) {
     /* A proof already on disk (a finalizer died between its rename and recording it) is kept only if
      * it verifies against this partition's public signals and its public file is theirs; otherwise
      * the raw result, still here, is finalized and written again. */
+    uint64_t t_check = daemon_now_ns();
     if (c->has_vk && fstatat(dfd, pn, &(struct stat){0}, AT_SYMLINK_NOFOLLOW) == 0 &&
         circuit_check_proof(c, dfd, part, values + 32, h->n_pub, why, sizeof why) == 0) {
         uint64_t now = daemon_now_ns();
-        atomic_store_explicit(&P->fin_ns, now - t0, memory_order_relaxed);
+        shm_step(&S, &ps, STEP_FIN_VERIFY, t_check, now - t_check, 1); /* the kept proof's check */
         atomic_store_explicit(&P->t_done_ns, now, memory_order_relaxed);
         disk_release(slab);
         (void)shm_part_finish(&S, slab, job, part);
@@ -249,8 +248,7 @@ static void finalize(uint32_t slab) {
     int rc = zk_random_rs(c->z.curve, r, s);
     if (rc == 0) rc = zk_finalize(&c->z, &h->raw, r, s, &proof);
     uint64_t t_rand = daemon_now_ns();
-    shm_event(&S, EV_FIN_RANDOMIZE, job, part, slab, t0, t_rand - t0, 0);
-    shm_hist_add(&S, HIST_FIN_RANDOMIZE, t_rand - t0);
+    shm_step(&S, &ps, STEP_FIN_RANDOMIZE, t0, t_rand - t0, 0);
     if (rc < 0) {
         snprintf(why, sizeof why, "finalization failed: %s", strerror(-rc));
         give_up(slab, job, part, why);
@@ -261,8 +259,7 @@ static void finalize(uint32_t slab) {
         zk_err_t e = {{0}};
         rc = zk_verify_proof(&c->vk, &proof, values + 32, h->n_pub, &e);
         t_ver = daemon_now_ns();
-        shm_event(&S, EV_FIN_VERIFY, job, part, slab, t_rand, t_ver - t_rand, rc == 0);
-        shm_hist_add(&S, HIST_FIN_VERIFY, t_ver - t_rand);
+        shm_step(&S, &ps, STEP_FIN_VERIFY, t_rand, t_ver - t_rand, rc == 0);
         if (rc < 0) {
             shm_count(&S, CNT_VERIFY_FAILED, 1);
             /* a corrupt key is the likely cause: name its point when it is (this stage holds no
@@ -283,9 +280,7 @@ static void finalize(uint32_t slab) {
     if (rc == 0) rc = zk_public_json(values, h->n_pub, &uj);
     if (rc == 0) rc = spool_write_at(dfd, un, uj, strlen(uj), NULL, (int)part);
     if (rc == 0) rc = spool_write_at(dfd, pn, pj, strlen(pj), "finalize", (int)part);
-    uint64_t t_write = daemon_now_ns();
-    shm_event(&S, EV_FIN_WRITE, job, part, slab, t_ver, t_write - t_ver, 0);
-    shm_hist_add(&S, HIST_FIN_WRITE, t_write - t_ver);
+    shm_step(&S, &ps, STEP_FIN_WRITE, t_ver, daemon_now_ns() - t_ver, 0);
     if (is_space_error(rc)) {
         disk_hold(slab, J->id, part, rc);
         /* back to PROVED: nobody else owns it meanwhile, and a restart finds it there */
@@ -298,7 +293,6 @@ static void finalize(uint32_t slab) {
         return;
     }
     uint64_t now = daemon_now_ns();
-    atomic_store_explicit(&P->fin_ns, now - t0, memory_order_relaxed);
     atomic_store_explicit(&P->t_done_ns, now, memory_order_relaxed);
     disk_release(slab);
     if (shm_part_finish(&S, slab, job, part) < 0)
@@ -308,12 +302,7 @@ static void finalize(uint32_t slab) {
     shm_count(&S, CNT_FINALIZED, 1);
     shm_count(&S, CNT_FIN_BUSY_NS, now - t0);
     atomic_fetch_add_explicit(&S.procs[S.self].busy_ns, now - t0, memory_order_relaxed);
-    char f[3][64];
-    snprintf(f[0], 64, "ZKPIPE_RANDOMIZE_NS=%llu", (unsigned long long)(t_rand - t0));
-    snprintf(f[1], 64, "ZKPIPE_VERIFY_NS=%llu", (unsigned long long)(t_ver - t_rand));
-    snprintf(f[2], 64, "ZKPIPE_WRITE_NS=%llu", (unsigned long long)(t_write - t_ver));
-    const char *fields[] = {f[0], f[1], f[2], NULL};
-    log_msg(LOG_DEBUG, &lc, fields, "Finalized partition %u of job %s in %.1f ms", part, J->id, ms(now - t0));
+    stage_log_pass(LOG_DEBUG, &lc, &ps, "Finalized partition %u of job %s in %.1f ms", part, J->id, ms(now - t0));
     if (shm_job_outstanding(&S, job) == 0) complete_job(job);
     stage_tick(&L, SHM_NONE);
 }

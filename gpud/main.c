@@ -47,8 +47,7 @@ static int key_get(const char *circuit, bool may_reload, zk_zkey_t **ret, char *
         if (r < 0) return snprintf(why, whylen, "%s", e.msg), r;
         backend_loaded[i] = true;
         backend_gen[i] = c->generation;
-        shm_event(&S, EV_GPU_LOAD_KEY, UINT32_MAX, (uint32_t)i, SHM_NONE, t0, daemon_now_ns() - t0, 0);
-        shm_hist_add(&S, HIST_GPU_LOAD_KEY, daemon_now_ns() - t0);
+        shm_step(&S, NULL, STEP_GPU_LOAD_KEY, t0, daemon_now_ns() - t0, (uint64_t)i);
         uint32_t resident = 0;
         for (uint32_t k = 0; k < CFG_MAX_CIRCUITS; k++) resident += backend_loaded[k];
         shm_keys_resident(&S, resident);
@@ -62,10 +61,7 @@ static int key_get(const char *circuit, bool may_reload, zk_zkey_t **ret, char *
 
 /* Gives a PROVING slab up: its partition is dropped (cancel) or failed (reason). */
 static void drop(uint32_t slab, uint32_t job, uint32_t part, const char *reason) {
-    if (reason)
-        log_msg(LOG_ERR, &(log_ctx_t){.job = S.jobs[job].id, .part = (int)part, .slab = (int)slab}, NULL,
-                "Partition %u of job %s failed: %s", part, S.jobs[job].id, reason);
-    (void)shm_part_give_up(&S, slab, SLAB_PROVING, job, part, reason);
+    stage_give_up(&S, slab, SLAB_PROVING, job, part, reason);
 }
 
 /* A partition that was in flight this many times when gpud lost its device fails (it may be what
@@ -78,6 +74,7 @@ typedef struct {
     uint32_t slab, job, part;
     int lane;
     uint64_t t_pick, t_submit;
+    shm_pass_t pass; /* its steps, from the idle gap its start ended to the proof */
 } flight_t;
 static flight_t flights[ZK_BACKEND_MAX_LANES];
 static int n_flights, first_flight, next_lane, depth;
@@ -106,17 +103,14 @@ static void start(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     uint32_t job = atomic_load_explicit(&d->job, memory_order_relaxed), part = atomic_load_explicit(&d->part, memory_order_relaxed);
     shm_job_t *J = &S.jobs[job];
     uint64_t t_ready = atomic_load_explicit(&d->t_ready_ns, memory_order_relaxed);
-    /* idle gap since the previous partition (none while one is in flight); value 1 = a READY slab
-     * was waiting during the gap */
-    if (last_done && !n_flights) {
-        shm_event(&S, EV_GPU_WAIT, job, part, slab, last_done, t_pick - last_done, t_ready <= last_done);
-        shm_hist_add(&S, t_ready <= last_done ? HIST_GPU_IDLE_READY : HIST_GPU_WAIT, t_pick - last_done);
-    }
-    shm_event(&S, EV_GPU_HANDOFF, job, part, slab, t_ready, t_pick > t_ready ? t_pick - t_ready : 0,
-              last_done <= t_ready);
-    shm_hist_add(&S, HIST_GPU_HANDOFF, t_pick > t_ready ? t_pick - t_ready : 0);
-    if (atomic_load_explicit(&J->gen, memory_order_acquire) != atomic_load_explicit(&d->job_gen, memory_order_relaxed) ||
-        shm_job_state(J) != JOB_ACTIVE) {
+    shm_pass_t ps = shm_pass(job, part, slab);
+    /* idle gap since the previous partition (none while one is in flight): did a READY slab wait? */
+    if (last_done && !n_flights)
+        shm_step(&S, &ps, t_ready <= last_done ? STEP_GPU_IDLE_READY : STEP_GPU_WAIT_READY, last_done,
+                 t_pick - last_done, 0);
+    /* value 1: the GPU stage was busy when the slab became READY */
+    shm_step(&S, &ps, STEP_GPU_HANDOFF, t_ready, t_pick > t_ready ? t_pick - t_ready : 0, last_done <= t_ready);
+    if (shm_slab_stale(&S, slab)) {
         drop(slab, job, part, NULL);
         return;
     }
@@ -148,7 +142,7 @@ static void start(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     daemon_test_point("gpu.mid_prove", (int)part);
     uint8_t *base = shm_slab_data(&S, slab);
     zk_err_t e = {{0}};
-    flight_t f = {.slab = slab, .job = job, .part = part, .lane = next_lane, .t_pick = t_pick};
+    flight_t f = {.slab = slab, .job = job, .part = part, .lane = next_lane, .t_pick = t_pick, .pass = ps};
     f.t_submit = daemon_now_ns();
     r = B->submit(bctx, f.lane, z, base + h->values_off, base + h->a_off, base + h->b_off, base + h->c_off, &e);
     if (r == -ENODEV) device_lost(e.msg, P);
@@ -184,11 +178,17 @@ static uint64_t finish(uint64_t prev_done) {
         return daemon_now_ns();
     }
     uint64_t t0 = f.t_submit > prev_done ? f.t_submit : prev_done, tb = f.t_pick > prev_done ? f.t_pick : prev_done;
-    h->core = tm;
-    h->t_gpu_ns = t1 - t0;
-    atomic_store_explicit(&P->gpu_ns, t1 - t0, memory_order_relaxed);
+    /* the steps before PROVED: the finalizer may end the job, and read gpu_ns, right after it */
+    shm_step(&S, &f.pass, STEP_GPU_PROVE, t0, t1 - t0, 0);
+    /* the backend's steps, laid end to end inside the prove slice */
+    const uint64_t core[] = {tm.h2d_ns, tm.ntt_ns, tm.msm_a_ns, tm.msm_b1_ns, tm.msm_b2_ns, tm.msm_c_ns, tm.msm_h_ns};
+    uint64_t at = t0;
+    for (uint32_t i = 0; i < 7; i++) {
+        if (!core[i]) continue;
+        shm_step(&S, &f.pass, STEP_GPU_H2D + i, at, core[i], 0);
+        at += core[i];
+    }
     atomic_store_explicit(&P->t_proved_ns, t1, memory_order_relaxed);
-    atomic_store_explicit(&S.slabs[slab].t_proved_ns, t1, memory_order_relaxed);
     if (shm_slab_move(&S, slab, SLAB_PROVING, SLAB_PROVED) < 0) {
         log_msg(LOG_ERR, &lc, NULL, "Slab %u was taken from us while proving", slab);
         return t1;
@@ -199,28 +199,8 @@ static uint64_t finish(uint64_t prev_done) {
     atomic_fetch_add_explicit(&S.procs[S.self].steps, 1, memory_order_relaxed);
     shm_count(&S, CNT_GPU_BUSY_NS, t1 - tb);
     atomic_fetch_add_explicit(&S.procs[S.self].busy_ns, t1 - tb, memory_order_relaxed);
-    shm_event(&S, EV_GPU_PROVE, job, part, slab, t0, t1 - t0, 0);
-    shm_hist_add(&S, HIST_GPU_PROVE, t1 - t0);
-    /* the backend's steps, laid end to end inside the prove slice */
-    uint64_t at = t0;
-    const uint64_t steps[] = {tm.h2d_ns, tm.ntt_ns, tm.msm_a_ns, tm.msm_b1_ns, tm.msm_b2_ns, tm.msm_c_ns, tm.msm_h_ns};
-    const uint32_t types[] = {EV_GPU_H2D,    EV_GPU_NTT,   EV_GPU_MSM_A, EV_GPU_MSM_B1,
-                              EV_GPU_MSM_B2, EV_GPU_MSM_C, EV_GPU_MSM_H};
-    for (int i = 0; i < 7; i++) {
-        if (!steps[i]) continue;
-        shm_event(&S, types[i], job, part, slab, at, steps[i], 0);
-        shm_hist_add(&S, HIST_GPU_H2D + (uint32_t)i, steps[i]);
-        at += steps[i];
-    }
-    char fl[4][64];
-    snprintf(fl[0], 64, "ZKPIPE_PROVE_NS=%llu", (unsigned long long)(t1 - t0));
-    snprintf(fl[1], 64, "ZKPIPE_NTT_NS=%llu", (unsigned long long)tm.ntt_ns);
-    snprintf(fl[2], 64, "ZKPIPE_MSM_NS=%llu",
-             (unsigned long long)(tm.msm_a_ns + tm.msm_b1_ns + tm.msm_b2_ns + tm.msm_c_ns + tm.msm_h_ns));
-    snprintf(fl[3], 64, "ZKPIPE_WAIT_NS=%llu",
-             (unsigned long long)(prev_done && f.t_pick > prev_done ? f.t_pick - prev_done : 0));
-    const char *fields[] = {fl[0], fl[1], fl[2], fl[3], NULL};
-    log_msg(LOG_DEBUG, &lc, fields, "Proved partition %u of job %s in %.1f ms", part, h->job_id, (t1 - t0) / 1e6);
+    stage_log_pass(LOG_DEBUG, &lc, &f.pass, "Proved partition %u of job %s in %.1f ms", part, h->job_id,
+                   (t1 - t0) / 1e6);
     return t1;
 }
 

@@ -29,6 +29,10 @@
 #define ACQREL memory_order_acq_rel
 
 static const uint64_t ALIGN2M = CFG_SLAB_ALIGN;
+/* The sinks of the steps (and of shm_job_end, shm_reclaim): reached through shm_step only. */
+static void event_put(shm_t *s, uint32_t type, uint32_t job_slot, uint32_t part, uint32_t slab, uint64_t t_ns,
+                      uint64_t dur_ns, uint64_t value);
+static void hist_add(shm_t *s, uint32_t h, uint64_t ns);
 static uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 uint64_t shm_now_ns(void) {
@@ -670,9 +674,8 @@ void shm_job_end(shm_t *s, uint32_t slot, uint32_t final) {
     shm_count(s, final == JOB_DONE ? CNT_JOBS_DONE : CNT_JOBS_FAILED, 1);
     uint64_t rt = shm_realtime_ns(); /* end to end: from the submission when its time is sane */
     if (J->prio < CFG_PRIO_COUNT)
-        shm_hist_add(s, HIST_JOB + J->prio,
-                     J->submit_ns && rt > J->submit_ns ? rt - J->submit_ns : now - J->registered_ns);
-    shm_event(s, EV_JOB_DONE, slot, J->n_parts, SHM_NONE, J->registered_ns, now - J->registered_ns, final);
+        hist_add(s, HIST_JOB + J->prio, J->submit_ns && rt > J->submit_ns ? rt - J->submit_ns : now - J->registered_ns);
+    event_put(s, EV_JOB_DONE, slot, J->n_parts, SHM_NONE, J->registered_ns, now - J->registered_ns, final);
     shm_bump(&s->hdr->job_seq);
 }
 
@@ -721,6 +724,25 @@ bool shm_critical_pending(shm_t *s) {
         if (atomic_load_explicit(&j->state, ACQ) != JOB_ACTIVE || j->prio != CFG_PRIO_CRITICAL) continue;
         for (uint32_t k = 0; k < j->n_parts; k++)
             if (shm_part_state(&j->parts[k]) == PART_PENDING) return true;
+    }
+    return false;
+}
+
+bool shm_slab_stale(shm_t *s, uint32_t idx) {
+    shm_slab_t *d = &s->slabs[idx];
+    shm_job_t *j = &s->jobs[atomic_load_explicit(&d->job, RLX)];
+    return shm_job_gen(j) != atomic_load_explicit(&d->job_gen, RLX) || shm_job_state(j) != JOB_ACTIVE;
+}
+
+bool shm_part_pending(shm_t *s, bool (*skip)(uint32_t job, void *ctx), void *ctx) {
+    for (uint32_t i = 0; i < s->hdr->n_jobs; i++) {
+        shm_job_t *j = &s->jobs[i];
+        if (shm_job_state(j) != JOB_ACTIVE) continue;
+        for (uint32_t k = 0; k < j->n_parts; k++)
+            if (shm_part_state(&j->parts[k]) == PART_PENDING) {
+                if (skip && skip(i, ctx)) break;
+                return true;
+            }
     }
     return false;
 }
@@ -793,7 +815,7 @@ int shm_reclaim(shm_t *s) {
         if (atomic_compare_exchange_strong_explicit(&d->word, &w, shm_word(to, SHM_NONE, 0), ACQREL, RLX)) {
             n++;
             shm_count(s, CNT_RECLAIMED, 1);
-            shm_event(s, EV_RECLAIM, atomic_load_explicit(&d->job, RLX), atomic_load_explicit(&d->part, RLX), i,
+            event_put(s, EV_RECLAIM, atomic_load_explicit(&d->job, RLX), atomic_load_explicit(&d->part, RLX), i,
                       shm_now_ns(), 0, st);
             shm_bump(&s->hdr->slab_seq);
         }
@@ -811,8 +833,8 @@ int shm_reclaim(shm_t *s) {
 
 /* ---- events ---- */
 
-void shm_event(shm_t *s, uint32_t type, uint32_t job_slot, uint32_t part, uint32_t slab, uint64_t t_ns, uint64_t dur_ns,
-               uint64_t value) {
+static void event_put(shm_t *s, uint32_t type, uint32_t job_slot, uint32_t part, uint32_t slab, uint64_t t_ns,
+                      uint64_t dur_ns, uint64_t value) {
     uint64_t h = atomic_fetch_add_explicit(&s->hdr->ev_head, 1, RLX);
     shm_event_t *e = &s->events[h % s->hdr->n_events];
     atomic_store_explicit(&e->seq, 0, RLX);
@@ -899,7 +921,7 @@ void shm_slab_info(shm_t *s, uint32_t idx, shm_slab_info_t *ret) {
 
 /* ---- histograms ---- */
 
-void shm_hist_add(shm_t *s, uint32_t h, uint64_t ns) {
+static void hist_add(shm_t *s, uint32_t h, uint64_t ns) {
     if (h >= HIST_MAX) return;
     shm_hist_t *x = &s->hdr->hist[h];
     atomic_fetch_add_explicit(&x->bucket[shm_hist_bucket(ns)], 1, RLX);
@@ -951,35 +973,58 @@ uint64_t shm_hist_quantile_ns(const shm_hist_snap_t *h, double q) {
     return UINT64_MAX;
 }
 
-static const struct {
-    uint32_t role;
-    const char *step;
-} hist_names[HIST_MAX] = {
-    [HIST_SYNTH_READ] = {ROLE_SYNTHD, "read"},
-    [HIST_SYNTH_CHECK] = {ROLE_SYNTHD, "check"},
-    [HIST_SYNTH_EVAL] = {ROLE_SYNTHD, "eval"},
-    [HIST_SYNTH_TRIM] = {ROLE_SYNTHD, "trim"},
-    [HIST_SYNTH_WAIT_SLAB] = {ROLE_SYNTHD, "wait_slab"},
-    [HIST_SYNTH_WITNESS] = {ROLE_SYNTHD, "witness"},
-    [HIST_GPU_WAIT] = {ROLE_GPUD, "wait_ready"},
-    [HIST_GPU_IDLE_READY] = {ROLE_GPUD, "idle_ready"},
-    [HIST_GPU_HANDOFF] = {ROLE_GPUD, "handoff"},
-    [HIST_GPU_LOAD_KEY] = {ROLE_GPUD, "load_key"},
-    [HIST_GPU_H2D] = {ROLE_GPUD, "h2d"},
-    [HIST_GPU_NTT] = {ROLE_GPUD, "ntt"},
-    [HIST_GPU_MSM_A] = {ROLE_GPUD, "msm_a"},
-    [HIST_GPU_MSM_B1] = {ROLE_GPUD, "msm_b1"},
-    [HIST_GPU_MSM_B2] = {ROLE_GPUD, "msm_b2"},
-    [HIST_GPU_MSM_C] = {ROLE_GPUD, "msm_c"},
-    [HIST_GPU_MSM_H] = {ROLE_GPUD, "msm_h"},
-    [HIST_GPU_PROVE] = {ROLE_GPUD, "prove"},
-    [HIST_FIN_RANDOMIZE] = {ROLE_FINALIZERD, "randomize"},
-    [HIST_FIN_VERIFY] = {ROLE_FINALIZERD, "verify"},
-    [HIST_FIN_WRITE] = {ROLE_FINALIZERD, "write"},
+/* ---- steps ---- */
+
+#define STAGE_PREFIX_SYNTHD "synth"
+#define STAGE_PREFIX_GPUD "gpu"
+#define STAGE_PREFIX_FINALIZERD "finalize"
+#define PART_OFF_none 0
+#define PART_OFF_synth_ns offsetof(shm_part_t, synth_ns)
+#define PART_OFF_gpu_ns offsetof(shm_part_t, gpu_ns)
+#define PART_OFF_fin_ns offsetof(shm_part_t, fin_ns)
+#define PART_NAME_none NULL
+#define PART_NAME_synth_ns "synth_ns"
+#define PART_NAME_gpu_ns "gpu_ns"
+#define PART_NAME_fin_ns "fin_ns"
+
+static const struct step_row {
+    shm_step_info_t info;
+    size_t part_off; /* 0: none (the partition word is at 0, never a step's) */
+} steps[STEP_MAX] = {
+/* clang-format off */
+#define STEP_ROW(id, stage, nm, journal_field, field) \
+    [STEP_##id] = {{ROLE_##stage, #nm, STAGE_PREFIX_##stage "." #nm, journal_field, PART_NAME_##field}, PART_OFF_##field},
+    SHM_STEPS(STEP_ROW)
+#undef STEP_ROW
+    /* clang-format on */
 };
 
-uint32_t shm_hist_role(uint32_t h) { return h < HIST_JOB ? hist_names[h].role : ROLE_NONE; }
-const char *shm_hist_step(uint32_t h) { return h < HIST_JOB ? hist_names[h].step : h < HIST_MAX ? "job" : "?"; }
+const shm_step_info_t *shm_step_info(uint32_t step) { return step < STEP_MAX ? &steps[step].info : NULL; }
+
+static _Atomic uint64_t *part_field(shm_part_t *p, size_t off) { return (_Atomic uint64_t *)((char *)p + off); }
+
+uint64_t shm_part_step_ns(const shm_part_t *p, uint32_t step) {
+    if (step >= STEP_MAX || !steps[step].part_off) return 0;
+    return atomic_load_explicit(part_field((shm_part_t *)p, steps[step].part_off), RLX);
+}
+
+void shm_step(shm_t *s, shm_pass_t *pass, uint32_t step, uint64_t t_ns, uint64_t dur_ns, uint64_t value) {
+    if (step >= STEP_MAX) return;
+    const struct step_row *row = &steps[step];
+    uint32_t job = pass ? pass->job : UINT32_MAX;
+    event_put(s, EV_STEP + step, job, pass ? pass->part : 0, pass ? pass->slab : SHM_NONE, t_ns, dur_ns, value);
+    hist_add(s, step, dur_ns);
+    if (!pass) return;
+    pass->ns[step] += dur_ns;
+    pass->recorded |= 1ull << step;
+    if (!row->part_off || job >= s->hdr->n_jobs || pass->part >= SHM_MAX_PARTS) return;
+    /* the field is this pass's sum of the steps that name it: a pass again (a reclaimed partition)
+     * replaces what an earlier one left */
+    uint64_t sum = 0;
+    for (uint32_t k = 0; k < STEP_MAX; k++)
+        if (steps[k].part_off == row->part_off) sum += pass->ns[k];
+    atomic_store_explicit(part_field(&s->jobs[job].parts[pass->part], row->part_off), sum, RLX);
+}
 
 void shm_disk_wait(shm_t *s, int delta) {
     if (s->self < 0 || !delta) return;
@@ -1036,29 +1081,8 @@ const char *shm_role_name(uint32_t role) {
     return role < 5 ? n[role] : "?";
 }
 const char *shm_event_name(uint32_t type) {
-    static const char *n[EV_MAX] = {[EV_SYNTH_READ] = "synth.read",
-                                    [EV_SYNTH_CHECK] = "synth.check",
-                                    [EV_SYNTH_EVAL] = "synth.eval",
-                                    [EV_SYNTH_TRIM] = "synth.trim",
-                                    [EV_SYNTH_WAIT_SLAB] = "synth.wait_slab",
-                                    [EV_GPU_WAIT] = "gpu.idle",
-                                    [EV_GPU_HANDOFF] = "gpu.handoff",
-                                    [EV_GPU_PROVE] = "gpu.prove",
-                                    [EV_GPU_H2D] = "gpu.h2d",
-                                    [EV_GPU_NTT] = "gpu.ntt",
-                                    [EV_GPU_MSM_A] = "gpu.msm_a",
-                                    [EV_GPU_MSM_B1] = "gpu.msm_b1",
-                                    [EV_GPU_MSM_B2] = "gpu.msm_b2",
-                                    [EV_GPU_MSM_C] = "gpu.msm_c",
-                                    [EV_GPU_MSM_H] = "gpu.msm_h",
-                                    [EV_GPU_LOAD_KEY] = "gpu.load_key",
-                                    [EV_FIN_RANDOMIZE] = "finalize.randomize",
-                                    [EV_FIN_VERIFY] = "finalize.verify",
-                                    [EV_FIN_WRITE] = "finalize.write",
-                                    [EV_JOB_DONE] = "job.done",
-                                    [EV_RECLAIM] = "reclaim",
-                                    [EV_SYNTH_WITNESS] = "synth.witness"};
-    return type < EV_MAX && n[type] ? n[type] : "?";
+    if (type >= EV_STEP && type < EV_STEP + STEP_MAX) return steps[type - EV_STEP].info.event;
+    return type == EV_JOB_DONE ? "job.done" : type == EV_RECLAIM ? "reclaim" : "?";
 }
 
 #ifndef MADV_COLLAPSE

@@ -18,6 +18,9 @@
  *   from anyone; terminal states are set under the lock by the finalizer.
  * - Every change of slab state bumps slab_seq; every change of jobs bumps job_seq. Waiters futex on
  *   those words (shared futexes: no FUTEX_PRIVATE_FLAG), always with a timeout, and re-check.
+ * - Times: a step's duration reaches the event ring, its histogram and the partition's stage time
+ *   (synth_ns, gpu_ns, fin_ns) through shm_step only, as the step table (SHM_STEPS) says; a
+ *   partition's stamps (t_*_ns) are written by the stage that owns its slab at that moment (shm_part_t).
  */
 #pragma once
 #include <stdalign.h>
@@ -30,8 +33,10 @@
 
 #define SHM_MAGIC 0x3168736570697a6bull /* "kzipesh1" */
 /* 2: part lost_count; 3: disk-wait gauge, pinned sizes; 4: histograms, keys gauge; 5: gpud's device, steps;
- * 6: synthd's compile in progress (shm_proc_t.compiling, 256-byte process slots) */
-#define SHM_LAYOUT_VERSION 6u
+ * 6: synthd's compile in progress (shm_proc_t.compiling, 256-byte process slots); 7: events and
+ * histograms numbered by the step table, the unread step times of the slab header and the slab's
+ * t_proved_ns gone */
+#define SHM_LAYOUT_VERSION 7u
 #define SHM_MAX_PROCS 128u
 #define SHM_MAX_PARTS 256u
 #define SHM_ID_MAX 48
@@ -66,30 +71,53 @@ enum {
 /* Process roles. */
 enum { ROLE_NONE = 0, ROLE_SYNTHD = 1, ROLE_GPUD = 2, ROLE_FINALIZERD = 3, ROLE_CLI = 4 };
 
-/* Event types of the ring (one slice of a partition's timeline each; value is type-specific). */
+/* The steps: every duration a stage measures, one line each. One call records a step (shm_step)
+ * and this table says where it goes, so that a new step is one line here and its sinks cannot
+ * disagree:
+ * - the event ring: type EV_STEP + step, named "<stage>.<name>" (zkpipe trace, the live page);
+ * - the histogram of index step (zkpipe metrics' stage and step labels; top, advise, status);
+ * - the journal: field JOURNAL of the stage's entry for the partition (stage_log_pass in
+ *   common/stage.h); NULL for a step of no partition;
+ * - the partition: FIELD of shm_part_t (none: no field) holds the sum of the steps of the stage's
+ *   latest pass that name it; synth_ns, gpu_ns and fin_ns are written so and in no other way.
+ * The GPU steps H2D..MSM_H are in the order of the backend's step times (gpud lays them end to end
+ * inside PROVE). X(ID, stage, name, JOURNAL, FIELD): */
+#define SHM_STEPS(X)                                                                                                   \
+    X(SYNTH_WITNESS, SYNTHD, witness, "ZKPIPE_WITNESS_NS", synth_ns) /* the witness from input.json */                 \
+    X(SYNTH_READ, SYNTHD, read, "ZKPIPE_READ_NS", synth_ns)          /* the .wtns file into the slab */                \
+    X(SYNTH_CHECK, SYNTHD, check, "ZKPIPE_CHECK_NS", synth_ns)                                                         \
+    X(SYNTH_EVAL, SYNTHD, eval, "ZKPIPE_EVAL_NS", synth_ns)                                                            \
+    X(SYNTH_TRIM, SYNTHD, trim, "ZKPIPE_TRIM_NS", none)                                                                \
+    X(SYNTH_WAIT_SLAB, SYNTHD, wait_slab, NULL, none)                 /* waited for a FREE slab (backpressure) */      \
+    X(GPU_WAIT_READY, GPUD, wait_ready, "ZKPIPE_WAIT_READY_NS", none) /* idle: no READY slab was there */              \
+    X(GPU_IDLE_READY, GPUD, idle_ready, "ZKPIPE_IDLE_READY_NS", none) /* idle while a READY slab waited */             \
+    X(GPU_HANDOFF, GPUD, handoff, "ZKPIPE_HANDOFF_NS", none)          /* READY -> picked up */                         \
+    X(GPU_LOAD_KEY, GPUD, load_key, NULL, none)                       /* value: the circuit's index */                 \
+    X(GPU_H2D, GPUD, h2d, "ZKPIPE_H2D_NS", none)                                                                       \
+    X(GPU_NTT, GPUD, ntt, "ZKPIPE_NTT_NS", none)                                                                       \
+    X(GPU_MSM_A, GPUD, msm_a, "ZKPIPE_MSM_A_NS", none)                                                                 \
+    X(GPU_MSM_B1, GPUD, msm_b1, "ZKPIPE_MSM_B1_NS", none)                                                              \
+    X(GPU_MSM_B2, GPUD, msm_b2, "ZKPIPE_MSM_B2_NS", none)                                                              \
+    X(GPU_MSM_C, GPUD, msm_c, "ZKPIPE_MSM_C_NS", none)                                                                 \
+    X(GPU_MSM_H, GPUD, msm_h, "ZKPIPE_MSM_H_NS", none)                                                                 \
+    X(GPU_PROVE, GPUD, prove, "ZKPIPE_PROVE_NS", gpu_ns) /* the whole proving core */                                  \
+    X(FIN_RANDOMIZE, FINALIZERD, randomize, "ZKPIPE_RANDOMIZE_NS", fin_ns)                                             \
+    X(FIN_VERIFY, FINALIZERD, verify, "ZKPIPE_VERIFY_NS", fin_ns) /* value: 1 when the proof verified */               \
+    X(FIN_WRITE, FINALIZERD, write, "ZKPIPE_WRITE_NS", fin_ns)
+
 enum {
-    EV_SYNTH_READ = 1,
-    EV_SYNTH_CHECK,
-    EV_SYNTH_EVAL,
-    EV_SYNTH_TRIM,
-    EV_SYNTH_WAIT_SLAB,
-    EV_GPU_WAIT,
-    EV_GPU_HANDOFF,
-    EV_GPU_PROVE,
-    EV_GPU_H2D,
-    EV_GPU_NTT,
-    EV_GPU_MSM_A,
-    EV_GPU_MSM_B1,
-    EV_GPU_MSM_B2,
-    EV_GPU_MSM_C,
-    EV_GPU_MSM_H,
-    EV_GPU_LOAD_KEY,
-    EV_FIN_RANDOMIZE,
-    EV_FIN_VERIFY,
-    EV_FIN_WRITE,
-    EV_JOB_DONE,
-    EV_RECLAIM,
-    EV_SYNTH_WITNESS, /* the witness computed from input.json */
+#define SHM_STEP_ENUM(id, stage, name, journal, field) STEP_##id,
+    SHM_STEPS(SHM_STEP_ENUM)
+#undef SHM_STEP_ENUM
+        STEP_MAX
+};
+_Static_assert(STEP_GPU_MSM_H - STEP_GPU_H2D == 6, "the GPU core's steps: contiguous, in the backend's order");
+
+/* Event types of the ring: one per step (EV_STEP + step), then the events that are no step. */
+enum {
+    EV_STEP = 1,
+    EV_JOB_DONE = EV_STEP + STEP_MAX, /* value: the terminal state */
+    EV_RECLAIM,                       /* value: the state the slab was reclaimed from */
     EV_MAX
 };
 
@@ -112,35 +140,10 @@ enum {
     CNT_MAX
 };
 
-/* Histograms (header.hist[]): durations in ns, lossless (docs/shm.md, "Histograms"). Each is added to
- * by the stage that owns it, at the point where it records the matching event; HIST_JOB + priority
- * is a job's end-to-end latency, recorded by shm_job_end. The GPU steps H2D..MSM_H are in the
- * order of the backend's step times (gpud lays them end to end). */
-enum {
-    HIST_SYNTH_READ = 0,
-    HIST_SYNTH_CHECK,
-    HIST_SYNTH_EVAL,
-    HIST_SYNTH_TRIM,
-    HIST_SYNTH_WAIT_SLAB, /* synthd waited for a FREE slab (backpressure) */
-    HIST_SYNTH_WITNESS,   /* witness generation from input.json (wasm or witness_cmd) */
-    HIST_GPU_WAIT,        /* the GPU stage's idle gap while no READY slab was there */
-    HIST_GPU_IDLE_READY,  /* the GPU stage's idle gap while a READY slab waited */
-    HIST_GPU_HANDOFF,     /* READY -> picked up */
-    HIST_GPU_LOAD_KEY,
-    HIST_GPU_H2D,
-    HIST_GPU_NTT,
-    HIST_GPU_MSM_A,
-    HIST_GPU_MSM_B1,
-    HIST_GPU_MSM_B2,
-    HIST_GPU_MSM_C,
-    HIST_GPU_MSM_H,
-    HIST_GPU_PROVE, /* the whole proving core */
-    HIST_FIN_RANDOMIZE,
-    HIST_FIN_VERIFY,
-    HIST_FIN_WRITE,
-    HIST_JOB, /* HIST_JOB + priority (CFG_PRIO_COUNT of them) */
-    HIST_MAX = HIST_JOB + CFG_PRIO_COUNT
-};
+/* Histograms (header.hist[]): durations in ns, lossless (docs/shm.md, "Histograms"). Histogram
+ * STEP_* is that step's (shm_step); HIST_JOB + priority is a job's end-to-end latency, recorded by
+ * shm_job_end. */
+enum { HIST_JOB = STEP_MAX, HIST_MAX = HIST_JOB + CFG_PRIO_COUNT };
 /* Bucket k < SHM_HIST_BUCKETS - 1 counts values v <= 2^(k + SHM_HIST_SHIFT) ns (and above the bucket
  * before it): 1.024 us, 2.048 us, ... 2^40 ns (about 1100 s); the last bucket counts the rest. */
 #define SHM_HIST_BUCKETS 32u
@@ -201,8 +204,7 @@ typedef struct shm_slab {
     /* Written by the FILLING owner, read after READY (acquire). */
     _Atomic uint32_t job, job_gen, part, prio;
     _Atomic uint64_t order;
-    _Atomic uint64_t t_ready_ns; /* CLOCK_MONOTONIC when published READY */
-    _Atomic uint64_t t_proved_ns;
+    _Atomic uint64_t t_ready_ns; /* CLOCK_MONOTONIC when published READY (synthd, with the rest) */
     _Atomic uint32_t fills; /* times this slab was filled (diagnostics) */
 } shm_slab_t;
 
@@ -210,8 +212,14 @@ typedef struct shm_part {
     _Atomic uint64_t word; /* state | slab << 8 */
     _Atomic uint32_t synth_count, prove_count;
     _Atomic uint32_t lost_count; /* times it was in flight when gpud lost its device */
-    _Atomic uint64_t t_claim_ns, t_ready_ns, t_prove_start_ns, t_proved_ns, t_fin_start_ns, t_done_ns; /* MONOTONIC */
-    _Atomic uint64_t synth_ns, gpu_ns, fin_ns; /* busy time of each stage */
+    /* When (CLOCK_MONOTONIC), each written by the stage that owns the partition's slab at that
+     * moment: t_claim_ns by shm_part_claim (synthd), t_ready_ns by synthd before READY,
+     * t_prove_start_ns (picked) and t_proved_ns (collected) by gpud, t_fin_start_ns and t_done_ns
+     * by the finalizer. */
+    _Atomic uint64_t t_claim_ns, t_ready_ns, t_prove_start_ns, t_proved_ns, t_fin_start_ns, t_done_ns;
+    /* Each stage's time on it: the sum of the steps of its latest pass that name the field in the
+     * step table (SHM_STEPS), written by shm_step only. */
+    _Atomic uint64_t synth_ns, gpu_ns, fin_ns;
 } shm_part_t;
 
 typedef struct shm_job {
@@ -241,7 +249,7 @@ typedef struct shm_event {
 /* The segment's layout is SHM_LAYOUT_VERSION: these pin it, so that a change to any shared struct
  * fails the build until the version is bumped (attachers refuse other versions) and the sizes are
  * updated here and in docs/shm.md. */
-_Static_assert(SHM_LAYOUT_VERSION == 6, "update the layout asserts below for the new version");
+_Static_assert(SHM_LAYOUT_VERSION == 7, "update the layout asserts below for the new version");
 _Static_assert(sizeof(shm_hist_t) == 320 && offsetof(shm_hist_t, count) == 264, "shm_hist_t layout");
 _Static_assert(HIST_MAX == 25, "shm_header_t.hist: update the sizes below");
 _Static_assert(sizeof(shm_header_t) == 8576 && offsetof(shm_header_t, reg_lock) == 328 &&
@@ -252,7 +260,7 @@ _Static_assert(sizeof(shm_proc_t) == 256 && offsetof(shm_proc_t, disk_wait) == 6
                    offsetof(shm_proc_t, device) == 84 && offsetof(shm_proc_t, compile_since_ns) == 128 &&
                    offsetof(shm_proc_t, compiling) == 136,
                "shm_proc_t layout");
-_Static_assert(sizeof(shm_slab_t) == 64, "shm_slab_t layout");
+_Static_assert(sizeof(shm_slab_t) == 64 && offsetof(shm_slab_t, fills) == 40, "shm_slab_t layout");
 _Static_assert(sizeof(shm_part_t) == 96, "shm_part_t layout");
 _Static_assert(sizeof(shm_job_t) == 25088 && offsetof(shm_job_t, parts) == 488, "shm_job_t layout");
 _Static_assert(sizeof(shm_event_t) == 88, "shm_event_t layout");
@@ -365,6 +373,8 @@ int shm_job_cancel(shm_t *s, uint32_t slot); /* ACTIVE -> CANCELLING */
 const char *shm_job_error(const shm_job_t *j);
 bool shm_job_set_error(shm_t *s, uint32_t slot, const char *reason);
 static inline uint32_t shm_job_state(const shm_job_t *j) { return atomic_load_explicit(&j->state, memory_order_acquire); }
+/* The record's generation: bumped each time its slot is used for another job. */
+static inline uint32_t shm_job_gen(const shm_job_t *j) { return atomic_load_explicit(&j->gen, memory_order_acquire); }
 /* Whether the job can end now (live, nothing pending or in flight) and how: JOB_DONE, JOB_FAILED
  * or JOB_CANCELLED; 0 when it cannot. A job that would fail without a recorded reason gets one. */
 uint32_t shm_job_outcome(shm_t *s, uint32_t slot);
@@ -409,6 +419,13 @@ int shm_part_claim_skip(shm_t *s, uint32_t slab, bool critical_only, bool (*skip
 uint32_t shm_job_outstanding(shm_t *s, uint32_t slot);
 /* Pending partitions of a live CRITICAL job exist. */
 bool shm_critical_pending(shm_t *s);
+/* A pending partition of an ACTIVE job exists that shm_part_claim_skip would not pass over for
+ * skip (NULL: none). */
+bool shm_part_pending(shm_t *s, bool (*skip)(uint32_t job, void *ctx), void *ctx);
+/* Whether the work in slab idx (owned by the caller, READY or later) is no longer wanted: the job it
+ * was filled for is no longer ACTIVE, or its record was reused for another job since (another
+ * generation). The stage then gives the partition up as a cancel (shm_part_give_up, reason NULL). */
+bool shm_slab_stale(shm_t *s, uint32_t idx);
 /* Drops every PENDING partition of a job (cancel / failure). */
 void shm_job_drop_pending(shm_t *s, uint32_t slot);
 
@@ -450,7 +467,7 @@ typedef struct shm_slab_info {
 } shm_slab_info_t;
 void shm_slab_info(shm_t *s, uint32_t idx, shm_slab_info_t *ret);
 
-/* Histograms. shm_hist_add records one value (ns) in histogram h (HIST_*): three relaxed adds.
+/* Histograms (STEP_* or HIST_JOB + priority), written by shm_step and shm_job_end only.
  * shm_hist_read copies one; true when the copy is a snapshot (count equal to the sum of the buckets
  * and unchanged while copying), else the count is the buckets' sum, so the copy is always
  * self-consistent. */
@@ -467,23 +484,46 @@ static inline uint32_t shm_hist_bucket(uint64_t ns) {
 static inline uint64_t shm_hist_bound_ns(uint32_t k) {
     return k < SHM_HIST_BUCKETS - 1 ? 1ull << (k + SHM_HIST_SHIFT) : UINT64_MAX;
 }
-void shm_hist_add(shm_t *s, uint32_t h, uint64_t ns);
 bool shm_hist_read(shm_t *s, uint32_t h, shm_hist_snap_t *ret);
 /* now - before, bucket by bucket (a window of a histogram between two reads). */
 void shm_hist_diff(const shm_hist_snap_t *now, const shm_hist_snap_t *before, shm_hist_snap_t *ret);
 /* The upper bound (ns) of the bucket holding the q-quantile (0 < q <= 1); 0 when empty, UINT64_MAX
  * when it falls in the last bucket. */
 uint64_t shm_hist_quantile_ns(const shm_hist_snap_t *h, double q);
-/* The stage that owns histogram h (ROLE_SYNTHD, ROLE_GPUD, ROLE_FINALIZERD; ROLE_NONE for HIST_JOB +
- * priority) and the step's name ("read", "idle_ready", ..., "job"). */
-uint32_t shm_hist_role(uint32_t h);
-const char *shm_hist_step(uint32_t h);
+/* The step table (SHM_STEPS), for the stages and the readers: NULL past STEP_MAX. */
+typedef struct shm_step_info {
+    uint32_t role;          /* the stage that records it (ROLE_*) */
+    const char *name;       /* "read": the step's name (histogram label, journal, docs) */
+    const char *event;      /* "synth.read": the event's name */
+    const char *journal;    /* "ZKPIPE_READ_NS": the journal field; NULL for a step of no partition */
+    const char *part_field; /* "synth_ns": the shm_part_t field it adds to in its pass; NULL: none */
+} shm_step_info_t;
+const shm_step_info_t *shm_step_info(uint32_t step);
+/* The value of the shm_part_t field the step adds to (0 for a step without one). */
+uint64_t shm_part_step_ns(const shm_part_t *p, uint32_t step);
 
-/* Event ring (lossy). */
-void shm_event(shm_t *s, uint32_t type, uint32_t job_slot, uint32_t part, uint32_t slab, uint64_t t_ns, uint64_t dur_ns,
-               uint64_t value);
-/* Reader: the records still in the ring are [first, head). shm_event_read copies record i and
- * returns false when it was overwritten (or not yet written) meanwhile. */
+/* One partition's pass through a stage (a fill, a proof, a finalization): where its steps' events
+ * point and what they add up to. A stack or flight variable of the stage; job UINT32_MAX: a pass
+ * of no partition. */
+typedef struct shm_pass {
+    uint32_t job, part, slab;
+    uint32_t pad0;
+    uint64_t recorded;     /* a bit per step recorded in this pass */
+    uint64_t ns[STEP_MAX]; /* each step's time in this pass (summed, were it recorded twice) */
+} shm_pass_t;
+_Static_assert(STEP_MAX <= 64, "shm_pass_t.recorded has a bit per step");
+static inline shm_pass_t shm_pass(uint32_t job, uint32_t part, uint32_t slab) {
+    return (shm_pass_t){.job = job, .part = part, .slab = slab};
+}
+/* Records one step, t_ns (start, CLOCK_MONOTONIC) + dur_ns, into every sink the step table names:
+ * the event (value is the step's own: see SHM_STEPS), the histogram, the pass (for the journal),
+ * and the partition's field. pass NULL: a step of no partition (its event names none). A step the
+ * table lacks is ignored. Lock-free: a few relaxed atomics and one event record. */
+void shm_step(shm_t *s, shm_pass_t *pass, uint32_t step, uint64_t t_ns, uint64_t dur_ns, uint64_t value);
+
+/* Event ring (lossy), written by shm_step, shm_job_end and shm_reclaim. Reader: the records still
+ * in the ring are [first, head). shm_event_read copies record i and returns false when it was
+ * overwritten (or not yet written) meanwhile. */
 void shm_event_range(shm_t *s, uint64_t *ret_first, uint64_t *ret_head);
 bool shm_event_read(shm_t *s, uint64_t i, shm_event_t *ret);
 static inline void shm_count(shm_t *s, int c, uint64_t v) {
@@ -496,4 +536,4 @@ const char *shm_slab_state_name(uint32_t st);
 const char *shm_job_state_name(uint32_t st);
 const char *shm_part_state_name(uint32_t st);
 const char *shm_role_name(uint32_t role);
-const char *shm_event_name(uint32_t type);
+const char *shm_event_name(uint32_t type); /* "synth.read", "job.done", "reclaim"; "?" */

@@ -36,8 +36,8 @@ static inline shm_slab_layout_t shm_slab_layout(uint32_t n_vars, uint32_t domain
     return l;
 }
 
-/* The header page; written by the owner of the slab's current state (FILLING: everything but raw,
- * core and t_gpu_ns; PROVING: those three). */
+/* The header page; written by the owner of the slab's current state (FILLING: everything but raw;
+ * PROVING: raw). The steps' times are not here: shm_step (shm.h) records them. */
 typedef struct shm_slab_hdr {
     uint32_t job, job_gen, part, curve_id;
     char job_id[SHM_ID_MAX];
@@ -46,16 +46,13 @@ typedef struct shm_slab_hdr {
     uint64_t wtns_off, wtns_len;               /* the witness file image, relative to the slab */
     uint64_t values_off;                       /* witness values (n_vars x 32, standard form) */
     uint64_t a_off, b_off, c_off;              /* a, b, c (domain_size x 32 each, Montgomery) */
-    uint64_t t_read_ns, t_check_ns, t_eval_ns; /* synthesis step durations */
     zk_raw_t raw;                              /* written by gpud */
-    zk_core_times_t core;                      /* gpud step durations */
-    uint64_t t_gpu_ns;
 } shm_slab_hdr_t;
 
 /* The header page is part of the segment's layout (SHM_LAYOUT_VERSION): zk's structs inside it are
  * pinned here, so that a change to them fails the build until the version is bumped. */
 _Static_assert(sizeof(zk_raw_t) == 576, "zk_raw_t changed: bump SHM_LAYOUT_VERSION and update this size");
-_Static_assert(sizeof(zk_core_times_t) == 56, "zk_core_times_t changed: bump SHM_LAYOUT_VERSION");
+_Static_assert(sizeof(shm_slab_hdr_t) == 768 && offsetof(shm_slab_hdr_t, raw) == 192, "shm_slab_hdr_t layout");
 _Static_assert(sizeof(shm_slab_hdr_t) <= SHM_SLAB_HEADER, "the slab header must fit its page");
 
 static inline shm_slab_hdr_t *shm_slab_header(shm_t *s, uint32_t i) { return (shm_slab_hdr_t *)shm_slab_data(s, i); }

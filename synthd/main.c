@@ -169,30 +169,14 @@ static void rescan_active(void) {
     spool_free_list(names, n);
 }
 
-/* A pending partition this synthd may claim now. skip: shm_part_claim_skip's filter (NULL: none). */
-static bool work_pending(bool (*skip)(uint32_t job, void *ctx)) {
-    for (uint32_t i = 0; i < S.hdr->n_jobs; i++) {
-        shm_job_t *j = &S.jobs[i];
-        if (atomic_load_explicit(&j->state, memory_order_acquire) != JOB_ACTIVE) continue;
-        for (uint32_t k = 0; k < j->n_parts; k++)
-            if (shm_part_state(&j->parts[k]) == PART_PENDING) {
-                if (skip && skip(i, NULL)) break;
-                return true;
-            }
-    }
-    return false;
-}
-
 /* Gives the slab back and the partition: on failure the job fails with the reason. */
 static void give_up(uint32_t slab, uint32_t job, uint32_t part, const char *reason) {
-    if (reason)
-        log_msg(LOG_ERR, &(log_ctx_t){.job = S.jobs[job].id, .part = (int)part, .slab = (int)slab}, NULL,
-                "Partition %u of job %s failed: %s", part, S.jobs[job].id, reason);
-    (void)shm_part_give_up(&S, slab, SLAB_FILLING, job, part, reason);
+    stage_give_up(&S, slab, SLAB_FILLING, job, part, reason);
 }
 
-/* Returns how long malloc_trim took (0: the policy did not trim). */
-static uint64_t trim_heap(uint32_t job, uint32_t part, uint32_t slab) {
+/* Trims the heap after a partition (the step trim of its pass); returns how long malloc_trim took
+ * (0: the policy did not trim). */
+static uint64_t trim_heap(shm_pass_t *ps) {
     if (cfg.trim == CFG_TRIM_NEVER) return 0;
     if (cfg.trim == CFG_TRIM_ABOVE) {
         struct mallinfo2 mi = mallinfo2();
@@ -202,8 +186,7 @@ static uint64_t trim_heap(uint32_t job, uint32_t part, uint32_t slab) {
     malloc_trim(0);
     uint64_t dt = daemon_now_ns() - t0;
     shm_count(&S, CNT_TRIMS, 1);
-    shm_event(&S, EV_SYNTH_TRIM, job, part, slab, t0, dt, 0);
-    shm_hist_add(&S, HIST_SYNTH_TRIM, dt);
+    shm_step(&S, ps, STEP_SYNTH_TRIM, t0, dt, 0);
     return dt;
 }
 
@@ -379,7 +362,7 @@ static bool gen_blocked(const struct gen *G) {
 
 /* Whether a job's partitions are not to be claimed now: an input job of a circuit whose generator is
  * being built (here: the build thread; elsewhere: another synthd's build, which ours waits for) or
- * waits for cache space. shm_part_claim_skip's filter and work_pending's. */
+ * waits for cache space. shm_part_claim_skip's filter and shm_part_pending's. */
 static bool job_has_inputs(uint32_t slot, const char *dir);
 static bool gen_skip(uint32_t slot, void *ctx) {
     (void)ctx;
@@ -461,19 +444,21 @@ static int witness_from_inputs(stage_circuit_t *c, const char *dir, uint32_t sla
 #endif
 
 /* Whether the job's partitions are circuit inputs (job.ini inputs = yes): read from job.ini once
- * per job record (slot and generation), not once per partition. */
-static struct {
+ * per job record (slot and generation), not once per partition. One entry per record of the
+ * segment's job table (its size, [pipeline] jobs, is the segment's: allocated at attach). */
+static struct job_kind {
     uint32_t gen;
     bool known, inputs;
-} job_kind[65536];
+} *job_kind;
 
 static bool job_has_inputs(uint32_t slot, const char *dir) {
-    uint32_t gen = atomic_load_explicit(&S.jobs[slot].gen, memory_order_acquire);
-    if (slot < 65536 && job_kind[slot].known && job_kind[slot].gen == gen) return job_kind[slot].inputs;
+    uint32_t gen = shm_job_gen(&S.jobs[slot]);
+    struct job_kind *k = &job_kind[slot];
+    if (k->known && k->gen == gen) return k->inputs;
     char err[300];
     spool_job_t sj;
     bool inputs = spool_read_job(dir, &sj, err, sizeof err) == 0 && sj.inputs;
-    if (slot < 65536) job_kind[slot].gen = gen, job_kind[slot].known = true, job_kind[slot].inputs = inputs;
+    *k = (struct job_kind){.gen = gen, .known = true, .inputs = inputs};
     return inputs;
 }
 
@@ -483,6 +468,7 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     char id[SHM_ID_MAX], dir[1400], name[64], why[900];
     snprintf(id, sizeof id, "%s", J->id);
     log_ctx_t lc = {.job = id, .part = (int)part, .slab = (int)slab};
+    shm_pass_t ps = shm_pass(job, part, slab);
     stage_tick(&L, slab);
     stage_circuit_t *c = circuits_get(J->circuit, true, why, sizeof why);
     if (!c) {
@@ -522,12 +508,10 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
         zk_err_t we = {{0}};
         r = witness_from_inputs(c, dir, slab, job, part, base + lay.wtns_off, lay.wtns_cap, &len, name, sizeof name,
                                 &we);
-        uint64_t t_gen = daemon_now_ns();
-        shm_event(&S, EV_SYNTH_WITNESS, job, part, slab, t_start, t_gen - t_start, len);
-        shm_hist_add(&S, HIST_SYNTH_WITNESS, t_gen - t_start);
+        shm_step(&S, &ps, STEP_SYNTH_WITNESS, t_start, daemon_now_ns() - t_start, len);
         if (r == -ECANCELED) { /* the job was cancelled or failed meanwhile */
             give_up(slab, job, part, NULL);
-            (void)trim_heap(job, part, slab);
+            (void)trim_heap(&ps);
             return;
         }
         if (r == -EINPROGRESS) { /* its generator is being built: the partition waits, unclaimed */
@@ -536,7 +520,7 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
         }
         if (r < 0) {
             give_up(slab, job, part, we.msg);
-            (void)trim_heap(job, part, slab);
+            (void)trim_heap(&ps);
             return;
         }
 #else
@@ -558,10 +542,7 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
         r = uring_read_fd(UR, fd, base + lay.wtns_off, lay.wtns_cap, &len);
     }
     uint64_t t_read = daemon_now_ns();
-    if (!generated) {
-        shm_event(&S, EV_SYNTH_READ, job, part, slab, t_start, t_read - t_start, len);
-        shm_hist_add(&S, HIST_SYNTH_READ, t_read - t_start);
-    }
+    if (!generated) shm_step(&S, &ps, STEP_SYNTH_READ, t_start, t_read - t_start, len);
     if (r == -EFBIG) {
         snprintf(
             why, sizeof why,
@@ -606,8 +587,7 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
         }
     }
     uint64_t t_check = daemon_now_ns();
-    shm_event(&S, EV_SYNTH_CHECK, job, part, slab, t_read, t_check - t_read, 0);
-    shm_hist_add(&S, HIST_SYNTH_CHECK, t_check - t_read);
+    shm_step(&S, &ps, STEP_SYNTH_CHECK, t_read, t_check - t_read, 0);
     daemon_test_point("synth.mid_fill", (int)part);
     if (shm_job_state(J) != JOB_ACTIVE) { /* cancelled or failed meanwhile */
         give_up(slab, job, part, NULL);
@@ -622,12 +602,11 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
         give_up(slab, job, part, why);
         return;
     }
-    shm_event(&S, EV_SYNTH_EVAL, job, part, slab, t_check, t_eval - t_check, 0);
-    shm_hist_add(&S, HIST_SYNTH_EVAL, t_eval - t_check);
+    shm_step(&S, &ps, STEP_SYNTH_EVAL, t_check, t_eval - t_check, 0);
     daemon_test_point("synth.before_publish", (int)part);
     memset(h, 0, sizeof *h);
     h->job = job;
-    h->job_gen = atomic_load_explicit(&J->gen, memory_order_relaxed);
+    h->job_gen = shm_job_gen(J);
     h->part = part;
     h->curve_id = c->z.curve->id;
     snprintf(h->job_id, sizeof h->job_id, "%s", id);
@@ -641,12 +620,8 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     h->a_off = lay.a_off;
     h->b_off = lay.b_off;
     h->c_off = lay.c_off;
-    h->t_read_ns = t_read - t_start;
-    h->t_check_ns = t_check - t_read;
-    h->t_eval_ns = t_eval - t_check;
     uint64_t now = daemon_now_ns();
     shm_part_t *P = &J->parts[part];
-    atomic_store_explicit(&P->synth_ns, now - t_start, memory_order_relaxed);
     atomic_store_explicit(&P->t_ready_ns, now, memory_order_relaxed);
     atomic_store_explicit(&S.slabs[slab].t_ready_ns, now, memory_order_relaxed);
     /* the release-CAS to READY publishes the header page and the data */
@@ -659,15 +634,9 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     atomic_fetch_add_explicit(&S.procs[S.self].busy_ns, now - t_start, memory_order_relaxed);
     synth_busy_ns += now - t_start;
     synth_count++;
-    uint64_t trim_ns = trim_heap(job, part, slab);
-    char f1[64], f2[64], f3[64], f4[64];
-    snprintf(f1, sizeof f1, "ZKPIPE_READ_NS=%llu", (unsigned long long)(t_read - t_start));
-    snprintf(f2, sizeof f2, "ZKPIPE_CHECK_NS=%llu", (unsigned long long)(t_check - t_read));
-    snprintf(f3, sizeof f3, "ZKPIPE_EVAL_NS=%llu", (unsigned long long)(t_eval - t_check));
-    snprintf(f4, sizeof f4, "ZKPIPE_TRIM_NS=%llu", (unsigned long long)trim_ns);
-    const char *fields[] = {f1, f2, f3, f4, NULL};
-    log_msg(LOG_DEBUG, &lc, fields, "Synthesized partition %u of job %s in %.1f ms (trim %.2f ms)", part, id,
-            (now - t_start) / 1e6, trim_ns / 1e6);
+    uint64_t trim_ns = trim_heap(&ps);
+    stage_log_pass(LOG_DEBUG, &lc, &ps, "Synthesized partition %u of job %s in %.1f ms (trim %.2f ms)", part, id,
+                   (now - t_start) / 1e6, trim_ns / 1e6);
     stage_tick(&L, SHM_NONE);
 }
 
@@ -692,6 +661,11 @@ int main(int argc, char **argv) {
                     false, true, &args, &cfg, &ex))
         return ex;
     if (!stage_attach(&cfg, &S, ROLE_SYNTHD, (uint32_t)args.instance)) return 1;
+    job_kind = calloc(S.hdr->n_jobs, sizeof *job_kind);
+    if (!job_kind) {
+        log_err("Out of memory");
+        return 1;
+    }
     int r = uring_reader_new(&UR, 8);
     if (r < 0) {
         log_err("Failed to set up io_uring: %s", strerror(-r));
@@ -738,7 +712,7 @@ int main(int argc, char **argv) {
         bool (*skip)(uint32_t, void *) = NULL;
         int cap_ms = 0;
 #endif
-        if (!work_pending(skip)) {
+        if (!shm_part_pending(&S, skip, NULL)) {
             (void)stage_wait(&L, &S.hdr->job_seq, jseq, cap_ms);
             continue;
         }
@@ -749,9 +723,7 @@ int main(int argc, char **argv) {
             /* backpressure: every slab is in use */
             uint64_t t0 = daemon_now_ns();
             (void)stage_wait(&L, &S.hdr->slab_seq, sseq, 0);
-            uint64_t waited = daemon_now_ns() - t0;
-            shm_event(&S, EV_SYNTH_WAIT_SLAB, UINT32_MAX, 0, SHM_NONE, t0, waited, 0);
-            shm_hist_add(&S, HIST_SYNTH_WAIT_SLAB, waited);
+            shm_step(&S, NULL, STEP_SYNTH_WAIT_SLAB, t0, daemon_now_ns() - t0, 0);
             continue;
         }
         if (shm_part_claim_skip(&S, slab, reserved, skip, NULL, &job, &part) < 0) {

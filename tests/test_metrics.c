@@ -72,8 +72,8 @@ TEST(concurrent_adds_exact) {
             char err[256];
             if (shm_open_segment(&k, seg_path, NULL, false, err, sizeof err) < 0) _exit(2);
             for (int i = 0; i < ADDS; i++) {
-                shm_hist_add(&k, HIST_GPU_PROVE, value_of(c, i));
-                shm_hist_add(&k, HIST_GPU_WAIT, 5000);
+                shm_step(&k, NULL, STEP_GPU_PROVE, 0, value_of(c, i), 0);
+                shm_step(&k, NULL, STEP_GPU_WAIT_READY, 0, 5000, 0);
             }
             _exit(0);
         }
@@ -84,7 +84,7 @@ TEST(concurrent_adds_exact) {
     for (int live = ADDERS; live;) {
         shm_hist_snap_t x;
         reads++;
-        snapshots += shm_hist_read(&s, HIST_GPU_PROVE, &x);
+        snapshots += shm_hist_read(&s, STEP_GPU_PROVE, &x);
         uint64_t total = 0;
         for (uint32_t k = 0; k < SHM_HIST_BUCKETS; k++) total += x.bucket[k];
         CHECK(total == x.count);
@@ -105,11 +105,11 @@ TEST(concurrent_adds_exact) {
             want_sum += value_of(c, i);
         }
     shm_hist_snap_t x;
-    CHECK(shm_hist_read(&s, HIST_GPU_PROVE, &x)); /* quiet now: a snapshot */
+    CHECK(shm_hist_read(&s, STEP_GPU_PROVE, &x)); /* quiet now: a snapshot */
     CHECK(x.count == (uint64_t)ADDERS * ADDS);
     CHECK(x.sum_ns == want_sum);
     for (uint32_t k = 0; k < SHM_HIST_BUCKETS; k++) CHECK_MSG(x.bucket[k] == want[k], "bucket %u", k);
-    CHECK(shm_hist_read(&s, HIST_GPU_WAIT, &x));
+    CHECK(shm_hist_read(&s, STEP_GPU_WAIT_READY, &x));
     CHECK(x.count == (uint64_t)ADDERS * ADDS && x.sum_ns == 5000ull * ADDERS * ADDS);
     CHECK(x.bucket[shm_hist_bucket(5000)] == x.count);
     printf("  %d of %d reads during the adds were snapshots\n", snapshots, reads);
@@ -121,21 +121,21 @@ TEST(readonly_attach_cannot_write) {
     shm_t s, r;
     char err[512];
     CHECK(open_fresh(&s, "ro") == 0);
-    shm_hist_add(&s, HIST_FIN_WRITE, 3000);
+    shm_step(&s, NULL, STEP_FIN_WRITE, 0, 3000, 0);
     CHECK_MSG(shm_open_readonly(&r, seg_path, err, sizeof err) == 0, "%s", err);
     CHECK(r.readonly);
     shm_hist_snap_t x;
-    CHECK(shm_hist_read(&r, HIST_FIN_WRITE, &x) && x.count == 1 && x.sum_ns == 3000);
+    CHECK(shm_hist_read(&r, STEP_FIN_WRITE, &x) && x.count == 1 && x.sum_ns == 3000);
     pid_t pid = fork();
     CHECK(pid >= 0);
     if (pid == 0) {
-        shm_hist_add(&r, HIST_FIN_WRITE, 1); /* must fault */
+        shm_step(&r, NULL, STEP_FIN_WRITE, 0, 1, 0); /* must fault */
         _exit(0);
     }
     int st;
     CHECK(waitpid(pid, &st, 0) == pid);
     CHECK_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "a write through the read-only mapping did not fault");
-    CHECK(shm_hist_read(&s, HIST_FIN_WRITE, &x) && x.count == 1);
+    CHECK(shm_hist_read(&s, STEP_FIN_WRITE, &x) && x.count == 1);
     shm_close(&r);
     CHECK(shm_open_readonly(&r, "/dev/shm/zkpipe-test-metrics-none", err, sizeof err) == -ENOENT);
     shm_close(&s);
@@ -199,9 +199,9 @@ TEST(prometheus_text) {
     CHECK(open_fresh(&s, "text") == 0);
     CHECK(shm_register(&s, ROLE_GPUD, 3) >= 0);
     shm_keys_resident(&s, 2);
-    shm_hist_add(&s, HIST_GPU_PROVE, 1024);
-    shm_hist_add(&s, HIST_GPU_PROVE, 1025);
-    shm_hist_add(&s, HIST_GPU_PROVE, 5ull << 40);
+    shm_step(&s, NULL, STEP_GPU_PROVE, 0, 1024, 0);
+    shm_step(&s, NULL, STEP_GPU_PROVE, 0, 1025, 0);
+    shm_step(&s, NULL, STEP_GPU_PROVE, 0, 5ull << 40, 0);
     shm_count(&s, CNT_GPU_BUSY_NS, 1500000001ull);
     CHECK(shm_lock(&s) == 0);
     CHECK(shm_job_register(&s, "j1", "we\"ird\\name", CFG_PRIO_LOW, 3, 0, NULL) >= 0);
@@ -322,7 +322,7 @@ TEST(status_and_timeline_json) {
     CHECK(j >= 0);
     uint64_t now = shm_now_ns();
     for (uint32_t i = 0; i < OBS_TIMELINE_MAX + 50; i++)
-        shm_event(&s, EV_GPU_PROVE, (uint32_t)j, i % 2, 0, now, 1000, 0);
+        shm_step(&s, &(shm_pass_t){.job = (uint32_t)j, .part = i % 2, .slab = 0}, STEP_GPU_PROVE, now, 1000, 0);
     char *t = obs_timeline_json(&s, 60ull * 1000000000ull);
     json_object *o = json_tokener_parse(t), *ev, *x;
     CHECK(o && json_object_object_get_ex(o, "events", &ev));

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/text.h"
+#include "common/stage.h"
 #include "test.h"
 
 static char seg_path[256];
@@ -90,6 +91,25 @@ TEST(create_attach_geometry) {
     CHECK(shm_open_segment(&b, "/dev/shm/zkpipe-test-does-not-exist", &geo, false, err, sizeof err) == -ENOENT);
     shm_close(&a);
     CHECK(shm_unlink_segment(seg_path) == 0);
+    return 0;
+}
+
+/* A segment of an older layout (version 6: events and histograms numbered before the step table)
+ * is refused, read-write and read-only, naming both versions; it is never reinterpreted. */
+TEST(older_layout_refused) {
+    shm_t a, b;
+    char err[512];
+    fresh_path("version");
+    CHECK_MSG(shm_open_segment(&a, seg_path, &geo, true, err, sizeof err) == 0, "%s", err);
+    a.hdr->version = SHM_LAYOUT_VERSION - 1;
+    shm_close(&a);
+    CHECK_EQ_INT(shm_open_segment(&b, seg_path, &geo, true, err, sizeof err), -EPROTO);
+    char want[200];
+    snprintf(want, sizeof want, "layout version %u (header %zu bytes), this build uses %u", SHM_LAYOUT_VERSION - 1,
+             sizeof(shm_header_t), SHM_LAYOUT_VERSION);
+    CHECK_MSG(strstr(err, want), "%s", err);
+    CHECK_EQ_INT(shm_open_readonly(&b, seg_path, err, sizeof err), -EPROTO);
+    shm_unlink_segment(seg_path);
     return 0;
 }
 
@@ -266,14 +286,17 @@ TEST(event_ring) {
     int j;
     if (open_fresh(&s, "events", ROLE_FINALIZERD, 3, &j)) return 1;
     /* 100 records into a ring of 64: the head counts all of them, the newest overwrote the oldest */
-    for (int i = 0; i < 100; i++) shm_event(&s, EV_GPU_PROVE, j, i % 3, 0, 1000 + i, 10, i);
+    for (int i = 0; i < 100; i++) {
+        shm_pass_t ps = shm_pass((uint32_t)j, (uint32_t)i % 3, 0);
+        shm_step(&s, &ps, STEP_GPU_PROVE, 1000 + i, 10, i);
+    }
     CHECK_EQ_INT(atomic_load(&s.hdr->ev_head), 100);
     shm_event_t *e = &s.events[99 % 64];
     CHECK_EQ_INT(atomic_load(&e->seq), 100);
     CHECK(!strcmp(e->job, "events"));
     CHECK_EQ_INT(e->value, 99);
     CHECK_EQ_INT(e->part, 99 % 3);
-    CHECK_EQ_INT(e->type, EV_GPU_PROVE);
+    CHECK_EQ_INT(e->type, EV_STEP + STEP_GPU_PROVE);
     CHECK_EQ_INT(e->role, ROLE_FINALIZERD);
     /* slot 35 now holds record 99 (checked above); slot 36 still holds record 36 */
     CHECK_EQ_INT(atomic_load(&s.events[36].seq), 37);
@@ -282,12 +305,179 @@ TEST(event_ring) {
 }
 
 TEST(event_names) {
-    CHECK(!strcmp(shm_event_name(EV_GPU_PROVE), "gpu.prove"));
+    CHECK(!strcmp(shm_event_name(EV_STEP + STEP_GPU_PROVE), "gpu.prove"));
     CHECK(!strcmp(shm_event_name(EV_RECLAIM), "reclaim"));
-    for (uint32_t t = EV_SYNTH_READ; t < EV_MAX; t++) CHECK_MSG(strcmp(shm_event_name(t), "?"), "event %u", t);
+    for (uint32_t t = EV_STEP; t < EV_MAX; t++) CHECK_MSG(strcmp(shm_event_name(t), "?"), "event %u", t);
     CHECK(!strcmp(shm_event_name(EV_MAX), "?"));
     CHECK(!strcmp(shm_event_name(0), "?"));
     return 0;
+}
+
+/* The shm_part_t field a step's table row names, read by its name (not through the table). */
+static uint64_t part_field_by_name(shm_part_t *p, const char *name) {
+    if (!name) return 0;
+    if (!strcmp(name, "synth_ns")) return atomic_load(&p->synth_ns);
+    if (!strcmp(name, "gpu_ns")) return atomic_load(&p->gpu_ns);
+    if (!strcmp(name, "fin_ns")) return atomic_load(&p->fin_ns);
+    return UINT64_MAX; /* a field this test does not know */
+}
+
+static uint64_t hist_total(shm_t *s) {
+    uint64_t n = 0;
+    for (uint32_t h = 0; h < HIST_MAX; h++) {
+        shm_hist_snap_t x;
+        (void)shm_hist_read(s, h, &x);
+        n += x.count;
+    }
+    return n;
+}
+
+/* Issue 20, 3: every step of the table reaches every sink its row names, and only those: the event
+ * (type, name, times, value, partition), its own histogram (count and sum; no other moves), the
+ * journal field of the pass, and the partition's field (the pass's sum of the steps naming it). A
+ * row without one of them, or a sink that a step misses, fails here. */
+TEST(step_table_sinks) {
+    shm_t s;
+    int j;
+    if (open_fresh(&s, "steps", ROLE_GPUD, 2, &j)) return 1;
+    static const char *const prefix[] = {[ROLE_SYNTHD] = "synth", [ROLE_GPUD] = "gpu", [ROLE_FINALIZERD] = "finalize"};
+    CHECK(shm_step_info(STEP_MAX) == NULL);
+    for (uint32_t k = 0; k < STEP_MAX; k++) {
+        const shm_step_info_t *st = shm_step_info(k);
+        CHECK(st && st->name && st->name[0] && st->event);
+        CHECK_MSG(st->role == ROLE_SYNTHD || st->role == ROLE_GPUD || st->role == ROLE_FINALIZERD, "step %s", st->name);
+        char want[96];
+        snprintf(want, sizeof want, "%s.%s", prefix[st->role], st->name);
+        CHECK_MSG(!strcmp(st->event, want), "step %s: event %s", st->name, st->event);
+        CHECK(!strcmp(shm_event_name(EV_STEP + k), st->event));
+        if (st->journal) {
+            size_t n = snprintf(want, sizeof want, "ZKPIPE_");
+            for (const char *c = st->name; *c; c++) want[n++] = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
+            snprintf(want + n, sizeof want - n, "_NS");
+            CHECK_MSG(!strcmp(st->journal, want), "step %s: journal %s", st->name, st->journal);
+        }
+        /* a partition's field only for a step of a partition (one with a journal field) */
+        CHECK_MSG(!st->part_field || st->journal, "step %s", st->name);
+        for (uint32_t k2 = 0; k2 < k; k2++)
+            CHECK_MSG(strcmp(shm_step_info(k2)->name, st->name), "two steps named %s", st->name);
+
+        uint32_t part = k % 2;
+        shm_part_t *P = &s.jobs[j].parts[part];
+        shm_pass_t ps = shm_pass((uint32_t)j, part, 3);
+        shm_hist_snap_t before, after;
+        (void)shm_hist_read(&s, k, &before);
+        uint64_t all_before = hist_total(&s), first, head0, head;
+        uint64_t fields_before[3] = {atomic_load(&P->synth_ns), atomic_load(&P->gpu_ns), atomic_load(&P->fin_ns)};
+        shm_event_range(&s, &first, &head0);
+        uint64_t dur = 100000 + k * 7;
+        shm_step(&s, st->journal ? &ps : NULL, k, 5000 + k, dur, 40 + k);
+        /* the event */
+        shm_event_range(&s, &first, &head);
+        CHECK_EQ_INT(head, head0 + 1);
+        shm_event_t e;
+        CHECK(shm_event_read(&s, head0, &e));
+        CHECK_EQ_INT(e.type, EV_STEP + k);
+        CHECK(e.t_ns == 5000 + k && e.dur_ns == dur && e.value == 40 + k && e.role == ROLE_GPUD);
+        if (st->journal)
+            CHECK_MSG(e.job_slot == (uint32_t)j && e.part == part && e.slab == 3 && !strcmp(e.job, "steps"), "step %s",
+                      st->name);
+        else
+            CHECK_MSG(e.job_slot == UINT32_MAX && e.slab == SHM_NONE, "step %s", st->name);
+        /* its histogram, and no other */
+        (void)shm_hist_read(&s, k, &after);
+        CHECK_MSG(after.count == before.count + 1 && after.sum_ns == before.sum_ns + dur, "step %s", st->name);
+        CHECK_EQ_INT(hist_total(&s), all_before + 1);
+        /* the journal field of the pass */
+        char bufs[STEP_MAX][48];
+        const char *fields[STEP_MAX + 1];
+        if (st->journal) {
+            CHECK(ps.recorded == 1ull << k && ps.ns[k] == dur);
+            CHECK_EQ_INT(stage_pass_fields(&ps, bufs, fields), 1);
+            snprintf(want, sizeof want, "%s=%llu", st->journal, (unsigned long long)dur);
+            CHECK_MSG(!strcmp(fields[0], want) && !fields[1], "step %s: %s", st->name, fields[0]);
+        }
+        /* the partition's field it names, and no other */
+        uint64_t fields_after[3] = {atomic_load(&P->synth_ns), atomic_load(&P->gpu_ns), atomic_load(&P->fin_ns)};
+        static const char *const names[3] = {"synth_ns", "gpu_ns", "fin_ns"};
+        for (int f = 0; f < 3; f++) {
+            bool named = st->part_field && !strcmp(st->part_field, names[f]);
+            CHECK_MSG(named ? fields_after[f] == dur : fields_after[f] == fields_before[f], "step %s: %s", st->name,
+                      names[f]);
+        }
+        if (st->part_field) {
+            CHECK_MSG(part_field_by_name(P, st->part_field) == dur, "step %s: field %s", st->name, st->part_field);
+            CHECK(shm_part_step_ns(P, k) == dur);
+        }
+    }
+    /* a pass's field is the sum of its steps that name it; the next pass replaces it */
+    shm_pass_t a = shm_pass((uint32_t)j, 1, 0), b = shm_pass((uint32_t)j, 1, 0);
+    shm_step(&s, &a, STEP_SYNTH_READ, 0, 100, 0);
+    shm_step(&s, &a, STEP_SYNTH_CHECK, 0, 200, 0);
+    shm_step(&s, &a, STEP_SYNTH_EVAL, 0, 300, 0);
+    shm_step(&s, &a, STEP_SYNTH_TRIM, 0, 5000, 0); /* no field */
+    CHECK_EQ_INT(atomic_load(&s.jobs[j].parts[1].synth_ns), 600);
+    char bufs[STEP_MAX][48];
+    const char *fields[STEP_MAX + 1];
+    CHECK_EQ_INT(stage_pass_fields(&a, bufs, fields), 4);
+    CHECK(!strcmp(fields[0], "ZKPIPE_READ_NS=100") && !strcmp(fields[3], "ZKPIPE_TRIM_NS=5000"));
+    shm_step(&s, &b, STEP_SYNTH_READ, 0, 50, 0);
+    CHECK_EQ_INT(atomic_load(&s.jobs[j].parts[1].synth_ns), 50);
+    /* no step past the table: nothing recorded */
+    uint64_t all = hist_total(&s), first, h0, h1;
+    shm_event_range(&s, &first, &h0);
+    shm_step(&s, &a, STEP_MAX, 0, 1, 0);
+    shm_event_range(&s, &first, &h1);
+    CHECK(h1 == h0 && hist_total(&s) == all);
+    return close_fresh(&s);
+}
+
+/* Takes a FREE slab and claims the next pending partition into it, as synthd does. */
+static int claim_one(shm_t *s, uint32_t *ret_slab, uint32_t *ret_job) {
+    uint32_t part;
+    CHECK(shm_slab_take_free(s, 0, false, ret_slab, NULL) == 0);
+    CHECK(shm_part_claim(s, *ret_slab, false, ret_job, &part) == 0);
+    return 0;
+}
+
+/* shm_slab_stale, gpud's and the finalizer's one check before working on a slab: the job it was
+ * filled for is still that job (same generation) and ACTIVE. */
+TEST(slab_stale) {
+    shm_t s;
+    int j;
+    uint32_t slab, job;
+    if (open_fresh(&s, "stale", ROLE_GPUD, 2, &j) || claim_one(&s, &slab, &job)) return 1;
+    CHECK(job == (uint32_t)j && !shm_slab_stale(&s, slab));
+    atomic_fetch_add(&s.jobs[j].gen, 1); /* the record reused for another job */
+    CHECK(shm_slab_stale(&s, slab));
+    atomic_fetch_sub(&s.jobs[j].gen, 1);
+    CHECK(!shm_slab_stale(&s, slab));
+    CHECK(shm_job_cancel(&s, (uint32_t)j) == 0);
+    CHECK(shm_slab_stale(&s, slab));
+    return close_fresh(&s);
+}
+
+/* shm_part_pending, synthd's question before it takes a slab: a PENDING partition of an ACTIVE job
+ * that the filter does not pass over. */
+static bool skip_all(uint32_t job, void *ctx) {
+    (void)job;
+    (void)ctx;
+    return true;
+}
+
+TEST(part_pending) {
+    shm_t s;
+    int j;
+    if (open_fresh(&s, "pending", ROLE_SYNTHD, 1, &j)) return 1;
+    CHECK(shm_part_pending(&s, NULL, NULL));
+    CHECK(!shm_part_pending(&s, skip_all, NULL));
+    uint32_t slab, job;
+    if (claim_one(&s, &slab, &job)) return 1;
+    CHECK(!shm_part_pending(&s, NULL, NULL)); /* in flight: nothing pending */
+    int j2 = new_job(&s, "pending2", 2, 1);
+    CHECK(j2 >= 0 && shm_part_pending(&s, NULL, NULL));
+    CHECK(shm_job_cancel(&s, (uint32_t)j2) == 0);
+    CHECK(!shm_part_pending(&s, NULL, NULL)); /* its partition dropped, the job not ACTIVE */
+    return close_fresh(&s);
 }
 
 TEST(cancel_drops_pending) {
