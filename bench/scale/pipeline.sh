@@ -85,7 +85,9 @@ for d in synthd1 synthd2 gpud finalizerd; do
     echo "| $d | ${R0[$d]} (${O0[$d]}) MiB | ${R1[$d]} (${O1[$d]}) MiB | ${R2[$d]} (${O2[$d]}) MiB | $(hwm $d) MiB |"
 done
 echo "time per stage and partition (ms, from the logs' duration fields):"
-for f in READ_NS CHECK_NS EVAL_NS PROVE_NS NTT_NS MSM_NS RANDOMIZE_NS VERIFY_NS WRITE_NS; do
+# every step's journal field (shm.h's SHM_STEPS), in the order the logs first name them
+for f in $(cat "$T"/logs/synthd*.log "$T"/logs/gpud.log "$T"/logs/finalizerd.log | grep -o "ZKPIPE_[A-Z0-9_]*_NS=" |
+    sed 's/^ZKPIPE_//; s/=$//' | awk '!seen[$0]++'); do
     v=$(cat "$T"/logs/*.log | grep -o "ZKPIPE_$f=[0-9]*" | awk -F= '{printf "%s%.0f", n++ ? ", " : "", $2 / 1e6}')
     [ -n "$v" ] && echo "  $f: $v"
 done
