@@ -137,23 +137,29 @@ while [ $left -gt 0 ]; do
     left=$((left - n))
 done
 rss() { awk '/^(VmRSS|RssAnon):/{printf "%s %s ", $1, $2}' "/proc/${PIDS[$1]}/status"; }
+# cpu_snap FILE: each stage process's CPU time (all its threads, user + system, in ms), then the
+# partitions synthesized, proved and finalized so far
+cpu_snap() {
+    local st
+    for st in "${!PIDS[@]}"; do
+        echo "$st $(awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) * 1000 / hz}' "/proc/${PIDS[$st]}/stat")"
+    done
+    "$ZKPIPE" status --config "$CONF" | awk '/^counters/{for (i = 1; i < NF; i++) c[$i] = $(i + 1); print "counts", c["synthesized"], c["proved"], c["finalized"]}'
+}
 declare -gA RSS10=() RSSN=()
 local early=$((N < 20 ? N / 2 : 10))
 while :; do
     fin=$("$ZKPIPE" status --config "$CONF" | awk '/^counters/{for (i = 1; i < NF; i++) if ($i == "finalized") print $(i + 1)}')
     if [ -z "${RSS10[gpud]:-}" ] && [ "${fin:-0}" -ge "$early" ]; then
         for st in gpud finalizerd synthd1; do RSS10[$st]=$(rss $st); done
+        cpu_snap >"$T/cpu-early-$watch.txt" # the CPU per partition is counted from here: start-up (keys, compiles) left out
     fi
     if [ "${fin:-0}" -ge "$N" ]; then for st in gpud finalizerd synthd1; do RSSN[$st]=$(rss $st); done; break; fi
     sleep 0.1
 done
 EARLY=$early
 for j in "${JOBS[@]}"; do wait_job "$j" 600 || fail "job $j failed"; done
-# each stage process: its CPU time (all its threads, user + system), in ms
-local st
-for st in "${!PIDS[@]}"; do
-    echo "$st $(awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) * 1000 / hz}' "/proc/${PIDS[$st]}/stat")"
-done >"$T/cpu-$watch.txt"
+cpu_snap >"$T/cpu-$watch.txt"
 "$ZKPIPE" trace --config "$CONF" --out "$T/trace-$watch.json" >/dev/null
 "$ZKPIPE" status --config "$CONF" >"$T/status-$watch.txt"
 if [ "$watch" = 1 ]; then
@@ -174,7 +180,7 @@ MODEL_MS=$(grep "Loaded the key of circuit $CIRCUIT (" "$T/logs/gpud.log" | grep
     tail -1 | sed 's/.*: \([0-9.]*\) ms a partition/\1/')
 [ "${WATCH:-1}" = 1 ] && pipeline_run 1
 SOLO_MS=$solo_ms NICE_STAGES=$NICE_STAGES BACKEND=$BACKEND MODEL_MS=${MODEL_MS:-} SYNTHDS=$SYNTHDS FINALIZERS=$FINALIZERS \
-    INPUTS=$INPUTS EARLY=$EARLY CPU=$T/cpu-0.txt python3 - "$T/trace-0.json" "$T/status-0.txt" "$solo" "$N" "$CIRCUIT" "${rss0[@]}" "${results[@]}" <<'PY'
+    INPUTS=$INPUTS EARLY=$EARLY CPU=$T/cpu-0.txt CPU_EARLY=$T/cpu-early-0.txt python3 - "$T/trace-0.json" "$T/status-0.txt" "$solo" "$N" "$CIRCUIT" "${rss0[@]}" "${results[@]}" <<'PY'
 import json, math, os, sys
 trace, status, solo, n, circuit = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 rss = sys.argv[6:12]
@@ -224,15 +230,23 @@ synth = sum(p["synth_ms"] for p in parts) / len(parts)
 fin = sum(p["finalize_ms"] for p in parts) / len(parts)
 gpu = float(model_ms) if backend == "replay" else pipe_ms
 # CPU time per partition of each stage (all its processes and threads; the same on a loaded machine
-# as on an idle one)
-cpu = {}
-for line in open(os.environ["CPU"]):
-    name, c = line.split()
-    cpu[name.rstrip("0123456789")] = cpu.get(name.rstrip("0123456789"), 0.0) + float(c) / n
+# as on an idle one), from the early snapshot to the end: the stage's CPU over the partitions it
+# did meanwhile (start-up, key loads and compiles left out)
+def snap(path):
+    cpu, counts = {}, None
+    for line in open(path):
+        w = line.split()
+        if w[0] == "counts":
+            counts = dict(zip(("synthd", "gpud", "finalizerd"), map(int, w[1:])))
+        else:
+            cpu[w[0].rstrip("0123456789")] = cpu.get(w[0].rstrip("0123456789"), 0.0) + float(w[1])
+    return cpu, counts
+(c0, k0), (c1, k1) = snap(os.environ["CPU_EARLY"]), snap(os.environ["CPU"])
+cpu = {r: (c1[r] - c0.get(r, 0.0)) / max(1, k1[r] - k0[r]) for r in ("synthd", "gpud", "finalizerd")}
 steps = {k: sum(e["dur"] / 1e3 for e in ev if e["name"] == "finalize." + k) / n for k in ("randomize", "verify", "write")}
 print(f"  per partition, wall: synthesis {synth:.1f} ms{' (witness generation included)' if os.environ['INPUTS'] == '1' else ''}, finalization {fin:.1f} ms"
       f" (randomize {steps['randomize']:.2f}, verify {steps['verify']:.2f}, write {steps['write']:.2f}), GPU {gpu:.2f} ms")
-print(f"  per partition, CPU: synthd {cpu['synthd']:.2f} ms, gpud {cpu['gpud']:.2f} ms, finalizerd {cpu['finalizerd']:.2f} ms")
+print(f"  per partition, CPU: " + ", ".join(f"{r} {cpu[r]:.2f} ms (the last {k1[r] - k0[r]})" for r in ("synthd", "gpud", "finalizerd")))
 # k processes that each take t per partition keep a device of g per partition busy while k / t >= 1 / g:
 # >= 97 % busy needs k >= 0.97 t / g. On a box with a core per process, t is a synthd's CPU time; a
 # finalizerd's is its CPU time plus its write step's wall time (at most the disk's waits, which need
