@@ -129,13 +129,17 @@ if [ "$watch" = 1 ]; then
     watchers+=($!)
     exec 9>"$T/top-in"
 fi
-JOBS=()
-left=$N
-while [ $left -gt 0 ]; do
-    n=$((left > 50 ? 50 : left))
-    JOBS+=("$(jobsubmit $n)")
-    left=$((left - n))
-done
+# the jobs are submitted beside the watch below, so that its snapshot after the tenth finalized
+# partition comes then, however long the submissions take
+(
+    left=$N
+    while [ $left -gt 0 ]; do
+        n=$((left > 50 ? 50 : left))
+        jobsubmit $n
+        left=$((left - n))
+    done
+) >"$T/jobs-$watch.txt" &
+local submitter=$!
 rss() { awk '/^(VmRSS|RssAnon):/{printf "%s %s ", $1, $2}' "/proc/${PIDS[$1]}/status"; }
 # cpu_snap FILE: each stage process's CPU time (all its threads, user + system, in ms), then the
 # partitions synthesized, proved and finalized so far
@@ -158,6 +162,8 @@ while :; do
     sleep 0.1
 done
 EARLY=$early
+wait "$submitter" || fail "a submission failed"
+mapfile -t JOBS <"$T/jobs-$watch.txt"
 for j in "${JOBS[@]}"; do wait_job "$j" 600 || fail "job $j failed"; done
 cpu_snap >"$T/cpu-$watch.txt"
 "$ZKPIPE" trace --config "$CONF" --out "$T/trace-$watch.json" >/dev/null
