@@ -10,11 +10,14 @@
 #             (~30k constraints, domain 2^15), the digest bits public
 #   pchain20, pchain22  the same chain of 2000 and 8000 hashes (~2^20 and ~2^22 constraints), for
 #             bench/witness-cold
+#   pchain16  the wasm of bench/data/pchain16 (126 hashes, domain 2^16) for the pipeline's input jobs
+#             (bench/pipeline.sh); its key is ../shared/bench/pchain16's, copied here when it is there
+#             (the committed vk.json is that key's), never made anew
 #   pchain16bls  the 126-hash Poseidon chain of bench/data/pchain16 compiled for bls12381
 #             (circom --prime bls12381: circomlib's constants taken mod r, a benchmark circuit, not a
 #             hash; domain 2^16)
 #
-# Usage: bench/make-circuits.sh [--force] pchain18|pchain20|pchain22|sha256|pchain16bls...
+# Usage: bench/make-circuits.sh [--force] pchain16|pchain18|pchain20|pchain22|sha256|pchain16bls...
 # Environment: ZKPIPE (the zkpipe binary; default $ZKPIPE_BUILD_ROOT/cli/zkpipe, build root
 # default ./build), THREADS (keygen threads; default all CPUs), WASM_ONLY=1 (only the r1cs, the
 # wasm and input.json: no witness, no key; what bench/witness-cold needs).
@@ -31,7 +34,7 @@ if [ "${1:-}" = "--force" ]; then
     shift
 fi
 if [ $# -eq 0 ]; then
-    echo "usage: bench/make-circuits.sh [--force] pchain18|pchain20|pchain22|sha256|pchain16bls..." >&2
+    echo "usage: bench/make-circuits.sh [--force] pchain16|pchain18|pchain20|pchain22|sha256|pchain16bls..." >&2
     exit 2
 fi
 
@@ -39,11 +42,11 @@ fi
 write_source() {
     local name=$1 out=$2 stem=$3
     local hashes=507
-    [ "$name" = pchain16bls ] && hashes=126
+    [ "$name" = pchain16bls ] || [ "$name" = pchain16 ] && hashes=126
     [ "$name" = pchain20 ] && hashes=2000
     [ "$name" = pchain22 ] && hashes=8000
     case $name in
-    pchain18 | pchain20 | pchain22 | pchain16bls)
+    pchain16 | pchain18 | pchain20 | pchain22 | pchain16bls)
         cat >"$out/$stem.circom" <<EOF
 pragma circom 2.0.0;
 include "circomlib/poseidon.circom";
@@ -86,8 +89,13 @@ make_one() {
     pchain22) stem=pchain_8000 ;;
     sha256) stem=sha256_512 ;;
     pchain16bls) stem=pchain_126 ;;
+    pchain16)
+        stem=pchain_126
+        local WASM_ONLY=1 shared=$root/../shared/bench/pchain16/$stem.zkey
+        [ -s "$root/bench/data/pchain16/$stem.zkey" ] || [ ! -s "$shared" ] || cp "$shared" "$root/bench/data/pchain16/"
+        ;;
     *)
-        echo "make-circuits: unknown circuit '$name' (pchain18, pchain20, pchain22, sha256, pchain16bls)" >&2
+        echo "make-circuits: unknown circuit '$name' (pchain16, pchain18, pchain20, pchain22, sha256, pchain16bls)" >&2
         exit 2
         ;;
     esac
@@ -96,7 +104,7 @@ make_one() {
         echo "make-circuits: $out/${stem}_js/$stem.wasm is up to date (--force to remake)"
         return 0
     fi
-    if [ $force = 0 ] && [ -s "$out/$stem.zkey" ] && [ -s "$out/$stem.wtns" ] && [ -s "$out/vk.json" ] &&
+    if [ "${WASM_ONLY:-0}" != 1 ] && [ $force = 0 ] && [ -s "$out/$stem.zkey" ] && [ -s "$out/$stem.wtns" ] && [ -s "$out/vk.json" ] &&
         [ -s "$out/$stem.r1cs" ]; then
         echo "make-circuits: $out is up to date (--force to remake)"
         return 0

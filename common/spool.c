@@ -252,34 +252,59 @@ static int write_all(int fd, const void *data, size_t len) {
     return 0;
 }
 
-int spool_write_at(int dirfd, const char *name, const void *data, size_t len, const char *test_point, int part) {
-    char tmp[NAME_MAX + 1];
-    uint32_t rnd = 0;
-    if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != sizeof rnd) rnd = (uint32_t)daemon_now_ns();
-    if ((size_t)snprintf(tmp, sizeof tmp, ".%s.tmp.%d.%08x", name, (int)getpid(), rnd) >= sizeof tmp)
-        return -ENAMETOOLONG;
-    /* O_EXCL|O_NOFOLLOW: a name planted in the folder (a symlink, a file) is never written through */
-    _cleanup_close_ int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) return -errno;
-    int r = write_all(fd, data, len);
-    if (r == 0 && fsync(fd) < 0) r = -errno;
-    if (r == 0 && close(TAKE_FD(fd)) < 0) r = -errno;
+int spool_write_files_at(int dirfd, const spool_file_t *files, size_t n, const char *test_point, int part) {
+    if (n > SPOOL_FILES_MAX) return -E2BIG;
+    char tmp[SPOOL_FILES_MAX][NAME_MAX + 1];
+    int fds[SPOOL_FILES_MAX];
+    size_t made = 0, renamed = 0;
+    int r = 0;
+    while (r == 0 && made < n) {
+        uint32_t rnd = 0;
+        if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != sizeof rnd) rnd = (uint32_t)daemon_now_ns();
+        if ((size_t)snprintf(tmp[made], sizeof tmp[made], ".%s.tmp.%d.%08x", files[made].name, (int)getpid(), rnd) >=
+            sizeof tmp[made]) {
+            r = -ENAMETOOLONG;
+            break;
+        }
+        /* O_EXCL|O_NOFOLLOW: a name planted in the folder (a symlink, a file) is never written through */
+        int fd = openat(dirfd, tmp[made], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            r = -errno;
+            break;
+        }
+        fds[made] = fd;
+        r = write_all(fd, files[made].data, files[made].len);
+        made++;
+    }
+    /* every file's writeback is started before the first fsync, so that one journal commit can
+     * cover them all */
+    for (size_t i = 0; r == 0 && i < made; i++) (void)sync_file_range(fds[i], 0, 0, SYNC_FILE_RANGE_WRITE);
+    for (size_t i = 0; r == 0 && i < made; i++)
+        if (fsync(fds[i]) < 0) r = -errno;
+    for (size_t i = 0; i < made; i++)
+        if (close(fds[i]) < 0 && r == 0) r = -errno;
     char point[96];
     if (r == 0 && test_point) {
         snprintf(point, sizeof point, "%s.before_rename", test_point);
         daemon_test_point(point, part);
     }
-    if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0) r = -errno;
-    if (r < 0) {
-        (void)unlinkat(dirfd, tmp, 0);
-        return r;
-    }
-    (void)fsync(dirfd);
+    while (r == 0 && renamed < n)
+        if (renameat(dirfd, tmp[renamed], dirfd, files[renamed].name) < 0)
+            r = -errno;
+        else
+            renamed++;
+    for (size_t i = renamed; i < made; i++) (void)unlinkat(dirfd, tmp[i], 0);
+    if (renamed) (void)fsync(dirfd);
+    if (r < 0) return r;
     if (test_point) {
         snprintf(point, sizeof point, "%s.after_rename", test_point);
         daemon_test_point(point, part);
     }
     return 0;
+}
+
+int spool_write_at(int dirfd, const char *name, const void *data, size_t len, const char *test_point, int part) {
+    return spool_write_files_at(dirfd, &(spool_file_t){name, data, len}, 1, test_point, part);
 }
 
 int spool_write_atomic(const char *path, const char *data, size_t len) {

@@ -9,8 +9,9 @@
  * - The stages never follow a symlink in the spool and never block on a file: job directories and
  *   their files are opened relative to a directory the stage opened itself, with O_NOFOLLOW and
  *   O_NONBLOCK, and must be directories / regular files.
- * - Every file a stage writes goes through spool_write_at: a temporary ".NAME.tmp.PID.RAND" made
- *   with O_CREAT|O_EXCL|O_NOFOLLOW, fsync, rename, fsync of the directory. Temporaries left by a
+ * - Every file a stage writes goes through spool_write_at (or spool_write_files_at, several at once):
+ *   a temporary ".NAME.tmp.PID.RAND" made with O_CREAT|O_EXCL|O_NOFOLLOW, fsync, rename, fsync of the
+ *   directory. Temporaries left by a
  *   crash are removed before the job directory leaves active/.
  * - result.json has one writer (spool_write_result) and one schema, and one reader
  *   (spool_read_result).
@@ -54,6 +55,17 @@ void spool_free_list(char **names, size_t n);
  * O_CREAT|O_EXCL|O_NOFOLLOW, fsync, rename, fsync of the folder. With test_point, the test hooks
  * TEST_POINT.before_rename / .after_rename (common/daemon.h) run around the rename for part. */
 int spool_write_at(int dirfd, const char *name, const void *data, size_t len, const char *test_point, int part);
+/* Several files into one folder at once (finalizerd: public-<k>.json, then proof-<k>.json): every
+ * temporary written and fsync'd, then renamed in the order given, then one fsync of the folder, so a
+ * crash leaves a prefix of them in place; the test hooks run once, around the renames. At most
+ * SPOOL_FILES_MAX files. On an error the files not renamed are removed. */
+#define SPOOL_FILES_MAX 8
+typedef struct spool_file {
+    const char *name;
+    const void *data;
+    size_t len;
+} spool_file_t;
+int spool_write_files_at(int dirfd, const spool_file_t *files, size_t n, const char *test_point, int part);
 /* The same for a path (its folder is opened here). */
 int spool_write_atomic(const char *path, const char *data, size_t len);
 /* Removes the temporaries of spool_write_at that writers which died left in the folder. */

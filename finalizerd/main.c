@@ -278,8 +278,10 @@ static void finalize(uint32_t slab) {
     _cleanup_free_ char *uj = NULL;
     rc = zk_proof_json(c->z.curve, &proof, &pj);
     if (rc == 0) rc = zk_public_json(values, h->n_pub, &uj);
-    if (rc == 0) rc = spool_write_at(dfd, un, uj, strlen(uj), NULL, (int)part);
-    if (rc == 0) rc = spool_write_at(dfd, pn, pj, strlen(pj), "finalize", (int)part);
+    /* public before proof, each durable before it is renamed; one fsync of the folder for both */
+    if (rc == 0)
+        rc = spool_write_files_at(dfd, (spool_file_t[]){{un, uj, strlen(uj)}, {pn, pj, strlen(pj)}}, 2, "finalize",
+                                  (int)part);
     shm_step(&S, &ps, STEP_FIN_WRITE, t_ver, daemon_now_ns() - t_ver, 0);
     if (is_space_error(rc)) {
         disk_hold(slab, J->id, part, rc);

@@ -22,11 +22,12 @@ typedef struct zk_backend_ops {
     int (*register_memory)(void *ctx, void *base, size_t len, zk_err_t *err);
     /* Makes the key's points resident (device memory on CUDA); called once per circuit. */
     int (*load_key)(void *ctx, const zk_zkey_t *z, zk_err_t *err);
-    /* Partitions in flight at once: submit(lane) starts one, collect(lane) finishes it. Lanes
-     * are used in turn 0, 1, …, depth−1, 0, …, each collected before it is submitted again, and
-     * collected in submission order. The CPU backend does the work inside submit (depth 1 is
-     * its natural setting); CUDA enqueues copies and kernels and returns, so the next partition's
-     * copy overlaps this one's MSMs (depth 2). */
+    /* Partitions in flight at once: submit(lane) starts one, collect(lane) finishes it. gpud
+     * submits to any lane 0 … depth−1 that is not in flight and collects lanes in any order (the
+     * one poll says has finished), each collected before it is submitted again; a backend keeps
+     * each lane's inputs and results apart. The CPU backend does the work inside submit (depth 1
+     * is its natural setting); CUDA enqueues copies and kernels and returns, so the next
+     * partition's copy overlaps this one's MSMs (depth 2). */
     int depth;
     /* Starts proving one partition: a, b, c (Montgomery Fr, domain_size each) and the witness
      * (standard form, nVars values), all in memory the caller keeps unchanged until collect. */
@@ -37,6 +38,12 @@ typedef struct zk_backend_ops {
      * -ENODEV (from any call) means the device is lost for this process (CUDA: the context is
      * unusable after a kernel fault, ECC, the device gone), not that the partition is bad. */
     int (*collect)(void *ctx, int lane, zk_raw_t *out, zk_core_times_t *times, zk_err_t *err);
+    /* Whether the lane's partition has finished, without waiting: 1 (collect will not block), 0
+     * (still running) or an error as collect's (-ENODEV: the device is lost). With 0, *ret_left_ns
+     * is how long it will still take when the backend knows (the replay's modelled end), else 0.
+     * gpud polls its lanes while it waits for READY slabs, so that a slab that becomes READY while
+     * a lane is busy is submitted at once, not when that lane ends (CUDA: cudaEventQuery). */
+    int (*poll)(void *ctx, int lane, uint64_t *ret_left_ns, zk_err_t *err);
     void (*destroy)(void *ctx);
     /* Optional (NULL): one line on what the backend built for the key at its last load_key beyond
      * making its points resident (CPU: the window tables chosen and their sizes); valid until the

@@ -190,6 +190,18 @@ static int replay_collect(void *ctx, int lane, zk_raw_t *out, zk_core_times_t *t
     return 0;
 }
 
+/* Finished when the modelled end has passed (a partition whose entry was missing at once: collect
+ * reports it); otherwise the time left to that end. */
+static int replay_poll(void *ctx, int lane, uint64_t *ret_left_ns, zk_err_t *err) {
+    replay_ctx_t *c = ctx;
+    *ret_left_ns = 0;
+    if (lane < 0 || lane >= ZK_BACKEND_MAX_LANES) return zk_fail(err, EINVAL, "replay backend: no lane %d", lane);
+    uint64_t now = now_ns();
+    if (c->lane[lane].rc < 0 || now >= c->lane[lane].done) return 1;
+    *ret_left_ns = c->lane[lane].done - now;
+    return 0;
+}
+
 static void replay_destroy(void *ctx) {
     replay_ctx_t *c = ctx;
     if (!c) return;
@@ -206,6 +218,7 @@ const zk_backend_ops_t zk_backend_replay = {
     .depth = 2, /* the next partition's copy overlaps this one's compute, as on CUDA */
     .submit = replay_submit,
     .collect = replay_collect,
+    .poll = replay_poll,
     .destroy = replay_destroy,
     .key_info = replay_key_info,
     .device_info = replay_device_info,

@@ -68,16 +68,30 @@ static void drop(uint32_t slab, uint32_t job, uint32_t part, const char *reason)
  * faults the device) instead of taking the stage down again. */
 #define GPU_MAX_LOST 3
 
-/* A partition between submit and collect; the backend's lanes are used in turn, so the FIFO of
- * flights is also the order of the lanes. */
+/* The partitions between submit and collect, one per busy lane of the backend (flights[lane]). */
 typedef struct {
+    bool busy;
     uint32_t slab, job, part;
-    int lane;
+    uint64_t order; /* submission order */
     uint64_t t_pick, t_submit;
     shm_pass_t pass; /* its steps, from the idle gap its start ended to the proof */
 } flight_t;
 static flight_t flights[ZK_BACKEND_MAX_LANES];
-static int n_flights, first_flight, next_lane, depth;
+static int n_flights, depth;
+static uint64_t submitted;
+
+/* The lane submitted first of those in flight, or -1. */
+static int oldest_lane(void) {
+    int o = -1;
+    for (int i = 0; i < depth; i++)
+        if (flights[i].busy && (o < 0 || flights[i].order < flights[o].order)) o = i;
+    return o;
+}
+
+static uint32_t oldest_slab(void) {
+    int o = oldest_lane();
+    return o < 0 ? SHM_NONE : flights[o].slab;
+}
 
 /* The backend lost its device (-ENODEV): the context cannot be used again. Exit without giving up
  * the partitions in flight (cur: the one being started, if any): they are PROVING under this dead
@@ -85,10 +99,10 @@ static int n_flights, first_flight, next_lane, depth;
  * fresh context. Each of them counts the loss. */
 static _Noreturn void device_lost(const char *why, const shm_part_t *cur) {
     if (cur) atomic_fetch_add_explicit(&((shm_part_t *)cur)->lost_count, 1, memory_order_relaxed);
-    for (int i = 0; i < n_flights; i++) {
-        flight_t *f = &flights[(first_flight + i) % ZK_BACKEND_MAX_LANES];
-        atomic_fetch_add_explicit(&S.jobs[f->job].parts[f->part].lost_count, 1, memory_order_relaxed);
-    }
+    for (int i = 0; i < depth; i++)
+        if (flights[i].busy)
+            atomic_fetch_add_explicit(&S.jobs[flights[i].job].parts[flights[i].part].lost_count, 1,
+                                      memory_order_relaxed);
     log_err("The device is lost (%s); exiting so that gpud restarts on a fresh context; the partitions in flight "
             "go back to READY",
             why);
@@ -142,25 +156,28 @@ static void start(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     daemon_test_point("gpu.mid_prove", (int)part);
     uint8_t *base = shm_slab_data(&S, slab);
     zk_err_t e = {{0}};
-    flight_t f = {.slab = slab, .job = job, .part = part, .lane = next_lane, .t_pick = t_pick, .pass = ps};
+    int lane = 0;
+    while (flights[lane].busy) lane++; /* the caller saw a free lane */
+    flight_t f = {.busy = true, .slab = slab, .job = job, .part = part, .order = submitted, .t_pick = t_pick, .pass = ps};
     f.t_submit = daemon_now_ns();
-    r = B->submit(bctx, f.lane, z, base + h->values_off, base + h->a_off, base + h->b_off, base + h->c_off, &e);
+    r = B->submit(bctx, lane, z, base + h->values_off, base + h->a_off, base + h->b_off, base + h->c_off, &e);
     if (r == -ENODEV) device_lost(e.msg, P);
     if (r < 0) {
         drop(slab, job, part, e.msg);
         return;
     }
-    next_lane = (next_lane + 1) % depth;
-    flights[(first_flight + n_flights++) % ZK_BACKEND_MAX_LANES] = f;
+    submitted++;
+    flights[lane] = f;
+    n_flights++;
     daemon_test_point("gpu.submitted", (int)part);
 }
 
-/* Collects the oldest flight and publishes its slab as PROVED. prev_done: when the previous
+/* Collects the lane's flight and publishes its slab as PROVED. prev_done: when the previous
  * partition was collected (the GPU was busy with this one from max(submit, prev_done)). Returns
  * when the GPU stage finished with the slab. */
-static uint64_t finish(uint64_t prev_done) {
-    flight_t f = flights[first_flight];
-    first_flight = (first_flight + 1) % ZK_BACKEND_MAX_LANES;
+static uint64_t finish(int lane, uint64_t prev_done) {
+    flight_t f = flights[lane];
+    flights[lane].busy = false;
     n_flights--;
     uint32_t slab = f.slab, job = f.job, part = f.part;
     shm_slab_hdr_t *h = shm_slab_header(&S, slab);
@@ -168,11 +185,11 @@ static uint64_t finish(uint64_t prev_done) {
     log_ctx_t lc = {.job = h->job_id, .part = (int)part, .slab = (int)slab};
     zk_core_times_t tm = {0};
     zk_err_t e = {{0}};
-    int r = B->collect(bctx, f.lane, &h->raw, &tm, &e);
+    int r = B->collect(bctx, lane, &h->raw, &tm, &e);
     if (r == -ENODEV) device_lost(e.msg, P);
     daemon_test_point("gpu.after_prove", (int)part);
     uint64_t t1 = daemon_now_ns();
-    stage_tick(&L, n_flights ? flights[first_flight].slab : SHM_NONE);
+    stage_tick(&L, oldest_slab());
     if (r < 0) {
         drop(slab, job, part, e.msg);
         return daemon_now_ns();
@@ -202,6 +219,28 @@ static uint64_t finish(uint64_t prev_done) {
     stage_log_pass(LOG_DEBUG, &lc, &f.pass, "Proved partition %u of job %s in %.1f ms", part, h->job_id,
                    (t1 - t0) / 1e6);
     return t1;
+}
+
+/* With a lane free and partitions in flight, gpud waits for a READY slab at most this long before it
+ * asks its lanes again, where the backend cannot say how long they still take (CUDA). */
+#define GPU_POLL_NS 250000ull
+
+/* The lane in flight that has finished (the first submitted of those), or -1; *left: the least time
+ * another lane said it still needs (0: none said). A lane whose poll fails counts as finished:
+ * collect reports the error; a lost device ends gpud here. */
+static int finished_lane(uint64_t *left) {
+    int done = -1;
+    *left = 0;
+    for (int i = 0; i < depth; i++) {
+        if (!flights[i].busy) continue;
+        uint64_t l = 0;
+        zk_err_t e = {{0}};
+        int r = B->poll(bctx, i, &l, &e);
+        if (r == -ENODEV) device_lost(e.msg, NULL);
+        if (r != 0 && (done < 0 || flights[i].order < flights[done].order)) done = i;
+        if (r == 0 && l && (!*left || l < *left)) *left = l;
+    }
+    return done;
 }
 
 static void status_line(char *buf, size_t len) {
@@ -316,22 +355,36 @@ int main(int argc, char **argv) {
              B->name, args.device, depth, depth > 1 ? "s" : "", reclaimed);
     uint64_t last_done = 0;
     while (!daemon_stop) {
-        stage_tick(&L, n_flights ? flights[first_flight].slab : SHM_NONE);
+        stage_tick(&L, oldest_slab());
         uint32_t seq = atomic_load_explicit(&S.hdr->slab_seq, memory_order_acquire);
         uint32_t slab;
-        /* keep the backend fed: the next partition is submitted before the current one is collected */
+        /* keep the backend fed: a READY slab goes to a free lane first, also while other lanes are in
+         * flight (the device gets work before gpud publishes what has ended) */
         if (n_flights < depth && shm_slab_pick(&S, SLAB_READY, SLAB_PROVING, &slab) == 0) {
             start(slab, daemon_now_ns(), last_done);
             continue;
         }
-        if (n_flights) {
-            last_done = finish(last_done);
+        if (!n_flights) {
+            (void)stage_wait(&L, &S.hdr->slab_seq, seq, 0);
             continue;
         }
-        (void)stage_wait(&L, &S.hdr->slab_seq, seq, 0);
+        uint64_t left;
+        int lane = finished_lane(&left);
+        if (lane >= 0) {
+            last_done = finish(lane, last_done);
+            continue;
+        }
+        /* every lane busy: nothing can be submitted before one ends, and the oldest ends first */
+        if (n_flights == depth) {
+            last_done = finish(oldest_lane(), last_done);
+            continue;
+        }
+        /* a lane is free: wake for a READY slab, or when a lane should have ended */
+        uint64_t cap = (uint64_t)L.wait_ms * 1000000ull;
+        (void)shm_wait_ns(&S.hdr->slab_seq, seq, !left ? GPU_POLL_NS : left < cap ? left : cap);
     }
     daemon_notify_stopping();
-    while (n_flights) last_done = finish(last_done); /* what is submitted is finished, not redone */
+    while (n_flights) last_done = finish(oldest_lane(), last_done); /* what is submitted is finished, not redone */
     log_info("Stopping after %llu partitions (%.1f s busy)", (unsigned long long)proved, busy_ns / 1e9);
     stage_log_memory("at stop", NULL);
     B->destroy(bctx);

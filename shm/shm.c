@@ -379,12 +379,22 @@ void shm_heartbeat(shm_t *s, uint32_t cur_slab) {
 
 /* ---- futex ---- */
 
-int shm_wait(_Atomic uint32_t *word, uint32_t seen, int timeout_ms) {
+static int futex_wait(_Atomic uint32_t *word, uint32_t seen, const struct timespec *ts) {
     if (atomic_load_explicit(word, ACQ) != seen) return 0;
-    struct timespec ts = {.tv_sec = timeout_ms / 1000, .tv_nsec = (long)(timeout_ms % 1000) * 1000000L};
-    long r = syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, seen, timeout_ms < 0 ? NULL : &ts, NULL, 0);
+    long r = syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, seen, ts, NULL, 0);
     if (r == 0 || errno == EAGAIN) return 0;
     return -errno;
+}
+
+int shm_wait(_Atomic uint32_t *word, uint32_t seen, int timeout_ms) {
+    struct timespec ts = {.tv_sec = timeout_ms / 1000, .tv_nsec = (long)(timeout_ms % 1000) * 1000000L};
+    return futex_wait(word, seen, timeout_ms < 0 ? NULL : &ts);
+}
+
+int shm_wait_ns(_Atomic uint32_t *word, uint32_t seen, uint64_t timeout_ns) {
+    struct timespec ts = {.tv_sec = (time_t)(timeout_ns / 1000000000ull),
+                          .tv_nsec = (long)(timeout_ns % 1000000000ull)};
+    return futex_wait(word, seen, &ts);
 }
 
 void shm_bump(_Atomic uint32_t *word) {

@@ -351,6 +351,8 @@ void shm_slab_counts(shm_t *s, uint32_t counts[SLAB_NSTATES]);
 /* Futex wait on a sequence word until it differs from seen, or timeout_ms passes (-ETIMEDOUT), or a
  * signal arrives (-EINTR). */
 int shm_wait(_Atomic uint32_t *word, uint32_t seen, int timeout_ms);
+/* The same with a timeout in nanoseconds (gpud's waits between polls of its lanes). */
+int shm_wait_ns(_Atomic uint32_t *word, uint32_t seen, uint64_t timeout_ns);
 void shm_bump(_Atomic uint32_t *word);
 
 /* Registration lock (job table structure). Waits for a live owner; forces a dead one open. */

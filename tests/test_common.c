@@ -101,14 +101,14 @@ static bool is_dir(const char *path) {
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* Entries of a folder whose name contains ".tmp." (a temporary file left behind). */
+/* Entries of a folder whose name contains ".tmp." (a temporary file left behind), dot files
+ * included: the writers' temporaries are ".NAME.tmp.PID.RAND". */
 static int count_tmp(const char *dir) {
-    char **names;
-    size_t n;
-    if (spool_list(dir, &names, &n) < 0) return -1;
+    DIR *d = opendir(dir);
+    if (!d) return -1;
     int c = 0;
-    for (size_t i = 0; i < n; i++) c += strstr(names[i], ".tmp.") != NULL;
-    spool_free_list(names, n);
+    for (struct dirent *e; (e = readdir(d));) c += strstr(e->d_name, ".tmp.") != NULL;
+    closedir(d);
     return c;
 }
 
@@ -747,6 +747,31 @@ TEST(spool_write_at_never_follows_a_link) {
     CHECK_EQ_INT(count_tmp(dir), 0);
     CHECK(!strcmp(read_text(tmp_path("victim")), "precious"));
     CHECK(lstat(tmp_path("write-at/proof-0.json"), &st) == 0);
+    close(dfd);
+    return 0;
+}
+
+/* Several files at once: all written and renamed, none left half-made; a name that cannot be a
+ * file fails the whole write before anything is renamed, and leaves no temporary. */
+TEST(spool_write_files_at_together) {
+    const char *dir = tmp_path("write-files");
+    CHECK(mkdir(dir, 0755) == 0);
+    int dfd = spool_open_dir(dir);
+    CHECK(dfd >= 0);
+    spool_file_t f[2] = {{"public-0.json", "[]", 2}, {"proof-0.json", "{}", 2}};
+    CHECK_EQ_INT(spool_write_files_at(dfd, f, 2, NULL, -1), 0);
+    CHECK(!strcmp(read_text(tmp_path("write-files/public-0.json")), "[]"));
+    CHECK(!strcmp(read_text(tmp_path("write-files/proof-0.json")), "{}"));
+    CHECK_EQ_INT(count_tmp(dir), 0);
+    char longname[300];
+    memset(longname, 'x', sizeof longname - 1);
+    longname[sizeof longname - 1] = 0;
+    spool_file_t g[2] = {{"public-1.json", "[]", 2}, {longname, "{}", 2}};
+    CHECK_EQ_INT(spool_write_files_at(dfd, g, 2, NULL, -1), -ENAMETOOLONG);
+    CHECK(!path_exists(tmp_path("write-files/public-1.json")));
+    CHECK_EQ_INT(count_tmp(dir), 0);
+    spool_file_t many[SPOOL_FILES_MAX + 1] = {{0}};
+    CHECK_EQ_INT(spool_write_files_at(dfd, many, SPOOL_FILES_MAX + 1, NULL, -1), -E2BIG);
     close(dfd);
     return 0;
 }

@@ -1,14 +1,17 @@
 /* The replay backend's model, hashes and results cache (gpud/replay.h, docs/replay.md): the model
  * file's errors name the file and line; a partition's plan follows the interpolation rules; an
- * entry is found only for its key and input, and a torn or corrupted one is an error, not a result. */
+ * entry is found only for its key and input, and a torn or corrupted one is an error, not a result;
+ * the backend's poll says a lane has finished only at its modelled end, and how long is left. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "gpud/backend.h"
 #include "gpud/replay.h"
 #include "test.h"
 #include "zk/zkey.h"
@@ -161,5 +164,66 @@ TEST(entries_only_for_their_key_and_input) {
     CHECK(symlink("/etc/passwd", path) == 0);
     CHECK(zk_replay_entry_get(cache, &mulchain, &key, &input, &got, &e) < 0);
     CHECK_STR_CONTAINS(e.msg, "cannot open");
+    return 0;
+}
+
+static uint64_t mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Two partitions in flight: each lane's poll says 0 and the time left until its modelled end
+ * (lane 1 ends a partition after lane 0: one compute after the other), then 1 once that end has
+ * passed; the lanes may be collected in either order. */
+TEST(backend_polls_lanes) {
+    /* mulchain on this model: 4 x 10 + 20 + 6 x 1 + 934 = 1000 ms of compute a partition (long, so
+     * that a loaded machine's delays between the calls below stay far inside it) */
+    const char *model = write_model("poll.ini", "[device]\nname = poll\nh2d = 1G\nfixed = 934ms\n"
+                                                "[bn128]\nmsm_g1 = 2^10 10ms\nmsm_g2 = 2^10 20ms\nntt = 2^10 1ms\n");
+    CHECK(model);
+    char cache[300];
+    snprintf(cache, sizeof cache, "%s/cache/poll", dir);
+    size_t each = (size_t)mulchain.domain_size * 32;
+    uint8_t *w = calloc(mulchain.n_vars, 32), *abc = calloc(3, each);
+    CHECK(w && abc);
+    zk_replay_hash_t key, input;
+    zk_replay_key_hash(&mulchain, &key);
+    zk_replay_input_hash(&mulchain, w, abc, abc + each, abc + 2 * each, &input);
+    zk_raw_t raw, got;
+    memset(&raw, 0x3c, sizeof raw);
+    zk_err_t e = {{0}};
+    CHECK_MSG(zk_replay_entry_put(cache, &mulchain, &key, &input, &raw, &e) == 0, "%s", e.msg);
+    const zk_backend_ops_t *B = &zk_backend_replay;
+    zk_backend_replay_setup(model, cache);
+    void *ctx;
+    CHECK_MSG(B->init(&ctx, 0, 1, 0, &e) == 0, "%s", e.msg);
+    CHECK_MSG(B->load_key(ctx, &mulchain, &e) == 0, "%s", e.msg);
+    uint64_t t0 = mono_ns(), left[2];
+    for (int lane = 0; lane < 2; lane++)
+        CHECK_MSG(B->submit(ctx, lane, &mulchain, w, abc, abc + each, abc + 2 * each, &e) == 0, "%s", e.msg);
+    for (int lane = 0; lane < 2; lane++) {
+        CHECK_EQ_INT(B->poll(ctx, lane, &left[lane], &e), 0);
+        CHECK(left[lane] > 0);
+    }
+    uint64_t spent = mono_ns() - t0;
+    CHECK_MSG(left[0] <= 1000000000ull && left[0] + spent >= 999000000ull, "lane 0: %llu ns left",
+              (unsigned long long)left[0]);
+    CHECK_MSG(left[1] >= left[0] + 900000000ull && left[1] <= left[0] + 1000000000ull,
+              "lane 1: %llu ns left, lane 0 %llu", (unsigned long long)left[1], (unsigned long long)left[0]);
+    struct timespec ts = {.tv_sec = (time_t)(left[0] / 1000000000ull), .tv_nsec = (long)(left[0] % 1000000000ull)};
+    nanosleep(&ts, NULL);
+    CHECK_EQ_INT(B->poll(ctx, 0, &left[0], &e), 1);
+    CHECK_EQ_INT(B->poll(ctx, 1, &left[1], &e), 0);
+    CHECK_MSG(B->collect(ctx, 1, &got, NULL, &e) == 0, "%s", e.msg); /* waits for lane 1's end */
+    CHECK(mono_ns() - t0 >= 2000000000ull);
+    CHECK(!memcmp(&got, &raw, sizeof got));
+    CHECK_EQ_INT(B->poll(ctx, 0, &left[0], &e), 1);
+    CHECK_MSG(B->collect(ctx, 0, &got, NULL, &e) == 0, "%s", e.msg);
+    CHECK(!memcmp(&got, &raw, sizeof got));
+    CHECK(B->poll(ctx, ZK_BACKEND_MAX_LANES, &left[0], &e) == -EINVAL);
+    B->destroy(ctx);
+    free(w);
+    free(abc);
     return 0;
 }

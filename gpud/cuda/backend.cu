@@ -662,6 +662,25 @@ static int zc_collect(void *ctx, int lane, zk_raw_t *out, zk_core_times_t *times
     return 0;
 }
 
+/* Whether the lane's last event has run, without waiting (cudaEventQuery). */
+static int zc_poll(void *ctx, int lane, uint64_t *ret_left_ns, zk_err_t *err) {
+    zc_ctx *c = (zc_ctx *)ctx;
+    cudaSetDevice(c->device);
+    *ret_left_ns = 0;
+    if (lane < 0 || lane >= ZK_BACKEND_MAX_LANES) return zk_fail(err, EINVAL, "CUDA: no lane %d", lane);
+    zc_lane *L = &c->lane[lane];
+    if (!L->busy) return zk_fail(err, EINVAL, "CUDA: lane %d has nothing submitted", lane);
+    cudaError_t e = cudaEventQuery(L->ev[10]);
+    if (e == cudaErrorNotReady) {
+        /* a state, not an error: should the runtime keep it as the thread's last error, the next
+         * submit's launch check (cudaGetLastError) must not read it */
+        (void)cudaGetLastError();
+        return 0;
+    }
+    ZC_CK("proving on the GPU", e);
+    return 1;
+}
+
 static void zc_destroy(void *ctx) {
     zc_ctx *c = (zc_ctx *)ctx;
     if (!c) return;
@@ -687,6 +706,6 @@ static void zc_destroy(void *ctx) {
 }
 
 extern "C" const zk_backend_ops_t zk_backend_cuda = {
-    "cuda",     zc_init,     zc_register,        zc_load_key,          ZC_DEPTH, zc_submit, zc_collect,
-    zc_destroy, zc_key_info, zkcuda_device_info, zc_set_device_memory,
+    "cuda",     zc_init, zc_register, zc_load_key, ZC_DEPTH,           zc_submit,
+    zc_collect, zc_poll, zc_destroy,  zc_key_info, zkcuda_device_info, zc_set_device_memory,
 };

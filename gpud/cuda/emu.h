@@ -323,6 +323,18 @@ inline cudaError_t cudaEventSynchronize(cudaEvent_t e) {
     uint64_t g = e->recorded;
     return zc_emu_progress([e, g] { return e->done >= g; });
 }
+/* As on a device, queued work goes on while the host polls: each query runs at most one queued
+ * operation (the scheduler's pick), then says whether the event's work has run (cudaErrorNotReady
+ * until it has; an event never recorded has). */
+inline cudaError_t cudaEventQuery(cudaEvent_t e) {
+    ZC_EMU_STICKY();
+    if (!e) return zc_emu_fail(cudaErrorInvalidResourceHandle);
+    uint64_t g = e->recorded;
+    int ran = 0;
+    cudaError_t r = zc_emu_progress([e, g, &ran] { return e->done >= g || ran++ > 0; });
+    if (r != cudaSuccess) return r;
+    return e->done >= g ? cudaSuccess : cudaErrorNotReady;
+}
 /* cudaErrorNotReady, as on a device, when either event's work has not run */
 inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
     if (a->done < a->recorded || b->done < b->recorded || !a->recorded || !b->recorded) return cudaErrorNotReady;
