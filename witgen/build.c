@@ -45,7 +45,7 @@ static const char unit_prefix[] = "#include <stdint.h>\n#include <stdlib.h>\n#in
                                   "void (*wbuf)(void *); void (*shm)(void *); };\n"
                                   "struct Z_runtime_instance_t { const struct witgen_host *host; void *ctx; };\n";
 /* the layout of split.c's output; part of the code id */
-#define SPLIT_SCHEME "split-2"
+#define SPLIT_SCHEME "split-3"
 
 struct trailer {
     char magic[8];
