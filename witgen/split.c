@@ -209,8 +209,8 @@ static bool rewrite_data(buf_t *o, const char *dir, const char *s, const char *e
  * line, is the same calls in the same order as a loop over a table of (K * M, C) followed by the
  * registers' last values: BASE is neither register, so nothing in the run changes it, and a run
  * holds no label (every line is one of the seven), so no jump enters it. At 2^20 the straight-line
- * copies were 38 % of the witness time, most of it fetching 20 KB of code per MixS run, and most of
- * the C the compiler met. */
+ * copies were 38 % of the witness time (each MixS function 7.7 KB of machine code, 1.3 KB folded)
+ * and most of the C the compiler met. */
 
 /* "w2c_" identifier followed by `after` at p: its length, else 0 */
 static size_t ident_then(const char *p, const char *after) {
