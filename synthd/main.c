@@ -336,11 +336,7 @@ static void build_reap(void) {
     } else {
         G->state = GEN_FAILED;
         G->since_ns = now;
-        if (B.r == -ENOMEM)
-            snprintf(G->why, sizeof G->why, "the generator build of circuit %s was killed (out of memory?): %s", B.name,
-                     B.e.msg);
-        else
-            snprintf(G->why, sizeof G->why, "%s", B.e.msg);
+        snprintf(G->why, sizeof G->why, "%s", B.e.msg);
         log_msg(LOG_ERR, &lc, NULL, "The witness generator of circuit %s failed to build after %.1f s: %s", B.name,
                 (now - B.t0) / 1e9, G->why);
     }

@@ -45,7 +45,7 @@ static const char unit_prefix[] = "#include <stdint.h>\n#include <stdlib.h>\n#in
                                   "void (*wbuf)(void *); void (*shm)(void *); };\n"
                                   "struct Z_runtime_instance_t { const struct witgen_host *host; void *ctx; };\n";
 /* the layout of split.c's output; part of the code id */
-#define SPLIT_SCHEME "split-2"
+#define SPLIT_SCHEME "split-3"
 
 struct trailer {
     char magic[8];
@@ -238,21 +238,46 @@ typedef struct tool {
     int st;
 } tool_t;
 
-/* The first message line of a failed tool's log, as the reason. */
+/* A build that failed for want of memory (ENOMEM) says so first */
+#define OOM_REASON "out of memory building the generator"
+
+/* What the tools print when they run out of memory: gcc's cc1 and as ("out of memory allocating
+ * N bytes", "virtual memory exhausted"), the gcc driver when the OOM killer ended cc1 ("Killed
+ * signal terminated program cc1"), wasm2c (std::bad_alloc, then SIGABRT), ld. */
+static const char *const oom_words[] = {"out of memory", "memory exhausted", "Cannot allocate memory", "bad_alloc",
+                                        "Killed signal terminated"};
+
+static bool oom_line(const char *line) {
+    for (size_t i = 0; i < sizeof oom_words / sizeof oom_words[0]; i++)
+        if (strstr(line, oom_words[i])) return true;
+    return false;
+}
+
+/* The reason of a failed tool: its first line saying it ran out of memory (then ENOMEM), else its
+ * first error line, else its last line; killed by SIGKILL (the OOM killer, most likely) is ENOMEM
+ * too. */
 static int tool_failed(const tool_t *t, zk_err_t *err) {
-    char line[300] = "";
+    char line[300] = "", first[300] = "";
+    bool oom = false;
     FILE *f = fopen(t->log, "re");
     if (f) {
-        while (fgets(line, sizeof line, f))
-            if (strstr(line, "rror") || strstr(line, "fatal")) break;
+        while (fgets(line, sizeof line, f)) {
+            if ((oom = oom_line(line))) break;
+            if (!first[0] && (strstr(line, "rror") || strstr(line, "fatal"))) snprintf(first, sizeof first, "%s", line);
+        }
         fclose(f);
     }
+    if (!oom && first[0]) snprintf(line, sizeof line, "%s", first);
     line[strcspn(line, "\n")] = 0;
+    const char *sep = line[0] ? ": " : "";
     if (WIFEXITED(t->st))
-        return zk_fail(err, EIO, "%s exited with status %d%s%s", t->argv[0], WEXITSTATUS(t->st), line[0] ? ": " : "",
+        return zk_fail(err, oom ? ENOMEM : EIO, "%s exited with status %d%s%s", t->argv[0], WEXITSTATUS(t->st), sep,
                        line);
     int sig = WTERMSIG(t->st);
-    return zk_fail(err, sig == SIGKILL ? ENOMEM : EIO, "%s killed by signal %d (%s)", t->argv[0], sig, strsignal(sig));
+    if (sig == SIGKILL)
+        return zk_fail(err, ENOMEM, "%s killed by signal %d (%s: by the OOM killer?)", t->argv[0], sig, strsignal(sig));
+    return zk_fail(err, oom ? ENOMEM : EIO, "%s killed by signal %d (%s)%s%s", t->argv[0], sig, strsignal(sig),
+                   oom ? sep : "", oom ? line : "");
 }
 
 /* Runs the n tools, at most jobs at once, each in directory cwd (NULL: this one); ticks while they
@@ -705,7 +730,8 @@ int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path
     char *w2c[] = {"wasm2c", "-n", "circuit", "-o", p_c, p_wasm, NULL};
     if ((r = run_tool(w2c, p_log, o, err)) < 0) {
         zk_err_t e3 = *err;
-        r = zk_fail(err, r == -ENOMEM || r == -ECANCELED ? -r : EINVAL, "%s: %s", wasm_path, e3.msg);
+        r = zk_fail(err, r == -ENOMEM || r == -ECANCELED ? -r : EINVAL, "%s: %s%s", wasm_path,
+                    r == -ENOMEM ? OOM_REASON ": " : "", e3.msg);
         goto out;
     }
     if ((r = check_exports(wasm_path, p_h, err)) < 0) goto out;
@@ -717,7 +743,8 @@ int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path
     }
     if ((r = compile(dir, fr_curve, o, err)) < 0) {
         zk_err_t e3 = *err;
-        r = zk_fail(err, -r, "%s: compiling the generator failed: %s", wasm_path, e3.msg);
+        r = zk_fail(err, -r, "%s: %s: %s", wasm_path, r == -ENOMEM ? OOM_REASON : "compiling the generator failed",
+                    e3.msg);
         goto out;
     }
     uint8_t *so;

@@ -14,8 +14,10 @@
  *     at most; none for a small circuit), largest first onto the lightest; they lose `static` (the object is built with
  * -fvisibility=hidden, so nothing more is exported), func_types is defined in the main unit and extern in the others,
  * and the native field runtime (fr_native.c, all static) is compiled into every unit so that it still inlines;
- *   - a giant function (circom's constant tables, such as circomlib's POSEIDON_S, 5.7 MB of
- *     straight-line copies of constants), being the largest, is dealt first and stays alone.
+ *   - in those functions, every run of copies of constants (circom sets constant arrays one value
+ *     at a time: circomlib's MixS copies 289 values per run, POSEIDON_S's text is 5.7 MB of them)
+ *     becomes a loop over a table (fold_copies, below);
+ *   - a giant function, being the largest, is dealt first and stays alone.
  * Anything in the text that is not laid out as expected leaves circuit.c as it is (one unit). */
 #include <errno.h>
 #include <stdbool.h>
@@ -197,9 +199,145 @@ static bool rewrite_data(buf_t *o, const char *dir, const char *s, const char *e
     return ok;
 }
 
+/* ---- runs of constant copies folded into a loop over a table ----
+ *
+ * circom's code sets a template's constant arrays (circomlib's MixS copies its 289 values of S on
+ * every run) and a function's constant tables (POSEIDON_S: 18,302 values) one value at a time, each
+ * copy 7 lines of wasm2c:
+ *     A = Ku;  B = Mu;  A *= B;  B = w2c_BASE;  A += B;  B = Cu;  w2c_Fr_copy(instance, A, B);
+ * (A, B the wasm's operand registers, BASE a local holding the frame). A run of them, line after
+ * line, is the same calls in the same order as a loop over a table of (K * M, C) followed by the
+ * registers' last values: BASE is neither register, so nothing in the run changes it, and a run
+ * holds no label (every line is one of the seven), so no jump enters it. At 2^20 the straight-line
+ * copies were 38 % of the witness time (each MixS function 7.7 KB of machine code, 1.3 KB folded)
+ * and most of the C the compiler met. */
+
+/* "w2c_" identifier followed by `after` at p: its length, else 0 */
+static size_t ident_then(const char *p, const char *after) {
+    size_t n = ident_len(p);
+    return n && !strncmp(p + n, after, strlen(after)) ? n : 0;
+}
+
+/* an unsigned decimal then "u;\n" at p: the value (< 2^32) and *len, else -1 */
+static long long uconst(const char *p, size_t *len) {
+    unsigned long long v = 0;
+    size_t n = 0;
+    while (p[n] >= '0' && p[n] <= '9' && n < 11) v = v * 10 + (unsigned)(p[n++] - '0');
+    if (!n || v > 0xffffffffull || strncmp(p + n, "u;\n", 3)) return -1;
+    *len = n + 3;
+    return (long long)v;
+}
+
+typedef struct {
+    const char *reg_a, *reg_b, *base; /* each a "w2c_" identifier in the text */
+    size_t la, lb, lbase, ind;
+    uint32_t k, m, c;
+} copy_t;
+
+/* One copy of the pattern at line p (indented by spaces): its parts and the end of its 7 lines,
+ * else NULL. */
+static const char *match_copy(const char *p, copy_t *x) {
+    size_t ind = 0, n;
+    long long v;
+    while (p[ind] == ' ' && ind < 100) ind++;
+#define LINE_START() (!strncmp(p, line0, ind) && p[ind] != ' ' ? (p += ind, true) : false)
+    const char *line0 = p;
+    p += ind;
+    /* A = Ku; */
+    if (!(x->la = ident_then(p, " = "))) return NULL;
+    x->reg_a = p, p += x->la + 3;
+    if ((v = uconst(p, &n)) < 0) return NULL;
+    x->k = (uint32_t)v, p += n;
+    /* B = Mu; */
+    if (!LINE_START() || !(x->lb = ident_then(p, " = "))) return NULL;
+    x->reg_b = p, p += x->lb + 3;
+    if ((v = uconst(p, &n)) < 0) return NULL;
+    x->m = (uint32_t)v, p += n;
+    if (x->la == x->lb && !strncmp(x->reg_a, x->reg_b, x->la)) return NULL;
+    /* A *= B; B = w2c_BASE; A += B; B = Cu; w2c_Fr_copy(instance, A, B); */
+    char l[200];
+    snprintf(l, sizeof l, "%.*s *= %.*s;\n", (int)x->la, x->reg_a, (int)x->lb, x->reg_b);
+    if (!LINE_START() || strncmp(p, l, strlen(l))) return NULL;
+    p += strlen(l);
+    if (!LINE_START() || strncmp(p, x->reg_b, x->lb) || strncmp(p + x->lb, " = ", 3)) return NULL;
+    p += x->lb + 3;
+    if (!(x->lbase = ident_then(p, ";\n")) || x->la > 64 || x->lb > 64 || x->lbase > 64) return NULL;
+    x->base = p, p += x->lbase + 2;
+    if ((x->lbase == x->la && !strncmp(x->base, x->reg_a, x->la)) ||
+        (x->lbase == x->lb && !strncmp(x->base, x->reg_b, x->lb)))
+        return NULL;
+    snprintf(l, sizeof l, "%.*s += %.*s;\n", (int)x->la, x->reg_a, (int)x->lb, x->reg_b);
+    if (!LINE_START() || strncmp(p, l, strlen(l))) return NULL;
+    p += strlen(l);
+    if (!LINE_START() || strncmp(p, x->reg_b, x->lb) || strncmp(p + x->lb, " = ", 3)) return NULL;
+    p += x->lb + 3;
+    if ((v = uconst(p, &n)) < 0) return NULL;
+    x->c = (uint32_t)v, p += n;
+    snprintf(l, sizeof l, "w2c_Fr_copy(instance, %.*s, %.*s);\n", (int)x->la, x->reg_a, (int)x->lb, x->reg_b);
+    if (!LINE_START() || strncmp(p, l, strlen(l))) return NULL;
+#undef LINE_START
+    x->ind = ind;
+    return p + strlen(l);
+}
+
+static bool same_run(const copy_t *a, const copy_t *b) {
+    return a->ind == b->ind && a->m == b->m && a->la == b->la && a->lb == b->lb && a->lbase == b->lbase &&
+           !strncmp(a->reg_a, b->reg_a, a->la) && !strncmp(a->reg_b, b->reg_b, a->lb) &&
+           !strncmp(a->base, b->base, a->lbase);
+}
+
+#define FOLD_MIN 4 /* shorter runs stay as they are */
+
+/* Appends the text [s, e) (the buffer NUL-terminated at or after e) to o with every run of FOLD_MIN
+ * or more constant copies folded. */
+static bool fold_copies(buf_t *o, const char *s, const char *e) {
+    char l[400];
+    while (s < e) {
+        copy_t first, x, last;
+        const char *p = s, *q;
+        size_t n = 0;
+        if (match_copy(s, &first))
+            while ((q = match_copy(p, &x)) && q <= e && same_run(&first, &x)) p = q, last = x, n++;
+        if (n < FOLD_MIN) {
+            const char *eol = memchr(s, '\n', (size_t)(e - s));
+            eol = eol ? eol + 1 : e;
+            if (!put(o, s, (size_t)(eol - s))) return false;
+            s = eol;
+            continue;
+        }
+        int ind = (int)first.ind;
+        snprintf(l, sizeof l, "%*s{\n%*s  static const u32 witgen_cp[%zu][2] = {", ind, "", ind, "", n);
+        if (!puts_(o, l)) return false;
+        for (q = s; q < p;) {
+            q = match_copy(q, &x);
+            snprintf(l, sizeof l, "{%uu, %uu}", (uint32_t)(x.k * x.m), x.c);
+            if (!puts_(o, l) || (q < p && !puts_(o, ", "))) return false;
+        }
+        snprintf(l, sizeof l,
+                 "};\n%*s  for (u32 witgen_j = 0; witgen_j < %zu; witgen_j++)\n"
+                 "%*s    w2c_Fr_copy(instance, witgen_cp[witgen_j][0] + %.*s, witgen_cp[witgen_j][1]);\n"
+                 "%*s}\n%*s%.*s = %uu + %.*s;\n%*s%.*s = %uu;\n",
+                 ind, "", n, ind, "", (int)first.lbase, first.base, ind, "", ind, "", (int)last.la, last.reg_a,
+                 (uint32_t)(last.k * last.m), (int)last.lbase, last.base, ind, "", (int)last.lb, last.reg_b, last.c);
+        if (!puts_(o, l)) return false;
+        s = p;
+    }
+    return true;
+}
+
+char *witgen_fold_copies(const char *text, size_t *ret_n) {
+    buf_t o = {0};
+    if (!fold_copies(&o, text, text + strlen(text)) || !put(&o, "", 0)) {
+        free(o.b);
+        return NULL;
+    }
+    *ret_n = o.n;
+    return o.b;
+}
+
 typedef struct {
     const char *s;
-    size_t n;
+    size_t n, off; /* off: where its folded text starts in the fold buffer */
     int unit;
 } fn_t;
 
@@ -238,7 +376,7 @@ int witgen_split(const char *dir, const char *unit_prefix, int fr_curve, int max
     }
     fn_t *fns = NULL;
     size_t nf = 0, cf = 0;
-    buf_t pre = {0}, main = {0}, units[WITGEN_MAX_UNITS] = {{0}};
+    buf_t pre = {0}, main = {0}, fold = {0}, units[WITGEN_MAX_UNITS] = {{0}};
     size_t load[WITGEN_MAX_UNITS] = {0};
     int werr = 0, r = 0, nu = max_units < WITGEN_MAX_UNITS ? max_units : WITGEN_MAX_UNITS;
     if (!data || !defs || !tail || tail < defs || nu < 1) goto keep;
@@ -261,9 +399,19 @@ int witgen_split(const char *dir, const char *unit_prefix, int fr_curve, int max
             fns = nb;
         }
         /* the field runtime stays in the main unit (-1) */
-        fns[nf++] = (fn_t){p, (size_t)(e + 3 - p), strncmp(nm, "w2c_Fr_", 7) ? 0 : -1};
+        fns[nf++] = (fn_t){p, (size_t)(e + 3 - p), 0, strncmp(nm, "w2c_Fr_", 7) ? 0 : -1};
         p = e + 3;
     }
+    /* the circuit's functions with their runs of constant copies folded (the field runtime stays as
+     * it is: build.c fingerprinted that text) */
+    for (size_t i = 0; i < nf; i++) {
+        if (fns[i].unit) continue;
+        fns[i].off = fold.n;
+        if (!fold_copies(&fold, fns[i].s, fns[i].s + fns[i].n)) goto oom;
+        fns[i].n = fold.n - fns[i].off;
+    }
+    for (size_t i = 0; i < nf; i++)
+        if (!fns[i].unit) fns[i].s = fold.b + fns[i].off;
     /* a unit per UNIT_MIN bytes of the circuit's functions at most (a small circuit is one unit: each
      * unit costs a compiler start and the preamble) */
     size_t movable = 0;
@@ -329,6 +477,7 @@ done:
     free(fns);
     free(pre.b);
     free(main.b);
+    free(fold.b);
     for (int u = 0; u < WITGEN_MAX_UNITS; u++) free(units[u].b);
     return r;
 }

@@ -14,6 +14,11 @@
  * is left as it was, or holds everything. 0, or a write error (no space: ENOSPC) with the reason. */
 int witgen_split(const char *dir, const char *unit_prefix, int fr_curve, int max_units, int *ret_units, zk_err_t *err);
 
+/* text (a wasm2c function, NUL-terminated) with its runs of constant copies folded into loops over
+ * a table (split.c), as witgen_split writes the circuit's functions: a malloc'd NUL-terminated copy
+ * and its length, NULL when out of memory. For test_witgen. */
+char *witgen_fold_copies(const char *text, size_t *ret_n);
+
 /* Writes a file (created 0644 whatever the umask, never through a symbolic link), fsync'd when
  * sync: 0 or -errno. */
 int witgen_write_file(const char *path, const void *data, size_t n, bool sync);

@@ -5,8 +5,10 @@
 # poseidon complete; the waiting job's partitions are not claimed meanwhile (synthesized 0 times,
 # little CPU); `zkpipe status` and the exporter's /status show the one compile (the other synthd
 # waits for it instead of compiling again), then the job completes with one build. A compile killed
-# like the OOM killer does (the wrapper kills itself with SIGKILL) fails the waiting job with its
-# reason, the synthds go on, and the next job of that circuit builds it again and completes.
+# out of memory (wasm2c under an address-space limit) fails the waiting job naming the wasm and the
+# memory while another circuit's input job completes; a compile killed like the OOM killer does (the
+# wrapper kills itself with SIGKILL) fails the waiting job with its reason, the synthds go on, and
+# the next job of that circuit builds it again and completes.
 . "$(dirname "$0")/lib.sh"
 EXPORTER=$BUILD/exporter/zkpipe-exporter
 [ -x "$EXPORTER" ] || { echo "SKIP: zkpipe-exporter not built (libmicrohttpd-dev missing)"; exit 77; }
@@ -22,11 +24,18 @@ echo "\$*" >>"$T/cc.log"
 while [ -e "$T/cc-hold" ]; do sleep 0.1; done
 exec cc "\$@"
 EOF
-chmod +x "$T/cc"
+mkdir "$T/bin"
+cat >"$T/bin/wasm2c" <<EOF
+#!/bin/sh
+# the test's wasm2c: out of memory (30 MB of address space) while $T/w2c-oom exists
+[ -e "$T/w2c-oom" ] && ulimit -v 30000
+exec $(command -v wasm2c) "\$@"
+EOF
+chmod +x "$T/cc" "$T/bin/wasm2c"
 "$ZKPIPE" witgen build --config "$CONF" mulchain >"$T/prebuild.out" 2>&1 || fail "witgen build: $(cat "$T/prebuild.out")"
 touch "$T/cc-hold"
-start synthd1 CC="$T/cc"
-start synthd2 CC="$T/cc"
+start synthd1 CC="$T/cc" PATH="$T/bin:$PATH"
+start synthd2 CC="$T/cc" PATH="$T/bin:$PATH"
 start gpud
 start finalizerd
 M381=$DATA/bls12381/mulchain
@@ -73,22 +82,38 @@ verify_job "$J1" mulchain381 2
     fail "mulchain381's generator was built more than once"
 "$ZKPIPE" status --config "$CONF" | grep -q '^compiling' && fail "status shows a compile after it ended"
 
-# a compile killed (out of memory?) fails the job that waits for it; the next job builds again
-touch "$T/cc-kill"
-J4=$(submit_inputs poseidon "$P/input-1.json")
-wait_job "$J4" 60 && fail "job $J4 completed though its generator's compile was killed"
-R=$SPOOL/failed/$J4/result.json
-[ -f "$R" ] || fail "job $J4 is not in failed/: $(cat "$T/wait-$J4.err")"
-json_get "$R" 'r["error"]' | grep -q "^the generator build of circuit poseidon was killed (out of memory?): .*killed by signal 9" ||
-    fail "job $J4's reason: $(json_get "$R" 'r["error"]')"
-log "reason: $(json_get "$R" 'r["error"]')"
-alive synthd1 && alive synthd2 || fail "a synthd died with the compile"
 # the other synthd may have started a build of its own after the first failed: a job submitted
 # before that one ends would wait for it, and fail with it
 builds_ended() {
     [ "$(cat "$T"/logs/synthd*.log | grep -c 'Building the witness generator of circuit poseidon')" = \
         "$(cat "$T"/logs/synthd*.log | grep -c 'The witness generator of circuit poseidon failed to build')" ]
 }
+# failed_with JOB WANT: the job failed with a reason matching WANT
+failed_with() {
+    wait_job "$1" 60 && fail "job $1 completed though its generator's build failed"
+    local r=$SPOOL/failed/$1/result.json
+    [ -f "$r" ] || fail "job $1 is not in failed/: $(cat "$T/wait-$1.err")"
+    json_get "$r" 'r["error"]' | grep -q "$2" || fail "job $1's reason: $(json_get "$r" 'r["error"]')"
+    log "reason: $(json_get "$r" 'r["error"]')"
+}
+
+# wasm2c out of memory (std::bad_alloc under the wrapper's limit) fails the job that waits for it
+# with that reason, while another circuit's input job completes
+touch "$T/w2c-oom"
+J4=$(submit_inputs poseidon "$P/input-1.json")
+J4M=$(submit_inputs mulchain "$DATA/bn128/mulchain/input-2.json")
+failed_with "$J4" "poseidon.wasm: out of memory building the generator: wasm2c killed by signal 6 (Aborted): .*bad_alloc"
+wait_job "$J4M" 60 || fail "job $J4M (mulchain) did not complete while poseidon's build ran out of memory"
+verify_job "$J4M" mulchain 1
+alive synthd1 && alive synthd2 || fail "a synthd died with the build"
+wait_for 60 "every build of poseidon to end" builds_ended
+rm "$T/w2c-oom"
+
+# a compile killed (by the OOM killer?) fails the job that waits for it; the next job builds again
+touch "$T/cc-kill"
+J4=$(submit_inputs poseidon "$P/input-1.json")
+failed_with "$J4" "poseidon.wasm: out of memory building the generator: .*killed by signal 9"
+alive synthd1 && alive synthd2 || fail "a synthd died with the compile"
 wait_for 60 "every build of poseidon to end" builds_ended
 rm "$T/cc-kill"
 J5=$(submit_inputs poseidon "$P/input-1.json" "$P/input-2.json")

@@ -1,7 +1,8 @@
 /* witgen/: the compiled-generator cache (a changed wasm gets its own build, a truncated, foreign or
  * corrupt cached object is rebuilt and never loaded), traps that leave the generator usable, the
- * memory cap, the prime check against a zkey, the input parser's number forms, and the native field
- * runtime (witgen/fr_native.c) against the wasm's own functions on random and edge values. */
+ * memory cap, the prime check against a zkey, the input parser's number forms, the native field
+ * runtime (witgen/fr_native.c) against the wasm's own functions on random and edge values, and
+ * split.c's folding of constant copies (the same calls and registers as the text it replaces). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 
 #include "../test.h"
 #include "witgen/module.h"
+#include "witgen/split.h"
 #include "witgen/witgen.h"
 #include "zk/wtns.h"
 
@@ -506,5 +508,79 @@ TEST(child_generator) {
     snprintf(prog, sizeof prog, "%s/no-such-generator", cache);
     CHECK(witgen_run_cmd(&c, "in.json", out, &e) < 0);
     CHECK_STR_CONTAINS(e.msg, "exited with status 127: cannot run");
+    return 0;
+}
+
+/* One wasm2c-style copy of a constant: A = K; B = M; A *= B; B = BASE; A += B; B = C; copy(A, B). */
+static void put_copy(char **p, const char *ind, const char *a, const char *b, const char *base, unsigned k, unsigned m,
+                     unsigned c) {
+    *p += sprintf(*p,
+                  "%s%s = %uu;\n%s%s = %uu;\n%s%s *= %s;\n%s%s = %s;\n%s%s += %s;\n%s%s = %uu;\n"
+                  "%sw2c_Fr_copy(instance, %s, %s);\n",
+                  ind, a, k, ind, b, m, ind, a, b, ind, b, base, ind, a, b, ind, b, c, ind, a, b);
+}
+
+/* Runs the program main.c + fn (one function w2c_f) in dir: its output (every copy's arguments and
+ * the registers at the end) into out. */
+static int run_fn(const char *dir, const char *name, const char *fn, char *out, size_t cap) {
+    char path[300], cmd[900];
+    snprintf(path, sizeof path, "%s/%s.c", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fprintf(f, "#include <stdint.h>\n#include <stdio.h>\ntypedef uint32_t u32;\n"
+               "typedef struct { int n; } Z_circuit_instance_t;\n"
+               "static void w2c_Fr_copy(Z_circuit_instance_t *in, u32 r, u32 x) { printf(\"%%d %%u %%u\\n\", in->n++, r, x); }\n"
+               "%s\n"
+               "int main(void) { Z_circuit_instance_t in = {0}; w2c_f(&in, 1000u, 7u); w2c_f(&in, 4294967000u, 3u); return 0; }\n",
+            fn);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "cd '%s' && cc -O1 -w -o %s %s.c && ./%s > %s.out", dir, name, name, name, name);
+    if (system(cmd) != 0) return -1;
+    snprintf(path, sizeof path, "%s/%s.out", dir, name);
+    f = fopen(path, "r");
+    if (!f) return -1;
+    size_t n = fread(out, 1, cap - 1, f);
+    fclose(f);
+    out[n] = 0;
+    return 0;
+}
+
+TEST(constant_copy_runs_fold_to_the_same_calls) {
+    static char fn[1 << 16], *p;
+    p = fn;
+    p += sprintf(p, "static u32 w2c_f(Z_circuit_instance_t* instance, u32 w2c_lvar, u32 w2c_other) {\n"
+                    "  u32 w2c_i0 = 0, w2c_i1 = 0, w2c_i2 = 0;\n");
+    /* a run of 6 (folded) */
+    for (unsigned k = 0; k < 6; k++) put_copy(&p, "  ", "w2c_i0", "w2c_i1", "w2c_lvar", k, 40, 70518088u + 40 * k);
+    /* 5 in a block, other registers, K * M past 2^32 (folded: u32 arithmetic wraps alike) */
+    p += sprintf(p, "  if (w2c_other) {\n");
+    for (unsigned k = 0; k < 5; k++)
+        put_copy(&p, "    ", "w2c_i1", "w2c_i2", "w2c_other", 0xf0000000u + k, 40, 100u + (k % 2) * 40);
+    p += sprintf(p, "  }\n");
+    /* 3, a label, 4: only the 4 are folded (no jump may enter a folded run) */
+    for (unsigned k = 0; k < 3; k++) put_copy(&p, "  ", "w2c_i0", "w2c_i1", "w2c_lvar", k, 40, 500u + k);
+    p += sprintf(p, "  w2c_L1:;\n");
+    for (unsigned k = 3; k < 7; k++) put_copy(&p, "  ", "w2c_i0", "w2c_i1", "w2c_lvar", k, 40, 500u + k);
+    /* the base is one of the registers: never folded */
+    for (unsigned k = 0; k < 5; k++) put_copy(&p, "  ", "w2c_i0", "w2c_i1", "w2c_i1", k, 40, 900u + k);
+    /* the base changes after 4, the multiplier after 4 more: three runs */
+    for (unsigned k = 0; k < 4; k++) put_copy(&p, "  ", "w2c_i0", "w2c_i1", "w2c_lvar", k, 40, 1000u + k);
+    for (unsigned k = 0; k < 4; k++) put_copy(&p, "  ", "w2c_i0", "w2c_i1", "w2c_other", k, 40, 2000u + k);
+    for (unsigned k = 0; k < 4; k++) put_copy(&p, "  ", "w2c_i0", "w2c_i1", "w2c_other", k, 48, 3000u + k);
+    p += sprintf(p, "  printf(\"%%u %%u %%u\\n\", w2c_i0, w2c_i1, w2c_i2);\n  return 0;\n}\n");
+    size_t n;
+    char *folded = witgen_fold_copies(fn, &n);
+    CHECK(folded);
+    int tables = 0;
+    for (const char *q = folded; (q = strstr(q, "static const u32 witgen_cp[")); q++) tables++;
+    CHECK_EQ_INT(tables, 6);
+    CHECK(n < strlen(fn));
+    static char want[1 << 16], got[1 << 16];
+    CHECK(run_fn(cache, "fold_orig", fn, want, sizeof want) == 0);
+    int r = run_fn(cache, "fold_new", folded, got, sizeof got);
+    free(folded);
+    CHECK(r == 0);
+    CHECK(strlen(want) > 1000);
+    CHECK_MSG(!strcmp(want, got), "the folded text calls or leaves other values:\n%s\nagainst\n%s", got, want);
     return 0;
 }
