@@ -243,7 +243,7 @@ static const char *const state_names[] = {"queued", "running", "done", "failed",
 
 typedef struct view {
     spool_job_t job;
-    const char *place;
+    spool_place_t place;
     job_state_t state;
     char dir[1500];
     bool has_result;
@@ -254,25 +254,25 @@ typedef struct view {
 static int view_load(view_t *v, const char *id, const char *owner) {
     memset(v, 0, sizeof *v);
     v->place = spool_job_place(cfg.spool, id);
-    if (!v->place) return -ENOENT;
-    snprintf(v->dir, sizeof v->dir, "%s/%s/%s", cfg.spool, v->place, id);
+    if (v->place == SPOOL_NOWHERE) return -ENOENT;
+    spool_path(v->dir, sizeof v->dir, cfg.spool, v->place, id);
     char why[600];
     if (spool_read_job(v->dir, &v->job, why, sizeof why) < 0) {
         /* it moved on between the two looks: once more where it is now */
         v->place = spool_job_place(cfg.spool, id);
-        if (!v->place) return -ENOENT;
-        snprintf(v->dir, sizeof v->dir, "%s/%s/%s", cfg.spool, v->place, id);
+        if (v->place == SPOOL_NOWHERE) return -ENOENT;
+        spool_path(v->dir, sizeof v->dir, cfg.spool, v->place, id);
         if (spool_read_job(v->dir, &v->job, why, sizeof why) < 0) return -ENOENT;
     }
     if (strcmp(v->job.submitter, owner)) return -ENOENT;
-    if (!strcmp(v->place, "incoming")) {
+    if (v->place == SPOOL_INCOMING) {
         v->state = ST_QUEUED;
-    } else if (!strcmp(v->place, "active")) {
+    } else if (v->place == SPOOL_ACTIVE) {
         v->state = ST_RUNNING;
     } else {
         _cleanup_close_ int dfd = spool_open_dir(v->dir);
         v->has_result = dfd >= 0 && spool_read_result(dfd, &v->res, why, sizeof why) == 0;
-        bool done = !strcmp(v->place, "done");
+        bool done = v->place == SPOOL_DONE;
         v->state = done ? ST_DONE : v->has_result && !strcmp(v->res.status, "cancelled") ? ST_CANCELLED : ST_FAILED;
     }
     return 0;
@@ -483,7 +483,7 @@ static int submit_job(const char *token, const cfg_circuit_t *ci, int prio, part
         char old[SPOOL_ID_MAX];
         if (api_record_read(rec, old) == 0) {
             snprintf(id, SPOOL_ID_MAX, "%s", old);
-            if (spool_job_place(cfg.spool, id)) return *ret_replay = true, 0;
+            if (spool_job_place(cfg.spool, id) != SPOOL_NOWHERE) return *ret_replay = true, 0;
             /* the record was written, the job not (a crash between them): submitted now under it */
         } else {
             int r = api_record_write(rec, id);
@@ -751,7 +751,7 @@ static enum MHD_Result delete_job(struct MHD_Connection *c, req_t *r) {
     view_t v;
     if (view_load(&v, r->id, r->token_name) < 0) return reply_error(c, MHD_HTTP_NOT_FOUND, "no job %s", r->id);
     view_free(&v);
-    const char *place;
+    spool_place_t place;
     char why[1600];
     int k = job_cancel(&cfg, r->id, &place, why, sizeof why);
     if (k == -ESRCH) return reply_error(c, MHD_HTTP_NOT_FOUND, "no job %s", r->id);
@@ -865,7 +865,7 @@ static enum MHD_Result compat_cancel(struct MHD_Connection *c, req_t *r) {
     if (api_record_read(rec, id) == 0 && view_load(&v, id, r->token_name) == 0) {
         bool live = !terminal(v.state);
         view_free(&v);
-        const char *place;
+        spool_place_t place;
         char why[1600];
         if (live && job_cancel(&cfg, id, &place, why, sizeof why) < 0 && strcmp(why, ""))
             log_warn("cancel %s: %s", id, why);

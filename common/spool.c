@@ -575,14 +575,14 @@ int spool_submit(const char *spool, const spool_job_t *j, const spool_input_t *i
     return 0;
 }
 
-const char *spool_job_place(const char *spool, const char *id) {
+spool_place_t spool_job_place(const char *spool, const char *id) {
     for (spool_place_t i = SPOOL_INCOMING; i <= SPOOL_FAILED; i++) {
         char p[1400];
         struct stat st;
         spool_path(p, sizeof p, spool, i, id);
-        if (lstat(p, &st) == 0) return spool_place_name(i);
+        if (lstat(p, &st) == 0) return i;
     }
-    return NULL;
+    return SPOOL_NOWHERE;
 }
 
 void spool_json_escape(const char *in, char *out, size_t cap) {
@@ -690,7 +690,7 @@ int spool_fail(const char *spool, spool_place_t from, const char *name, const ch
 
 static const char *const place_names[SPOOL_NPLACES] = {"tmp", "incoming", "active", "done", "failed"};
 
-const char *spool_place_name(spool_place_t p) { return p < SPOOL_NPLACES ? place_names[p] : "?"; }
+const char *spool_place_name(spool_place_t p) { return p >= 0 && p < SPOOL_NPLACES ? place_names[p] : "?"; }
 
 void spool_path(char *buf, size_t len, const char *spool, spool_place_t p, const char *name) {
     if (name)
@@ -805,16 +805,13 @@ int spool_complete(const char *spool, const spool_result_t *r, char *why, size_t
     return 0;
 }
 
-int spool_cancel(const char *spool, const char *id, const char **ret_place, char *why, size_t whylen) {
-    const char *place = spool_job_place(spool, id);
-    *ret_place = place;
-    if (!place) return -ESRCH;
-    spool_place_t from = !strcmp(place, "incoming") ? SPOOL_INCOMING
-                         : !strcmp(place, "active") ? SPOOL_ACTIVE
-                                                    : SPOOL_NPLACES;
-    if (from == SPOOL_NPLACES) return -EALREADY;
+int spool_cancel(const char *spool, const char *id, spool_place_t *ret_place, char *why, size_t whylen) {
+    spool_place_t from = spool_job_place(spool, id);
+    *ret_place = from;
+    if (from == SPOOL_NOWHERE) return -ESRCH;
+    if (spool_place_ended(from)) return -EALREADY;
     int r = spool_fail(spool, from, id, id, "cancelled", "cancelled before it started");
-    if (r < 0) snprintf(why, whylen, "cannot move %s/%s/%s to failed/: %s", spool, place, id, strerror(-r));
+    if (r < 0) snprintf(why, whylen, "cannot move %s/%s/%s to failed/: %s", spool, spool_place_name(from), id, strerror(-r));
     return r;
 }
 

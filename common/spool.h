@@ -104,7 +104,8 @@ typedef enum spool_place {
     SPOOL_ACTIVE,
     SPOOL_DONE,
     SPOOL_FAILED,
-    SPOOL_NPLACES
+    SPOOL_NPLACES,
+    SPOOL_NOWHERE = -1 /* spool_job_place: no such job */
 } spool_place_t;
 const char *spool_place_name(spool_place_t p);
 /* SPOOL/PLACE, or SPOOL/PLACE/NAME with name non-NULL. */
@@ -136,15 +137,18 @@ int spool_fail(const char *spool, spool_place_t from, const char *name, const ch
 /* Cancels a job no synthd has registered (the caller holds the segment's registration lock):
  * incoming/ID or active/ID → failed/ID, status cancelled. 0; -EALREADY: it has finished (*ret_place
  * says where); -ESRCH: no such job; another negative errno: the move failed (why). */
-int spool_cancel(const char *spool, const char *id, const char **ret_place, char *why, size_t whylen);
+int spool_cancel(const char *spool, const char *id, spool_place_t *ret_place, char *why, size_t whylen);
 /* Reads DIRFD/result.json (spool_read_at's rules: no link followed, never blocking, bounded) into
  * *ret: the strings and parts stay valid until spool_result_free. -EINVAL with why for a file that
  * is not a result (no partitions array). */
 int spool_read_result(int dirfd, spool_result_t *ret, char *why, size_t whylen);
 void spool_result_free(spool_result_t *r);
-/* Where a job is: "incoming", "active", "done", "failed" or NULL. A job only moves forward, each
- * step one rename, so scanning in that order cannot miss a job that moves while we look. */
-const char *spool_job_place(const char *spool, const char *id);
+/* Where a job is: SPOOL_INCOMING, SPOOL_ACTIVE, SPOOL_DONE, SPOOL_FAILED or SPOOL_NOWHERE. A job
+ * only moves forward, each step one rename, so scanning in that order cannot miss a job that moves
+ * while we look. */
+spool_place_t spool_job_place(const char *spool, const char *id);
+/* done/ or failed/: the job has ended and its result.json is there. */
+static inline bool spool_place_ended(spool_place_t p) { return p == SPOOL_DONE || p == SPOOL_FAILED; }
 /* Removes a job folder's files (the spool makes no subfolders), then the folder; never follows a
  * link. */
 void spool_remove_dir(const char *path);

@@ -213,7 +213,7 @@ static void finalize(uint32_t slab) {
     shm_part_t *P = &J->parts[part];
     atomic_store_explicit(&P->t_fin_start_ns, t0, memory_order_relaxed);
     char dir[1400], why[900];
-    snprintf(dir, sizeof dir, "%s/active/%s", cfg.spool, J->id);
+    spool_path(dir, sizeof dir, cfg.spool, SPOOL_ACTIVE, J->id);
     __attribute__((cleanup(close_dirfd))) int dfd = spool_open_dir(dir);
     if (dfd < 0) {
         snprintf(why, sizeof why, "cannot open the job directory %s: %s", dir, strerror(-dfd));

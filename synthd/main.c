@@ -387,7 +387,7 @@ static bool gen_skip(uint32_t slot, void *ctx) {
     if (i < 0) return false;
     if (!gen_blocked(&gens[i])) return false;
     char dir[1400];
-    snprintf(dir, sizeof dir, "%s/active/%s", cfg.spool, S.jobs[slot].id);
+    spool_path(dir, sizeof dir, cfg.spool, SPOOL_ACTIVE, S.jobs[slot].id);
     return job_has_inputs(slot, dir);
 }
 
@@ -502,7 +502,7 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     /* 1. read the witness file straight into the slab (opened relative to the job directory, never
      * through a symlink, never blocking on a FIFO), or compute it there from the circuit's inputs */
     snprintf(name, sizeof name, "witness-%u.wtns", part);
-    snprintf(dir, sizeof dir, "%s/active/%s", cfg.spool, id);
+    spool_path(dir, sizeof dir, cfg.spool, SPOOL_ACTIVE, id);
     size_t len = 0;
     int r;
     bool generated = job_has_inputs(job, dir);

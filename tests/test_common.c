@@ -906,7 +906,7 @@ TEST(spool_claim_complete_read) {
                         .submitted_ns = 5, .total_ms = 2.25, .n_parts = 2, .parts = parts};
     CHECK_MSG(spool_complete(spool, &r, why, sizeof why) == 0, "%s", why);
     CHECK_MSG(spool_complete(spool, &r, why, sizeof why) == 0, "%s", why);
-    CHECK(spool_job_place(spool, j.id) && !strcmp(spool_job_place(spool, j.id), "done"));
+    CHECK_EQ_INT(spool_job_place(spool, j.id), SPOOL_DONE);
     spool_path(dir, sizeof dir, spool, SPOOL_DONE, j.id);
     int dfd = spool_open_dir(dir);
     CHECK(dfd >= 0);
@@ -918,9 +918,9 @@ TEST(spool_claim_complete_read) {
           back.parts[0].prove_count == 1 && !strcmp(back.parts[1].status, "failed"));
     spool_result_free(&back);
     /* cancel: a finished job stays, an unknown one is none, an incoming one is failed as cancelled */
-    const char *place;
+    spool_place_t place;
     CHECK_EQ_INT(spool_cancel(spool, j.id, &place, why, sizeof why), -EALREADY);
-    CHECK(place && !strcmp(place, "done"));
+    CHECK_EQ_INT(place, SPOOL_DONE);
     CHECK_EQ_INT(spool_cancel(spool, "20200101T000000.000000-eeeeee", &place, why, sizeof why), -ESRCH);
     CHECK(mkdir(tmp_path("sm-spool/incoming/20200101T000000.000000-cccccc"), 0755) == 0);
     CHECK_EQ_INT(spool_cancel(spool, "20200101T000000.000000-cccccc", &place, why, sizeof why), 0);
