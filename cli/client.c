@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "common/spool.h"
-#include "shm/cleanup.h"
+#include "base/cleanup.h"
 
 int cli_usage_error(const char *usage) {
     fprintf(stderr, "Usage: %s\n", usage);

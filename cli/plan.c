@@ -62,7 +62,7 @@ int cli_plan(cfg_t *c, cli_plan_t *p, FILE *out, char *err, size_t errlen) {
                     ci->name, k.curve->name, k.n_vars, (unsigned)__builtin_ctz(k.domain), mib(k.file_size),
                     mib(k.held[CIRCUIT_SYNTHD] + r1cs), r1cs ? " and the r1cs" : "", mib(k.held[CIRCUIT_GPUD]),
                     mib(k.held[CIRCUIT_FINALIZERD]),
-                    mib(shm_round_up(shm_slab_layout(k.n_vars, k.domain).bytes, SHM_SLAB_ALIGN)));
+                    mib(align_up(shm_slab_layout(k.n_vars, k.domain).bytes, SHM_SLAB_ALIGN)));
     }
     p->tables = cuda ? 0 : c->gpu_precompute;
     p->pinned = cuda ? (uint64_t)c->slabs * c->slab_size : 0;

@@ -12,7 +12,7 @@
 #include "client.h"
 #include "commands.h"
 #include "common/spool.h"
-#include "shm/cleanup.h"
+#include "base/cleanup.h"
 #include "shm/slab.h"
 #include "zk/zkey.h"
 

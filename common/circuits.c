@@ -10,10 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/cleanup.h"
+#include "base/file.h"
 #include "common/daemon.h"
 #include "common/log.h"
 #include "common/spool.h"
-#include "shm/cleanup.h"
 #include "zk/binfile.h"
 
 static const cfg_t *C;
@@ -26,7 +27,7 @@ void circuits_init(const cfg_t *cfg, unsigned want) {
     for (uint32_t i = 0; i < cfg->n_circuits; i++) circuits[i] = (stage_circuit_t){.cfg = &cfg->circuits[i]};
 }
 
-static void file_free(circuit_file_t *f) {
+static void circuit_file_free(circuit_file_t *f) {
     if (f->image) munmap(f->image, f->size);
     f->image = NULL;
 }
@@ -38,16 +39,13 @@ static bool same_identity(const circuit_file_t *f, const struct stat *st) {
 
 /* pread of [off, off + len) of fd into m + off, whole. */
 static int read_range(int fd, uint8_t *m, uint64_t off, uint64_t len, const char *path, uint64_t size, zk_err_t *e) {
-    for (uint64_t end = off + len; off < end;) {
-        ssize_t n = pread(fd, m + off, (size_t)(end - off), (off_t)off);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            int err = n < 0 ? errno : EIO;
-            return zk_fail(e, err, "%s: read %llu of %llu bytes: %s", path, (unsigned long long)off,
-                           (unsigned long long)size, n < 0 ? strerror(err) : "the file shrank while it was read");
-        }
-        off += (uint64_t)n;
-    }
+    ssize_t n = fd_pread_all(fd, m + off, (size_t)len, off);
+    if (n < 0)
+        return zk_fail(e, (int)-n, "%s: read at %llu of %llu bytes: %s", path, (unsigned long long)off,
+                       (unsigned long long)size, strerror((int)-n));
+    if ((uint64_t)n < len)
+        return zk_fail(e, EIO, "%s: read %llu of %llu bytes: the file shrank while it was read", path,
+                       (unsigned long long)(off + (uint64_t)n), (unsigned long long)size);
     return 0;
 }
 
@@ -122,12 +120,10 @@ int circuits_parts(const char *path, circuit_parts_t *out, zk_err_t *e) {
 
 /* Reads the regular file (of a .zkey with skip: only the parts plan_sections gives) into anonymous
  * memory (no file mapping is ever left behind). */
-static int file_read(circuit_file_t *f, const char *path, uint32_t skip, zk_err_t *e) {
-    _cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return zk_fail(e, errno, "%s: cannot open: %s", path, strerror(errno));
+static int circuit_file_read(circuit_file_t *f, const char *path, uint32_t skip, zk_err_t *e) {
     struct stat st;
-    if (fstat(fd, &st) < 0) return zk_fail(e, errno, "%s: cannot stat: %s", path, strerror(errno));
-    if (!S_ISREG(st.st_mode)) return zk_fail(e, EINVAL, "%s: not a regular file", path);
+    _cleanup_close_ int fd = file_open_regular(AT_FDCWD, path, 0, &st, e->msg, sizeof e->msg);
+    if (fd < 0) return fd;
     if (st.st_size == 0) return zk_fail(e, EINVAL, "%s: empty file", path);
     size_t size = (size_t)st.st_size;
     void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -165,8 +161,8 @@ static void entry_release(stage_circuit_t *c) {
     if (!c->loaded) return;
     zk_zkey_close(&c->z);
     if (c->has_r1cs) zk_r1cs_close(&c->r);
-    file_free(&c->zkey_file);
-    file_free(&c->r1cs_file);
+    circuit_file_free(&c->zkey_file);
+    circuit_file_free(&c->r1cs_file);
     c->loaded = c->has_vk = c->has_r1cs = false;
 }
 
@@ -174,11 +170,11 @@ static void entry_release(stage_circuit_t *c) {
 static int entry_load(stage_circuit_t *n, zk_err_t *e) {
     const cfg_circuit_t *ci = n->cfg;
     uint32_t skip = skip_of(want_parts);
-    int r = file_read(&n->zkey_file, ci->zkey, skip, e);
+    int r = circuit_file_read(&n->zkey_file, ci->zkey, skip, e);
     if (r < 0) return r;
     r = zk_zkey_parse_parts(&n->z, ci->zkey, n->zkey_file.image, n->zkey_file.size, skip, e);
     if (r < 0) {
-        file_free(&n->zkey_file);
+        circuit_file_free(&n->zkey_file);
         return r;
     }
     if (want_parts & CIRCUIT_VK) {
@@ -187,10 +183,10 @@ static int entry_load(stage_circuit_t *n, zk_err_t *e) {
         n->has_vk = true;
     }
     if ((want_parts & CIRCUIT_R1CS) && ci->r1cs[0]) {
-        r = file_read(&n->r1cs_file, ci->r1cs, 0, e);
+        r = circuit_file_read(&n->r1cs_file, ci->r1cs, 0, e);
         if (r == 0) r = zk_r1cs_parse(&n->r, ci->r1cs, n->r1cs_file.image, n->r1cs_file.size, e);
         if (r < 0) {
-            file_free(&n->r1cs_file);
+            circuit_file_free(&n->r1cs_file);
             goto fail;
         }
         n->has_r1cs = true;
@@ -199,7 +195,7 @@ static int entry_load(stage_circuit_t *n, zk_err_t *e) {
     return 0;
 fail:
     zk_zkey_close(&n->z);
-    file_free(&n->zkey_file);
+    circuit_file_free(&n->zkey_file);
     return r;
 }
 
@@ -287,8 +283,8 @@ int circuit_check_proof(const stage_circuit_t *c, int dirfd, uint32_t k, const u
     uint32_t n = 0;
     zk_err_t e = {{0}};
     zk_proof_t proof;
-    int r = spool_read_at(dirfd, pn, PART_JSON_MAX, &ptext, &plen, why, whylen);
-    if (r == 0) r = spool_read_at(dirfd, un, PART_JSON_MAX, &utext, &ulen, why, whylen);
+    int r = file_read(dirfd, pn, FILE_NOFOLLOW, PART_JSON_MAX, 0, &ptext, &plen, why, whylen);
+    if (r == 0) r = file_read(dirfd, un, FILE_NOFOLLOW, PART_JSON_MAX, 0, &utext, &ulen, why, whylen);
     if (r < 0) return r;
     r = zk_proof_parse_json(&proof, c->z.curve, pn, ptext, plen, &e);
     if (r == 0) r = zk_public_parse_json(&got, &n, c->z.curve, un, utext, ulen, &e);

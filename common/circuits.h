@@ -74,7 +74,7 @@ typedef struct circuit_parts {
 } circuit_parts_t;
 int circuits_parts(const char *path, circuit_parts_t *out, zk_err_t *e);
 /* A proof already in a job directory (DIRFD/proof-<k>.json with DIRFD/public-<k>.json, read as
- * spool_read_at does) is trusted only if it verifies against the circuit's key and its public file
+ * file_read with FILE_NOFOLLOW does) is trusted only if it verifies against the circuit's key and its public file
  * holds the signals it must: pub (n_pub values, 32 bytes each, standard form), or, when pub is NULL,
  * whatever the public file says. 0, or a negative errno with the reason in why. Needs CIRCUIT_VK. */
 int circuit_check_proof(const stage_circuit_t *c, int dirfd, uint32_t k, const uint8_t *pub, uint32_t n_pub, char *why,

@@ -21,7 +21,8 @@
 #include "common/log.h"
 #include "common/spool.h"
 #include "common/stage.h"
-#include "shm/cleanup.h"
+#include "base/cleanup.h"
+#include "base/file.h"
 #include "fleet/fleet.h"
 #include "shm/slab.h"
 #include "zk/zkey.h"
@@ -58,7 +59,7 @@ static int record_write(const char *id, int64_t gen) {
     char p[1400], text[32];
     record_path(p, sizeof p, id);
     int n = snprintf(text, sizeof text, "%lld\n", (long long)gen);
-    return spool_write_atomic(p, text, (size_t)n);
+    return file_write_atomic(p, text, (size_t)n);
 }
 
 static held_t *find_held(const char *id) {
@@ -91,7 +92,7 @@ static void load_records(void) {
             continue;
         }
         struct stat st;
-        _cleanup_close_ int fd = spool_open_file(dfd, names[i], &st, why, sizeof why);
+        _cleanup_close_ int fd = file_open_regular(dfd, names[i], FILE_NOFOLLOW, &st, why, sizeof why);
         if (fd < 0) {
             log_warn("%s/%s; not a record, ignored", dir, why);
             continue;
@@ -176,7 +177,7 @@ static int write_backs(PGconn *pg) {
                 log_warn("job %s: the lease of generation %lld was lost; its result is not written (fenced)", h->id,
                          (long long)h->gen);
             }
-            spool_remove_dir(dir);
+            file_remove_flat_dir(dir);
         }
         drop_held(h); /* no local copy (a crash before it entered the spool): the lease lapses */
     }

@@ -22,7 +22,8 @@
 #include "common/spool.h"
 #include "common/stage.h"
 #include "config/config.h"
-#include "shm/cleanup.h"
+#include "base/cleanup.h"
+#include "base/file.h"
 #include "shm/shm.h"
 #include "shm/slab.h"
 #include "zk/groth16.h"
@@ -281,8 +282,8 @@ static void finalize(uint32_t slab) {
     _cleanup_free_ char *uj = NULL;
     rc = zk_proof_json(c->z.curve, &proof, &pj);
     if (rc == 0) rc = zk_public_json(values, h->n_pub, &uj);
-    if (rc == 0) rc = spool_write_at(dfd, un, uj, strlen(uj), NULL, (int)part);
-    if (rc == 0) rc = spool_write_at(dfd, pn, pj, strlen(pj), "finalize", (int)part);
+    if (rc == 0) rc = file_write_atomic_at(dfd, un, uj, strlen(uj), NULL, (int)part);
+    if (rc == 0) rc = file_write_atomic_at(dfd, pn, pj, strlen(pj), "finalize", (int)part);
     uint64_t t_write = daemon_now_ns();
     shm_event(&S, EV_FIN_WRITE, job, part, slab, t_ver, t_write - t_ver, 0);
     shm_hist_add(&S, HIST_FIN_WRITE, t_write - t_ver);

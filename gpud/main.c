@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/testpoint.h"
 #include "common/circuits.h"
 #include "common/daemon.h"
 #include "common/log.h"
@@ -145,7 +146,7 @@ static void start(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     }
     atomic_fetch_add_explicit(&P->prove_count, 1, memory_order_relaxed);
     atomic_store_explicit(&P->t_prove_start_ns, t_pick, memory_order_relaxed);
-    daemon_test_point("gpu.mid_prove", (int)part);
+    test_point("gpu.mid_prove", (int)part);
     uint8_t *base = shm_slab_data(&S, slab);
     zk_err_t e = {{0}};
     flight_t f = {.slab = slab, .job = job, .part = part, .lane = next_lane, .t_pick = t_pick};
@@ -158,7 +159,7 @@ static void start(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     }
     next_lane = (next_lane + 1) % depth;
     flights[(first_flight + n_flights++) % ZK_BACKEND_MAX_LANES] = f;
-    daemon_test_point("gpu.submitted", (int)part);
+    test_point("gpu.submitted", (int)part);
 }
 
 /* Collects the oldest flight and publishes its slab as PROVED. prev_done: when the previous
@@ -176,7 +177,7 @@ static uint64_t finish(uint64_t prev_done) {
     zk_err_t e = {{0}};
     int r = B->collect(bctx, f.lane, &h->raw, &tm, &e);
     if (r == -ENODEV) device_lost(e.msg, P);
-    daemon_test_point("gpu.after_prove", (int)part);
+    test_point("gpu.after_prove", (int)part);
     uint64_t t1 = daemon_now_ns();
     stage_tick(&L, n_flights ? flights[first_flight].slab : SHM_NONE);
     if (r < 0) {
@@ -314,7 +315,7 @@ int main(int argc, char **argv) {
         char what[CFG_NAME_MAX + 32];
         snprintf(what, sizeof what, "loading the key of %s", cfg.circuits[i].name);
         daemon_notify_extend((60 + 10 * gib + (cfg.gpu_precompute >> 24)) * 1000000ull, what);
-        daemon_test_point("gpu.load_key", (int)i);
+        test_point("gpu.load_key", (int)i);
         int kr = key_get(cfg.circuits[i].name, false, &z, err, sizeof err);
         if (kr == -ENODEV) device_lost(err, NULL);
         if (kr < 0) log_err("Failed to preload circuit %s: %s", cfg.circuits[i].name, err); /* jobs for it will fail */

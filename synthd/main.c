@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/testpoint.h"
 #include "common/circuits.h"
 #include "common/daemon.h"
 #include "common/log.h"
@@ -19,7 +20,8 @@
 #include "common/spool.h"
 #include "common/uring.h"
 #include "config/config.h"
-#include "shm/cleanup.h"
+#include "base/cleanup.h"
+#include "base/file.h"
 #include "shm/shm.h"
 #include "shm/slab.h"
 #include "zk/r1cs.h"
@@ -58,8 +60,8 @@ static bool proof_reusable(int dfd, const spool_job_t *j, uint32_t k) {
         _cleanup_free_ char *wtext = NULL;
         size_t wlen;
         zk_wtns_t w = {0};
-        bool have_w = !j->inputs && spool_read_at(dfd, wn, shm_slab_layout(c->z.n_vars, c->z.domain_size).wtns_cap,
-                                                  &wtext, &wlen, why, sizeof why) == 0;
+        bool have_w = !j->inputs && file_read(dfd, wn, FILE_NOFOLLOW, shm_slab_layout(c->z.n_vars, c->z.domain_size).wtns_cap,
+                                              0, &wtext, &wlen, why, sizeof why) == 0;
         zk_err_t e = {{0}};
         r = have_w ? zk_wtns_parse(&w, wn, (const uint8_t *)wtext, wlen, &e) : 0;
         if (r < 0) snprintf(why, sizeof why, "%s", e.msg);
@@ -261,13 +263,13 @@ static witgen_source_t witgen_src(const cfg_circuit_t *ci) {
 static void witgen_tick(void *ctx) {
     (void)ctx;
     stage_tick(&L, witgen_slab);
-    daemon_test_point("synth.witgen_tick", (int)witgen_part);
+    test_point("synth.witgen_tick", (int)witgen_part);
 }
 
 static void witgen_log_line(void *ctx, const char *line) {
     (void)ctx;
     log_msg(LOG_DEBUG, NULL, NULL, "circuit log: %s", line);
-    daemon_test_point("synth.witgen_log", (int)witgen_part); /* inside the generator's run */
+    test_point("synth.witgen_log", (int)witgen_part); /* inside the generator's run */
 }
 
 /* Asked while a generator runs (from witgen's watcher thread): the job was cancelled or failed
@@ -298,7 +300,7 @@ static void *build_main(void *arg) {
     char so[1200];
     B.r = witgen_build(B.wasm, &o, so, sizeof so, &B.built, &B.e);
     shm_proc_compiling(&S, NULL);
-    daemon_test_point("synth.witgen_built", (int)B.part);
+    test_point("synth.witgen_built", (int)B.part);
     atomic_store_explicit(&B.done, true, memory_order_release);
     return NULL;
 }
@@ -550,7 +552,7 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
             give_up(slab, job, part, why);
             return;
         }
-        _cleanup_close_ int fd = spool_open_file(dfd, name, NULL, why, sizeof why);
+        _cleanup_close_ int fd = file_open_regular(dfd, name, FILE_NOFOLLOW, NULL, why, sizeof why);
         if (fd < 0) {
             give_up(slab, job, part, why);
             return;
@@ -608,7 +610,7 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     uint64_t t_check = daemon_now_ns();
     shm_event(&S, EV_SYNTH_CHECK, job, part, slab, t_read, t_check - t_read, 0);
     shm_hist_add(&S, HIST_SYNTH_CHECK, t_check - t_read);
-    daemon_test_point("synth.mid_fill", (int)part);
+    test_point("synth.mid_fill", (int)part);
     if (shm_job_state(J) != JOB_ACTIVE) { /* cancelled or failed meanwhile */
         give_up(slab, job, part, NULL);
         return;
@@ -624,7 +626,7 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     }
     shm_event(&S, EV_SYNTH_EVAL, job, part, slab, t_check, t_eval - t_check, 0);
     shm_hist_add(&S, HIST_SYNTH_EVAL, t_eval - t_check);
-    daemon_test_point("synth.before_publish", (int)part);
+    test_point("synth.before_publish", (int)part);
     memset(h, 0, sizeof *h);
     h->job = job;
     h->job_gen = atomic_load_explicit(&J->gen, memory_order_relaxed);
