@@ -44,11 +44,11 @@
 
 #include "api/tokens.h"
 #include "base/testpoint.h"
-#include "common/cancel.h"
+#include "spool/cancel.h"
 #include "common/daemon.h"
 #include "common/http.h"
 #include "common/log.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 #include "config/config.h"
 #include "base/cleanup.h"
 #include "base/file.h"

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "base/file.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 
 enum { TOKENS_FILE_MAX = 1 << 20 };
 

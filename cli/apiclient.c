@@ -15,7 +15,7 @@
 
 #include "base/file.h"
 #include "commands.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 
 enum { API_INPUT_MAX = 256 << 20 };
 

@@ -1,4 +1,4 @@
-/* zkpipe cancel: job_cancel (common/cancel.h): a registered job is cancelled in the segment (its
+/* zkpipe cancel: job_cancel (spool/cancel.h): a registered job is cancelled in the segment (its
  * partitions are dropped at their next step); one not yet registered is moved from the spool to
  * failed/ under the registration lock, so that no synthd registers it meanwhile. */
 #include <errno.h>
@@ -7,8 +7,8 @@
 
 #include "client.h"
 #include "commands.h"
-#include "common/cancel.h"
-#include "common/spool.h"
+#include "spool/cancel.h"
+#include "spool/spool.h"
 
 #define CANCEL_USAGE "zkpipe cancel [--config FILE] JOB"
 

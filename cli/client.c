@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "common/spool.h"
+#include "spool/spool.h"
 #include "base/cleanup.h"
 
 int cli_usage_error(const char *usage) {

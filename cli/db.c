@@ -13,7 +13,7 @@
 #include "base/file.h"
 #include "client.h"
 #include "commands.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 #include "fleet/fleet.h"
 #include "shm/shm.h"
 

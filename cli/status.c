@@ -6,7 +6,7 @@
 #include "exporter/observe.h"
 #include "client.h"
 #include "commands.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 
 #define STATUS_USAGE "zkpipe status [--config FILE] [JOB] | --dsn DSN | --url URL --token-file F [JOB]"
 

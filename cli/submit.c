@@ -11,7 +11,7 @@
 
 #include "client.h"
 #include "commands.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 #include "base/cleanup.h"
 #include "shm/slab.h"
 #include "zk/zkey.h"

@@ -6,7 +6,7 @@
 
 #include "client.h"
 #include "commands.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 
 #define WAIT_USAGE                                                                                                     \
     "zkpipe wait [--config FILE | --dsn DSN [--out DIR] | --url URL --token-file F [--out DIR]] [--timeout SECONDS] JOB"

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 #include "common/stage.h"
 #include "base/cleanup.h"
 #include "base/file.h"

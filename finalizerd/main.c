@@ -19,7 +19,7 @@
 #include "common/circuits.h"
 #include "common/daemon.h"
 #include "common/log.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 #include "common/stage.h"
 #include "config/config.h"
 #include "base/cleanup.h"

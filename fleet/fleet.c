@@ -15,7 +15,7 @@
 #include "base/cleanup.h"
 #include "base/file.h"
 #include "base/text.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 #include "config/shared.h"
 
 /* Migration k (1-based) takes the schema from version k-1 to k. Plain SQL: tables, one index and

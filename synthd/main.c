@@ -17,7 +17,7 @@
 #include "common/daemon.h"
 #include "common/log.h"
 #include "common/stage.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 #include "common/uring.h"
 #include "config/config.h"
 #include "base/cleanup.h"

@@ -19,7 +19,7 @@
 
 #include "base/text.h"
 #include "common/daemon.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 #include "common/uring.h"
 #include "config/config.h"
 #include "test.h"

@@ -1,4 +1,4 @@
-/* Spool directory helpers (common/spool.h). */
+/* Spool directory helpers (spool/spool.h). */
 #include "spool.h"
 
 #include <ctype.h>

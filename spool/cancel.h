@@ -5,7 +5,7 @@
 #pragma once
 #include <stddef.h>
 
-#include "common/spool.h"
+#include "spool/spool.h"
 #include "config/config.h"
 
 /* 1: cancelling in the segment; 0: cancelled in the spool; -EALREADY: it is failing or has finished

@@ -1,10 +1,10 @@
-/* Cancelling a job (common/cancel.h). */
+/* Cancelling a job (spool/cancel.h). */
 #include "cancel.h"
 
 #include <errno.h>
 #include <stdio.h>
 
-#include "common/spool.h"
+#include "spool/spool.h"
 #include "shm/shm.h"
 
 int job_cancel(const cfg_t *c, const char *id, spool_place_t *ret_place, char *why, size_t whylen) {

@@ -1,11 +1,11 @@
-/* Slab sizing (common/slab.h). */
-#include "common/slab.h"
+/* Slab sizing (plan/slab.h). */
+#include "plan/slab.h"
 
 #include <errno.h>
 #include <stdio.h>
 
 #include "shm/slab.h"
-#include "common/circuits.h"
+#include "plan/parts.h"
 
 int slab_resolve_size(cfg_t *c, char *err, size_t errlen) {
     uint64_t need = 0;
