@@ -5,7 +5,7 @@
  * - It holds no job state a restart could lose: a job goes in only through spool_submit (its token
  *   name as job.ini submitter), its state and proofs are read from the spool (spool_job_place,
  *   spool_read_job, spool_read_result), a cancel is job_cancel's. What it keeps of its own lives in
- *   SPOOL/api/, each file written by spool_write_atomic before the job it names is submitted:
+ *   SPOOL/api/, each file written by file_write_atomic_at before the job it names is submitted:
  *   keys/<sha256(token name, Idempotency-Key)> holds the job id of that key, compat-<token> the
  *   latest job of rapidsnark's routes.
  * - One event thread runs MHD (external polling on its epoll fd, beside an inotify of done/ and
@@ -43,13 +43,15 @@
 #include <unistd.h>
 
 #include "api/tokens.h"
-#include "common/cancel.h"
+#include "base/testpoint.h"
+#include "spool/cancel.h"
 #include "common/daemon.h"
 #include "common/http.h"
 #include "common/log.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 #include "config/config.h"
-#include "shm/cleanup.h"
+#include "base/cleanup.h"
+#include "base/file.h"
 #include "shm/shm.h"
 #include "shm/slab.h"
 #include "zk/wtns.h"
@@ -243,7 +245,7 @@ static const char *const state_names[] = {"queued", "running", "done", "failed",
 
 typedef struct view {
     spool_job_t job;
-    const char *place;
+    spool_place_t place;
     job_state_t state;
     char dir[1500];
     bool has_result;
@@ -254,25 +256,25 @@ typedef struct view {
 static int view_load(view_t *v, const char *id, const char *owner) {
     memset(v, 0, sizeof *v);
     v->place = spool_job_place(cfg.spool, id);
-    if (!v->place) return -ENOENT;
-    snprintf(v->dir, sizeof v->dir, "%s/%s/%s", cfg.spool, v->place, id);
+    if (v->place == SPOOL_NOWHERE) return -ENOENT;
+    spool_path(v->dir, sizeof v->dir, cfg.spool, v->place, id);
     char why[600];
     if (spool_read_job(v->dir, &v->job, why, sizeof why) < 0) {
         /* it moved on between the two looks: once more where it is now */
         v->place = spool_job_place(cfg.spool, id);
-        if (!v->place) return -ENOENT;
-        snprintf(v->dir, sizeof v->dir, "%s/%s/%s", cfg.spool, v->place, id);
+        if (v->place == SPOOL_NOWHERE) return -ENOENT;
+        spool_path(v->dir, sizeof v->dir, cfg.spool, v->place, id);
         if (spool_read_job(v->dir, &v->job, why, sizeof why) < 0) return -ENOENT;
     }
     if (strcmp(v->job.submitter, owner)) return -ENOENT;
-    if (!strcmp(v->place, "incoming")) {
+    if (v->place == SPOOL_INCOMING) {
         v->state = ST_QUEUED;
-    } else if (!strcmp(v->place, "active")) {
+    } else if (v->place == SPOOL_ACTIVE) {
         v->state = ST_RUNNING;
     } else {
         _cleanup_close_ int dfd = spool_open_dir(v->dir);
         v->has_result = dfd >= 0 && spool_read_result(dfd, &v->res, why, sizeof why) == 0;
-        bool done = !strcmp(v->place, "done");
+        bool done = v->place == SPOOL_DONE;
         v->state = done ? ST_DONE : v->has_result && !strcmp(v->res.status, "cancelled") ? ST_CANCELLED : ST_FAILED;
     }
     return 0;
@@ -290,7 +292,7 @@ static json_object *read_part_json(int dfd, const char *kind, uint32_t k, char *
     char name[64], why[600], *buf = NULL;
     size_t len;
     snprintf(name, sizeof name, "%s-%u.json", kind, k);
-    if (spool_read_at(dfd, name, PROOF_FILE_MAX, &buf, &len, why, sizeof why) < 0) return NULL;
+    if (file_read(dfd, name, FILE_NOFOLLOW, PROOF_FILE_MAX, 0, &buf, &len, why, sizeof why) < 0) return NULL;
     json_object *o = json_tokener_parse(buf);
     if (ret_text)
         *ret_text = buf;
@@ -356,7 +358,7 @@ static int api_record_read(const char *name, char id[SPOOL_ID_MAX]) {
     _cleanup_close_ int dfd = spool_open_dir(api_dir);
     char *buf, why[600];
     size_t len;
-    if (dfd < 0 || spool_read_at(dfd, name, 256, &buf, &len, why, sizeof why) < 0) return -ENOENT;
+    if (dfd < 0 || file_read(dfd, name, FILE_NOFOLLOW, 256, 0, &buf, &len, why, sizeof why) < 0) return -ENOENT;
     buf[strcspn(buf, "\n")] = 0;
     bool ok = spool_valid_id(buf);
     if (ok) snprintf(id, SPOOL_ID_MAX, "%s", buf);
@@ -368,7 +370,7 @@ static int api_record_write(const char *name, const char *id) {
     _cleanup_close_ int dfd = spool_open_dir(api_dir);
     char line[SPOOL_ID_MAX + 1];
     int n = snprintf(line, sizeof line, "%s\n", id);
-    return dfd < 0 ? dfd : spool_write_at(dfd, name, line, (size_t)n, NULL, -1);
+    return dfd < 0 ? dfd : file_write_atomic_at(dfd, name, line, (size_t)n, NULL, -1);
 }
 
 static void key_record_name(const char *token, const char *key, char out[80]) {
@@ -483,7 +485,7 @@ static int submit_job(const char *token, const cfg_circuit_t *ci, int prio, part
         char old[SPOOL_ID_MAX];
         if (api_record_read(rec, old) == 0) {
             snprintf(id, SPOOL_ID_MAX, "%s", old);
-            if (spool_job_place(cfg.spool, id)) return *ret_replay = true, 0;
+            if (spool_job_place(cfg.spool, id) != SPOOL_NOWHERE) return *ret_replay = true, 0;
             /* the record was written, the job not (a crash between them): submitted now under it */
         } else {
             int r = api_record_write(rec, id);
@@ -491,7 +493,7 @@ static int submit_job(const char *token, const cfg_circuit_t *ci, int prio, part
                 return FAIL(o, r == -ENOSPC || r == -EDQUOT ? 503 : 500, "cannot keep the Idempotency-Key in %s: %s",
                             api_dir, strerror(-r));
         }
-        daemon_test_point("api.key_kept", -1);
+        test_point("api.key_kept", -1);
     }
     spool_job_t j = {.prio = prio, .n_parts = p->n, .submit_ns = shm_realtime_ns(), .inputs = p->inputs};
     snprintf(j.id, sizeof j.id, "%s", id);
@@ -503,7 +505,7 @@ static int submit_job(const char *token, const cfg_circuit_t *ci, int prio, part
     int r = spool_submit(cfg.spool, &j, p->in, cap, cfg.min_free, err, sizeof err);
     if (r == -ENOSPC || r == -EDQUOT) return FAIL(o, 503, "%s", err);
     if (r < 0) return FAIL(o, 500, "%s", err);
-    daemon_test_point("api.submitted", -1);
+    test_point("api.submitted", -1);
     return 0;
 }
 
@@ -751,7 +753,7 @@ static enum MHD_Result delete_job(struct MHD_Connection *c, req_t *r) {
     view_t v;
     if (view_load(&v, r->id, r->token_name) < 0) return reply_error(c, MHD_HTTP_NOT_FOUND, "no job %s", r->id);
     view_free(&v);
-    const char *place;
+    spool_place_t place;
     char why[1600];
     int k = job_cancel(&cfg, r->id, &place, why, sizeof why);
     if (k == -ESRCH) return reply_error(c, MHD_HTTP_NOT_FOUND, "no job %s", r->id);
@@ -865,7 +867,7 @@ static enum MHD_Result compat_cancel(struct MHD_Connection *c, req_t *r) {
     if (api_record_read(rec, id) == 0 && view_load(&v, id, r->token_name) == 0) {
         bool live = !terminal(v.state);
         view_free(&v);
-        const char *place;
+        spool_place_t place;
         char why[1600];
         if (live && job_cancel(&cfg, id, &place, why, sizeof why) < 0 && strcmp(why, ""))
             log_warn("cancel %s: %s", id, why);

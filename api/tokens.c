@@ -11,7 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/spool.h"
+#include "base/file.h"
+#include "spool/spool.h"
 
 enum { TOKENS_FILE_MAX = 1 << 20 };
 
@@ -53,17 +54,11 @@ static int parse_line(api_token_t *t, char *line, const cfg_t *c, char *why, siz
 }
 
 int api_tokens_load(api_tokens_t *ret, const char *path, const cfg_t *c, char *err, size_t errlen) {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        snprintf(err, errlen, "%s: cannot open the tokens file ([api] tokens): %s", path,
-                 e == ELOOP ? "a symbolic link (refused)" : strerror(e));
-        return -e;
-    }
     struct stat st;
-    const char *bad = fstat(fd, &st) < 0             ? "cannot stat"
-                      : !S_ISREG(st.st_mode)         ? "not a regular file"
-                      : st.st_uid != geteuid()       ? "not owned by this user"
+    char why[1200];
+    int fd = file_open_regular(AT_FDCWD, path, FILE_NOFOLLOW, &st, why, sizeof why);
+    if (fd < 0) return snprintf(err, errlen, "the tokens file ([api] tokens) %s", why), fd;
+    const char *bad = st.st_uid != geteuid()         ? "not owned by this user"
                       : (st.st_mode & 077) != 0      ? "readable by others: chmod 0600 it"
                       : st.st_size > TOKENS_FILE_MAX ? "larger than 1 MiB"
                                                      : NULL;

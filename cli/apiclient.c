@@ -13,8 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "commands.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 
 enum { API_INPUT_MAX = 256 << 20 };
 
@@ -43,13 +44,10 @@ static size_t on_data(char *d, size_t sz, size_t n, void *user) {
 }
 
 static int read_token(const char *path, char *tok, size_t cap) {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "zkpipe: --token-file %s: %s\n", path, fd < 0 ? strerror(errno) : "not a regular file");
-        if (fd >= 0) close(fd);
-        return -1;
-    }
+    char why[1200];
+    int fd = file_open_regular(AT_FDCWD, path, FILE_NOFOLLOW, &st, why, sizeof why);
+    if (fd < 0) return fprintf(stderr, "zkpipe: --token-file %s\n", why), -1;
     if (st.st_mode & 077) {
         fprintf(stderr, "zkpipe: --token-file %s: readable by others (chmod 0600 it)\n", path);
         close(fd);
@@ -200,7 +198,7 @@ static int write_out(const char *dir, const char *kind, int k, json_object *v) {
     char path[1200];
     snprintf(path, sizeof path, "%s/%s-%d.json", dir, kind, k);
     const char *s = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PRETTY);
-    if (spool_write_atomic(path, s, strlen(s)) < 0) return fprintf(stderr, "zkpipe: cannot write %s\n", path), -1;
+    if (file_write_atomic(path, s, strlen(s)) < 0) return fprintf(stderr, "zkpipe: cannot write %s\n", path), -1;
     printf("%s\n", path);
     return 0;
 }

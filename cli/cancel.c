@@ -1,4 +1,4 @@
-/* zkpipe cancel: job_cancel (common/cancel.h): a registered job is cancelled in the segment (its
+/* zkpipe cancel: job_cancel (spool/cancel.h): a registered job is cancelled in the segment (its
  * partitions are dropped at their next step); one not yet registered is moved from the spool to
  * failed/ under the registration lock, so that no synthd registers it meanwhile. */
 #include <errno.h>
@@ -7,8 +7,8 @@
 
 #include "client.h"
 #include "commands.h"
-#include "common/cancel.h"
-#include "common/spool.h"
+#include "spool/cancel.h"
+#include "spool/spool.h"
 
 #define CANCEL_USAGE "zkpipe cancel [--config FILE] JOB"
 
@@ -20,17 +20,17 @@ int zkpipe_cmd_cancel(int argc, char **argv) {
     const char *id = argv[optind];
     cfg_t c;
     if (cli_load_config(config, &c) < 0) return 2;
-    const char *place;
+    spool_place_t place;
     char why[1600];
     int r = job_cancel(&c, id, &place, why, sizeof why);
     if (r == 1)
         printf("cancelling job %s: its partitions are dropped at their next step\n", id);
     else if (r == 0)
         printf("cancelled job %s\n", id);
-    else if (r == -EALREADY && !place)
+    else if (r == -EALREADY && place == SPOOL_NOWHERE)
         fprintf(stderr, "zkpipe: job %s is already failing or finished\n", id);
     else if (r == -EALREADY)
-        fprintf(stderr, "zkpipe: job %s has already finished (%s/)\n", id, place);
+        fprintf(stderr, "zkpipe: job %s has already finished (%s/)\n", id, spool_place_name(place));
     else if (r == -ESRCH)
         fprintf(stderr, "zkpipe: no job %s\n", id);
     else

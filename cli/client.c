@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "common/spool.h"
-#include "shm/cleanup.h"
+#include "spool/spool.h"
+#include "base/cleanup.h"
 
 int cli_usage_error(const char *usage) {
     fprintf(stderr, "Usage: %s\n", usage);
@@ -71,15 +71,9 @@ int cli_attach(const cfg_t *c, shm_t *s, bool quiet) {
     return -1;
 }
 
-const char *cli_job_place(const cfg_t *c, const char *id) { return spool_job_place(c->spool, id); }
-
-int cli_read_result(const char *path, char *status, size_t slen, char *error, size_t elen, uint32_t *n_parts) {
-    /* path is DIR/result.json: read by the spool's rules (no link followed, never blocking) */
-    char dir[1500], why[600];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = 0;
-    _cleanup_close_ int dfd = spool_open_dir(slash ? dir : ".");
+int cli_read_result(const char *dir, char *status, size_t slen, char *error, size_t elen, uint32_t *n_parts) {
+    char why[600];
+    _cleanup_close_ int dfd = spool_open_dir(dir);
     spool_result_t r;
     if (dfd < 0 || spool_read_result(dfd, &r, why, sizeof why) < 0) return -EINVAL;
     snprintf(status, slen, "%s", r.status);

@@ -31,7 +31,5 @@ int cli_load_config(const char *path, cfg_t *c);
  * that cannot be used (error printed unless quiet). */
 int cli_attach(const cfg_t *c, shm_t *s, bool quiet);
 
-/* Where a job is (spool_job_place): "incoming", "active", "done", "failed" or NULL. */
-const char *cli_job_place(const cfg_t *c, const char *id);
-/* Reads status and error (and the partition count) from a result.json. */
-int cli_read_result(const char *path, char *status, size_t slen, char *error, size_t elen, uint32_t *n_parts);
+/* Reads status and error (and the partition count) from DIR/result.json (spool_read_result). */
+int cli_read_result(const char *dir, char *status, size_t slen, char *error, size_t elen, uint32_t *n_parts);

@@ -10,9 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "client.h"
 #include "commands.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 #include "fleet/fleet.h"
 #include "shm/shm.h"
 
@@ -69,13 +70,13 @@ int zkpipe_fleet_submit(const char *dsn, const char *circuit, const char *prio_s
         fprintf(stderr, "zkpipe: %d inputs; a job has at most %u partitions\n", n, SHM_MAX_PARTS);
         return 2;
     }
-    void *bufs[SHM_MAX_PARTS] = {0};
+    char *bufs[SHM_MAX_PARTS] = {0};
     size_t lens[SHM_MAX_PARTS];
     char err[FLEET_ERR_MAX], id[FLEET_ID_MAX];
     int rc = 1;
     for (int k = 0; k < n; k++)
-        if (fleet_read_file(files[k], json ? SPOOL_INPUT_JSON_MAX : FLEET_WTNS_CAP, &bufs[k], &lens[k], err,
-                            sizeof err) < 0) {
+        if (file_read(AT_FDCWD, files[k], 0, json ? SPOOL_INPUT_JSON_MAX : FLEET_WTNS_CAP, 0, &bufs[k], &lens[k], err,
+                      sizeof err) < 0) {
             fprintf(stderr, "zkpipe: %s\n", err);
             goto out;
         }
@@ -96,7 +97,7 @@ out:
 static int write_out(const char *dir, const char *kind, const char *k, const char *text) {
     char path[1400];
     snprintf(path, sizeof path, "%s/%s-%s.json", dir, kind, k);
-    int r = spool_write_atomic(path, text, strlen(text));
+    int r = file_write_atomic(path, text, strlen(text));
     if (r < 0) fprintf(stderr, "zkpipe: %s: cannot write: %s\n", path, strerror(-r));
     return r;
 }

@@ -1,6 +1,6 @@
 /* zkpipe plan: the memory the ini's pipeline will hold, per circuit and per stage, against what the
  * machine has (docs/pipeline.md "Memory plan"). The figures are those the stages log at start:
- * each stage's parts of every key (common/circuits.c: circuits_parts, the bytes circuits_bytes
+ * each stage's parts of every key (plan/parts.c: circuits_parts, the bytes circuits_bytes
  * counts), the segment (shm_segment_size), gpud's window tables ([gpu] precompute, an upper
  * bound) and the CPU backend's proving scratch (zk_core_scratch_size of the largest domain).
  * zkpipe setup runs the same plan before it creates a segment and refuses one that does not fit. */
@@ -15,8 +15,8 @@
 
 #include "client.h"
 #include "commands.h"
-#include "common/circuits.h"
-#include "common/slab.h"
+#include "plan/parts.h"
+#include "plan/slab.h"
 #include "shm/slab.h"
 #include "zk/binfile.h"
 #include "zk/groth16.h"
@@ -62,7 +62,7 @@ int cli_plan(cfg_t *c, cli_plan_t *p, FILE *out, char *err, size_t errlen) {
                     ci->name, k.curve->name, k.n_vars, (unsigned)__builtin_ctz(k.domain), mib(k.file_size),
                     mib(k.held[CIRCUIT_SYNTHD] + r1cs), r1cs ? " and the r1cs" : "", mib(k.held[CIRCUIT_GPUD]),
                     mib(k.held[CIRCUIT_FINALIZERD]),
-                    mib(shm_round_up(shm_slab_layout(k.n_vars, k.domain).bytes, SHM_SLAB_ALIGN)));
+                    mib(align_up(shm_slab_layout(k.n_vars, k.domain).bytes, SHM_SLAB_ALIGN)));
     }
     p->tables = cuda ? 0 : c->gpu_precompute;
     p->pinned = cuda ? (uint64_t)c->slabs * c->slab_size : 0;

@@ -7,8 +7,8 @@
 #include "client.h"
 #include "commands.h"
 #include "plan.h"
-#include "common/slab.h"
-#include "common/spool.h"
+#include "plan/slab.h"
+#include "spool/spool.h"
 
 #define SETUP_USAGE "zkpipe setup [--config FILE]"
 

@@ -6,7 +6,7 @@
 #include "exporter/observe.h"
 #include "client.h"
 #include "commands.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 
 #define STATUS_USAGE "zkpipe status [--config FILE] [JOB] | --dsn DSN | --url URL --token-file F [JOB]"
 
@@ -55,17 +55,17 @@ static void print_job(shm_t *s, uint32_t i, bool parts) {
 static int job_status(const cfg_t *c, shm_t *s, int att, const char *id) {
     int slot = att == 1 ? shm_job_find(s, id) : -1;
     if (slot >= 0) print_job(s, (uint32_t)slot, true);
-    const char *place = cli_job_place(c, id);
-    if (place && (!strcmp(place, "done") || !strcmp(place, "failed"))) {
-        char res[1500], status[32], error[1024];
+    spool_place_t place = spool_job_place(c->spool, id);
+    if (spool_place_ended(place)) {
+        char dir[1400], status[32], error[1024];
         uint32_t n;
-        snprintf(res, sizeof res, "%s/%s/%s/result.json", c->spool, place, id);
-        if (cli_read_result(res, status, sizeof status, error, sizeof error, &n) == 0)
-            printf("result %s status %s%s%s\n", res, status, error[0] ? " error: " : "", error);
-    } else if (place && slot < 0) {
-        printf("job %s is in %s/%s, not yet registered by a synthd\n", id, c->spool, place);
+        spool_path(dir, sizeof dir, c->spool, place, id);
+        if (cli_read_result(dir, status, sizeof status, error, sizeof error, &n) == 0)
+            printf("result %s/result.json status %s%s%s\n", dir, status, error[0] ? " error: " : "", error);
+    } else if (place != SPOOL_NOWHERE && slot < 0) {
+        printf("job %s is in %s/%s, not yet registered by a synthd\n", id, c->spool, spool_place_name(place));
     }
-    if (!place && slot < 0) {
+    if (place == SPOOL_NOWHERE && slot < 0) {
         fprintf(stderr, "zkpipe: no job %s\n", id);
         return 1;
     }

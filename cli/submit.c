@@ -11,8 +11,8 @@
 
 #include "client.h"
 #include "commands.h"
-#include "common/spool.h"
-#include "shm/cleanup.h"
+#include "spool/spool.h"
+#include "base/cleanup.h"
 #include "shm/slab.h"
 #include "zk/zkey.h"
 

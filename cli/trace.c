@@ -4,7 +4,7 @@
 
 #include "client.h"
 #include "commands.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 
 #define TRACE_USAGE "zkpipe trace [--config FILE] --out FILE"
 

@@ -6,7 +6,7 @@
 
 #include "client.h"
 #include "commands.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 
 #define WAIT_USAGE                                                                                                     \
     "zkpipe wait [--config FILE | --dsn DSN [--out DIR] | --url URL --token-file F [--out DIR]] [--timeout SECONDS] JOB"
@@ -36,7 +36,7 @@ int zkpipe_cmd_wait(int argc, char **argv) {
     if (dsn || out) return fprintf(stderr, "zkpipe: --dsn/--out: %s\n", dsn ? "built without libpq" : "need --dsn"), 2;
     cfg_t c;
     if (cli_load_config(config, &c) < 0) return 2;
-    if (!cli_job_place(&c, id)) {
+    if (spool_job_place(c.spool, id) == SPOOL_NOWHERE) {
         fprintf(stderr, "zkpipe: no job %s in %s\n", id, c.spool);
         return 2;
     }
@@ -46,12 +46,13 @@ int zkpipe_cmd_wait(int argc, char **argv) {
     for (;;) {
         if (!attached) attached = cli_attach(&c, &s, true) == 1;
         uint32_t seq = attached ? atomic_load_explicit(&s.hdr->job_seq, memory_order_acquire) : 0;
-        const char *place = cli_job_place(&c, id);
-        char res[1500], status[32], error[1024];
+        spool_place_t place = spool_job_place(c.spool, id);
+        char dir[1400], res[1500], status[32], error[1024];
         uint32_t n = 0;
-        if (place && (!strcmp(place, "done") || !strcmp(place, "failed"))) {
-            snprintf(res, sizeof res, "%s/%s/%s/result.json", c.spool, place, id);
-            if (cli_read_result(res, status, sizeof status, error, sizeof error, &n) < 0) {
+        if (spool_place_ended(place)) {
+            spool_path(dir, sizeof dir, c.spool, place, id);
+            snprintf(res, sizeof res, "%s/result.json", dir);
+            if (cli_read_result(dir, status, sizeof status, error, sizeof error, &n) < 0) {
                 fprintf(stderr, "zkpipe: job %s: cannot read %s\n", id, res);
                 if (attached) shm_close(&s);
                 return 1;
@@ -59,20 +60,20 @@ int zkpipe_cmd_wait(int argc, char **argv) {
             if (attached) shm_close(&s);
             if (!strcmp(status, "done")) {
                 for (uint32_t k = 0; k < n; k++)
-                    printf("%s/done/%s/proof-%u.json %s/done/%s/public-%u.json\n", c.spool, id, k, c.spool, id, k);
+                    printf("%s/proof-%u.json %s/public-%u.json\n", dir, k, dir, k);
                 printf("%s\n", res);
                 return 0;
             }
             fprintf(stderr, "zkpipe: job %s %s: %s\n", id, status, error[0] ? error : "(no reason recorded)");
             return 1;
         }
-        if (!place) {
+        if (place == SPOOL_NOWHERE) {
             fprintf(stderr, "zkpipe: job %s disappeared from %s\n", id, c.spool);
             if (attached) shm_close(&s);
             return 1;
         }
         if (timeout >= 0 && (shm_now_ns() - t0) / 1e9 > timeout) {
-            fprintf(stderr, "zkpipe: job %s not finished after %.0f s (still in %s/)\n", id, timeout, place);
+            fprintf(stderr, "zkpipe: job %s not finished after %.0f s (still in %s/)\n", id, timeout, spool_place_name(place));
             if (attached) shm_close(&s);
             return 1;
         }

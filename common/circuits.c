@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/cleanup.h"
+#include "base/file.h"
 #include "common/daemon.h"
 #include "common/log.h"
-#include "common/spool.h"
-#include "shm/cleanup.h"
 #include "zk/binfile.h"
 
 static const cfg_t *C;
@@ -26,7 +26,7 @@ void circuits_init(const cfg_t *cfg, unsigned want) {
     for (uint32_t i = 0; i < cfg->n_circuits; i++) circuits[i] = (stage_circuit_t){.cfg = &cfg->circuits[i]};
 }
 
-static void file_free(circuit_file_t *f) {
+static void circuit_file_free(circuit_file_t *f) {
     if (f->image) munmap(f->image, f->size);
     f->image = NULL;
 }
@@ -36,106 +36,20 @@ static bool same_identity(const circuit_file_t *f, const struct stat *st) {
            f->mtime.tv_sec == st->st_mtim.tv_sec && f->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
-/* pread of [off, off + len) of fd into m + off, whole. */
-static int read_range(int fd, uint8_t *m, uint64_t off, uint64_t len, const char *path, uint64_t size, zk_err_t *e) {
-    for (uint64_t end = off + len; off < end;) {
-        ssize_t n = pread(fd, m + off, (size_t)(end - off), (off_t)off);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            int err = n < 0 ? errno : EIO;
-            return zk_fail(e, err, "%s: read %llu of %llu bytes: %s", path, (unsigned long long)off,
-                           (unsigned long long)size, n < 0 ? strerror(err) : "the file shrank while it was read");
-        }
-        off += (uint64_t)n;
-    }
-    return 0;
-}
-
-#define MAX_RANGES 32
-
-/* The parts of a .zkey this stage reads (into ranges, at most MAX_RANGES, with their total in
- * *held): the file header, every section header and the payloads of the sections not in skip (those
- * pages stay untouched zeros, never resident). The section headers are read into m as it walks
- * them. When the table does not walk, the whole file is one range (the parser names what is wrong). */
-static int plan_sections(int fd, uint8_t *m, uint64_t size, uint32_t skip, const char *path, uint64_t ranges[][2],
-                         unsigned *n_ranges, uint64_t *held, zk_err_t *e) {
-    *n_ranges = 1;
-    ranges[0][0] = 0, ranges[0][1] = *held = size;
-    int r = read_range(fd, m, 0, size < 12 ? size : 12, path, size, e);
-    if (r < 0 || size < 12 || memcmp(m, "zkey", 4)) return r;
-    uint32_t n_sec = zk_le32(m + 8);
-    uint64_t pos = 12, total = 12;
-    unsigned n = 0;
-    for (uint32_t i = 0; i < n_sec; i++) {
-        if (size - pos < 12 || n + 1 >= MAX_RANGES) return 0;
-        if ((r = read_range(fd, m, pos, 12, path, size, e)) < 0) return r;
-        uint32_t id = zk_le32(m + pos);
-        uint64_t sz = zk_le64(m + pos + 4), start = pos + 12;
-        if (sz > size - start) return 0;
-        if (!(id < 32 && ((skip >> id) & 1))) ranges[n][0] = start, ranges[n][1] = sz, total += sz, n++;
-        total += 12;
-        pos = start + sz;
-    }
-    if (pos != size) return 0;
-    *n_ranges = n;
-    *held = total;
-    return 0;
-}
-
-/* The key sections a stage that wants `want` (CIRCUIT_*) does not read. */
-static uint32_t skip_of(unsigned want) {
-    return (want & CIRCUIT_COEFS ? 0 : 1u << 4) | (want & CIRCUIT_POINTS ? 0 : 0x1fu << 5);
-}
-
-int circuits_parts(const char *path, circuit_parts_t *out, zk_err_t *e) {
-    memset(out, 0, sizeof *out);
-    _cleanup_close_ int fd = -1;
-    size_t size;
-    int r = zk_open_regular(path, &fd, &size, e);
-    if (r < 0) return r;
-    if (size == 0) return zk_fail(e, EINVAL, "%s: empty file", path);
-    uint8_t *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) return zk_fail(e, errno, "%s: cannot reserve %zu bytes: %s", path, size, strerror(errno));
-    static const unsigned wants[CIRCUIT_STAGES] = {[CIRCUIT_SYNTHD] = CIRCUIT_COEFS, [CIRCUIT_GPUD] = CIRCUIT_POINTS,
-                                                   [CIRCUIT_FINALIZERD] = 0};
-    uint64_t ranges[MAX_RANGES][2];
-    unsigned n = 0;
-    for (int i = 0; r == 0 && i < CIRCUIT_STAGES; i++)
-        r = plan_sections(fd, m, size, skip_of(wants[i]), path, ranges, &n, &out->held[i], e);
-    /* sections 1 to 3 alone (the headers and IC; never a large section of another kind), for the
-     * key's dimensions */
-    uint64_t small;
-    if (r == 0) r = plan_sections(fd, m, size, ~0xeu, path, ranges, &n, &small, e);
-    for (unsigned i = 0; r == 0 && small < size && i < n; i++)
-        r = read_range(fd, m, ranges[i][0], ranges[i][1], path, size, e);
-    if (r == 0 && small == size)
-        r = zk_fail(e, EINVAL, "%s: not a .zkey whose sections can be walked", path);
-    zk_zkey_t z;
-    if (r == 0 && (r = zk_zkey_parse_parts(&z, path, m, size, ZK_ZKEY_SKIPPABLE, e)) == 0) {
-        out->curve = z.curve, out->n_vars = z.n_vars, out->n_pub = z.n_pub, out->domain = z.domain_size;
-        out->file_size = size;
-        zk_zkey_close(&z);
-    }
-    munmap(m, size);
-    return r;
-}
-
-/* Reads the regular file (of a .zkey with skip: only the parts plan_sections gives) into anonymous
+/* Reads the regular file (of a .zkey with skip: only the parts circuit_key_ranges gives) into anonymous
  * memory (no file mapping is ever left behind). */
-static int file_read(circuit_file_t *f, const char *path, uint32_t skip, zk_err_t *e) {
-    _cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return zk_fail(e, errno, "%s: cannot open: %s", path, strerror(errno));
+static int circuit_file_read(circuit_file_t *f, const char *path, uint32_t skip, zk_err_t *e) {
     struct stat st;
-    if (fstat(fd, &st) < 0) return zk_fail(e, errno, "%s: cannot stat: %s", path, strerror(errno));
-    if (!S_ISREG(st.st_mode)) return zk_fail(e, EINVAL, "%s: not a regular file", path);
+    _cleanup_close_ int fd = file_open_regular(AT_FDCWD, path, 0, &st, e->msg, sizeof e->msg);
+    if (fd < 0) return fd;
     if (st.st_size == 0) return zk_fail(e, EINVAL, "%s: empty file", path);
     size_t size = (size_t)st.st_size;
     void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) return zk_fail(e, errno, "%s: cannot allocate %zu bytes: %s", path, size, strerror(errno));
     if (C && C->hugepages) (void)madvise(m, size, MADV_HUGEPAGE); /* faulted in huge pages by the reads below */
-    uint64_t ranges[MAX_RANGES][2] = {{0, size}}, held = size;
+    uint64_t ranges[CIRCUIT_MAX_RANGES][2] = {{0, size}}, held = size;
     unsigned n_ranges = 1;
-    int r = skip ? plan_sections(fd, m, size, skip, path, ranges, &n_ranges, &held, e) : 0;
+    int r = skip ? circuit_key_ranges(fd, m, size, skip, path, ranges, &n_ranges, &held, e) : 0;
     /* more than the memory left would be read until the OOM killer stops this or another process:
      * refused at once, and only this circuit's jobs fail */
     uint64_t avail = zk_mem_available();
@@ -143,7 +57,7 @@ static int file_read(circuit_file_t *f, const char *path, uint32_t skip, zk_err_
         r = zk_fail(e, ENOMEM, "%s: %s %llu MiB, more than the %llu MiB of memory available (MemAvailable)", path,
                     held == size ? "the file is" : "the parts of the file this stage holds are",
                     (unsigned long long)(held >> 20), (unsigned long long)(avail >> 20));
-    for (unsigned i = 0; r == 0 && i < n_ranges; i++) r = read_range(fd, m, ranges[i][0], ranges[i][1], path, size, e);
+    for (unsigned i = 0; r == 0 && i < n_ranges; i++) r = circuit_read_range(fd, m, ranges[i][0], ranges[i][1], path, size, e);
     if (r < 0) {
         munmap(m, size);
         return r;
@@ -165,20 +79,20 @@ static void entry_release(stage_circuit_t *c) {
     if (!c->loaded) return;
     zk_zkey_close(&c->z);
     if (c->has_r1cs) zk_r1cs_close(&c->r);
-    file_free(&c->zkey_file);
-    file_free(&c->r1cs_file);
+    circuit_file_free(&c->zkey_file);
+    circuit_file_free(&c->r1cs_file);
     c->loaded = c->has_vk = c->has_r1cs = false;
 }
 
 /* Loads the circuit's files into n (not yet visible). */
 static int entry_load(stage_circuit_t *n, zk_err_t *e) {
     const cfg_circuit_t *ci = n->cfg;
-    uint32_t skip = skip_of(want_parts);
-    int r = file_read(&n->zkey_file, ci->zkey, skip, e);
+    uint32_t skip = circuit_skip_of(want_parts);
+    int r = circuit_file_read(&n->zkey_file, ci->zkey, skip, e);
     if (r < 0) return r;
     r = zk_zkey_parse_parts(&n->z, ci->zkey, n->zkey_file.image, n->zkey_file.size, skip, e);
     if (r < 0) {
-        file_free(&n->zkey_file);
+        circuit_file_free(&n->zkey_file);
         return r;
     }
     if (want_parts & CIRCUIT_VK) {
@@ -187,10 +101,10 @@ static int entry_load(stage_circuit_t *n, zk_err_t *e) {
         n->has_vk = true;
     }
     if ((want_parts & CIRCUIT_R1CS) && ci->r1cs[0]) {
-        r = file_read(&n->r1cs_file, ci->r1cs, 0, e);
+        r = circuit_file_read(&n->r1cs_file, ci->r1cs, 0, e);
         if (r == 0) r = zk_r1cs_parse(&n->r, ci->r1cs, n->r1cs_file.image, n->r1cs_file.size, e);
         if (r < 0) {
-            file_free(&n->r1cs_file);
+            circuit_file_free(&n->r1cs_file);
             goto fail;
         }
         n->has_r1cs = true;
@@ -199,7 +113,7 @@ static int entry_load(stage_circuit_t *n, zk_err_t *e) {
     return 0;
 fail:
     zk_zkey_close(&n->z);
-    file_free(&n->zkey_file);
+    circuit_file_free(&n->zkey_file);
     return r;
 }
 
@@ -287,8 +201,8 @@ int circuit_check_proof(const stage_circuit_t *c, int dirfd, uint32_t k, const u
     uint32_t n = 0;
     zk_err_t e = {{0}};
     zk_proof_t proof;
-    int r = spool_read_at(dirfd, pn, PART_JSON_MAX, &ptext, &plen, why, whylen);
-    if (r == 0) r = spool_read_at(dirfd, un, PART_JSON_MAX, &utext, &ulen, why, whylen);
+    int r = file_read(dirfd, pn, FILE_NOFOLLOW, PART_JSON_MAX, 0, &ptext, &plen, why, whylen);
+    if (r == 0) r = file_read(dirfd, un, FILE_NOFOLLOW, PART_JSON_MAX, 0, &utext, &ulen, why, whylen);
     if (r < 0) return r;
     r = zk_proof_parse_json(&proof, c->z.curve, pn, ptext, plen, &e);
     if (r == 0) r = zk_public_parse_json(&got, &n, c->z.curve, un, utext, ulen, &e);

@@ -20,11 +20,11 @@
 #include <time.h>
 
 #include "config/config.h"
+#include "plan/parts.h"
 #include "zk/r1cs.h"
 #include "zk/verify.h"
 #include "zk/zkey.h"
 
-enum { CIRCUIT_VK = 1, CIRCUIT_R1CS = 2, CIRCUIT_COEFS = 4, CIRCUIT_POINTS = 8 };
 #define CIRCUIT_STAT_NS 500000000ull
 
 typedef struct circuit_file {
@@ -62,19 +62,8 @@ void circuits_init(const cfg_t *cfg, unsigned want);
 /* The circuit, loaded (again, when its files changed on disk and may_reload). NULL with a one-line
  * reason in why ("circuit NAME: ...") when it is not configured or cannot be loaded. */
 stage_circuit_t *circuits_get(const char *name, bool may_reload, char *why, size_t whylen);
-/* What each stage holds of the key at path (zkpipe plan): held[CIRCUIT_SYNTHD] the coefs' part
- * (synthd), [CIRCUIT_GPUD] the points' (gpud), [CIRCUIT_FINALIZERD] the header and IC (finalizerd),
- * the bytes circuits_bytes counts once loaded; the key's dimensions from its header (read alone). */
-enum { CIRCUIT_SYNTHD, CIRCUIT_GPUD, CIRCUIT_FINALIZERD, CIRCUIT_STAGES };
-typedef struct circuit_parts {
-    const zk_curve_t *curve;
-    uint32_t n_vars, n_pub, domain;
-    uint64_t file_size;
-    uint64_t held[CIRCUIT_STAGES];
-} circuit_parts_t;
-int circuits_parts(const char *path, circuit_parts_t *out, zk_err_t *e);
 /* A proof already in a job directory (DIRFD/proof-<k>.json with DIRFD/public-<k>.json, read as
- * spool_read_at does) is trusted only if it verifies against the circuit's key and its public file
+ * file_read with FILE_NOFOLLOW does) is trusted only if it verifies against the circuit's key and its public file
  * holds the signals it must: pub (n_pub values, 32 bytes each, standard form), or, when pub is NULL,
  * whatever the public file says. 0, or a negative errno with the reason in why. Needs CIRCUIT_VK. */
 int circuit_check_proof(const stage_circuit_t *c, int dirfd, uint32_t k, const uint8_t *pub, uint32_t n_pub, char *why,

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/testpoint.h"
 #include "config/config.h"
 
 volatile sig_atomic_t daemon_stop;
@@ -26,6 +27,7 @@ void daemon_signals_init(void) {
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    test_point_stop_flag(&daemon_stop); /* SIGTERM ends a test delay */
 }
 
 static void usage(FILE *f, const char *name, bool gpu) {
@@ -128,39 +130,4 @@ uint64_t daemon_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static bool match_point(const char *spec, const char *point, int part, long *ret_ms, bool with_ms) {
-    size_t pl = strlen(point);
-    if (strncmp(spec, point, pl) || (spec[pl] && spec[pl] != ':')) return false;
-    const char *p = spec[pl] ? spec + pl + 1 : "";
-    if (with_ms) {
-        char *end;
-        *ret_ms = strtol(p, &end, 10);
-        p = *end == ':' ? end + 1 : end;
-    }
-    if (*p && atoi(p) != part) return false;
-    return true;
-}
-
-void daemon_test_point(const char *point, int part) {
-    static int inited;
-    static char pause_spec[128], delay_spec[128];
-    static bool paused;
-    if (!inited) {
-        inited = 1;
-        const char *p = getenv("ZKPIPE_TEST_PAUSE"), *d = getenv("ZKPIPE_TEST_DELAY");
-        if (p) snprintf(pause_spec, sizeof pause_spec, "%s", p);
-        if (d) snprintf(delay_spec, sizeof delay_spec, "%s", d);
-    }
-    long ms = 0;
-    if (!paused && pause_spec[0] && match_point(pause_spec, point, part, &ms, false)) {
-        paused = true;
-        raise(SIGSTOP);
-    }
-    if (delay_spec[0] && match_point(delay_spec, point, part, &ms, true) && ms > 0) {
-        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-        while (nanosleep(&ts, &ts) < 0 && !daemon_stop) {
-        }
-    }
 }

@@ -1,5 +1,6 @@
 /* What every zkpipe daemon does the same way: arguments, signals, sd_notify (READY, STATUS,
- * WATCHDOG, STOPPING), the futex wait timeout that keeps the watchdog fed, and test hooks. */
+ * WATCHDOG, STOPPING) and the futex wait timeout that keeps the watchdog fed. (The test hooks every
+ * process may stop at are base/testpoint.h.) */
 #pragma once
 #include <signal.h>
 #include <stdbool.h>
@@ -29,11 +30,5 @@ void daemon_notify_stopping(void);
 void daemon_notify_extend(uint64_t usec, const char *status);
 /* Futex timeout for the main loop: below half of WATCHDOG_USEC when set, else `dflt`. */
 int daemon_wait_ms(int dflt);
-
-/* Test hooks (environment, read once per process; documented in docs/pipeline.md):
- *   ZKPIPE_TEST_PAUSE=POINT[:PART]  the process stops itself (SIGSTOP) the first time it reaches
- *                                   POINT (for partition PART when given), so a test can kill it there.
- *   ZKPIPE_TEST_DELAY=POINT:MS[:PART] sleeps MS at POINT every time (for PART only when given). */
-void daemon_test_point(const char *point, int part);
 
 uint64_t daemon_now_ns(void);

@@ -10,8 +10,8 @@
 
 #include "common/circuits.h"
 #include "common/log.h"
-#include "common/spool.h"
-#include "common/slab.h"
+#include "spool/spool.h"
+#include "plan/slab.h"
 #include "zk/kernels.h"
 
 #define GUARD_MAX 8

@@ -25,9 +25,9 @@ struct parse_state {
     /* stream input */
     FILE *f;
     const char *text;
-    /* which keys were seen, for defaults that depend on others */
-    bool seen_spool, seen_segment, seen_cache;
-    int replay_line; /* the line of backend = replay (0: not set) */
+    /* the line each key (outside [circuit NAME]) was set on, 0 when not set: for defaults that
+     * depend on other keys and for errors about the whole file (keys[] below) */
+    int key_line[64];
     int cur_circuit; /* index into c->circuits, -1 outside a circuit section */
 };
 
@@ -96,15 +96,6 @@ static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *ret) {
     return 0;
 }
 
-static int parse_bool(const char *s, bool *ret) {
-    static const char *yes[] = {"yes", "true", "on", "1"}, *no[] = {"no", "false", "off", "0"};
-    for (int i = 0; i < 4; i++) {
-        if (!strcasecmp(s, yes[i])) return *ret = true, 0;
-        if (!strcasecmp(s, no[i])) return *ret = false, 0;
-    }
-    return -EINVAL;
-}
-
 int cfg_parse_priority(const char *s) {
     static const char *names[] = {"critical", "high", "normal", "low"};
     for (int i = 0; i < 4; i++)
@@ -124,148 +115,110 @@ bool cfg_valid_name(const char *s) {
     return s[0] != '.';
 }
 
-static int copy_str(struct parse_state *st, char *dst, size_t cap, const char *key, const char *v) {
-    if (strlen(v) >= cap) {
-        perr(st, "%s is too long (at most %zu bytes)", key, cap - 1);
-        return 0;
-    }
-    strcpy(dst, v);
-    return 1;
+/* ---- the keys: one table, one row a key ---- */
+
+typedef enum {
+    KEY_STR,     /* text, at most the field's size */
+    KEY_ABSPATH, /* text starting with '/' */
+    KEY_NAME,    /* cfg_valid_name */
+    KEY_U32,     /* lo..hi */
+    KEY_SIZE,    /* cfg_parse_size, lo..hi (hi 0: no upper bound) */
+    KEY_BOOL,    /* yes/no/true/false/on/off/1/0 */
+    KEY_ENUM,    /* one of names (case-insensitive), stored as its value */
+    KEY_PARSE,   /* the row's own parser */
+} key_type_t;
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+typedef struct key_name {
+    const char *name;
+    int value;
+} key_name_t;
+
+typedef struct cfg_key cfg_key_t;
+struct cfg_key {
+    const char *section; /* "circuit": a [circuit NAME] section (the field is in cfg_circuit_t) */
+    const char *key;
+    key_type_t type;
+    uint64_t lo, hi;
+    const char *dflt;   /* parsed like a value of the ini before it is read; NULL: zero, or set by finish() */
+    size_t off, size;   /* the field: offset in cfg_t (cfg_circuit_t for circuit keys) and size */
+    const char *expect; /* what a refused value gets: "KEY = VALUE: EXPECT" */
+    const key_name_t *names;
+    /* KEY_PARSE: 0, or -EINVAL for a refused value: EXPECT is said, or *ret_why when the parser
+     * sets it */
+    int (*parse)(const cfg_key_t *k, const char *v, void *base, const char **ret_why);
+};
+
+static const key_name_t bool_names[] = {{"yes", 1}, {"true", 1}, {"on", 1},  {"1", 1},
+                                        {"no", 0},  {"false", 0}, {"off", 0}, {"0", 0}, {NULL, 0}};
+static const key_name_t backend_names[] = {{"auto", CFG_BACKEND_AUTO},
+                                           {"cpu", CFG_BACKEND_CPU},
+                                           {"cuda", CFG_BACKEND_CUDA},
+                                           {"replay", CFG_BACKEND_REPLAY},
+                                           {NULL, 0}};
+static const key_name_t compat_names[] = {
+    {"token", CFG_COMPAT_TOKEN}, {"yes", CFG_COMPAT_OPEN}, {"true", CFG_COMPAT_OPEN}, {"on", CFG_COMPAT_OPEN},
+    {"1", CFG_COMPAT_OPEN},      {"no", CFG_COMPAT_OFF},   {"false", CFG_COMPAT_OFF}, {"off", CFG_COMPAT_OFF},
+    {"0", CFG_COMPAT_OFF},       {NULL, 0}};
+
+/* slab_size = auto | SIZE (a multiple of 2M) */
+static int parse_slab_size(const cfg_key_t *k, const char *v, void *base, const char **ret_why) {
+    (void)k;
+    cfg_t *c = base;
+    uint64_t sz;
+    if (!strcasecmp(v, "auto")) return c->slab_size_auto = true, c->slab_size = 0, 0;
+    if (cfg_parse_size(v, &sz) || sz == 0) return -EINVAL;
+    if (sz % CFG_SLAB_ALIGN) return *ret_why = "must be a multiple of 2M (slabs are 2 MiB aligned)", -EINVAL;
+    c->slab_size_auto = false;
+    c->slab_size = sz;
+    return 0;
 }
 
-static int on_pipeline(struct parse_state *st, const char *k, const char *v) {
-    cfg_t *c = st->c;
-    if (!strcmp(k, "name")) {
-        if (!cfg_valid_name(v)) return perr(st, "name = %s: use letters, digits, '_', '-', '.'", v), 0;
-        strcpy(c->name, v);
-    } else if (!strcmp(k, "spool")) {
-        if (v[0] != '/') return perr(st, "spool = %s: must be an absolute path", v), 0;
-        st->seen_spool = true;
-        return copy_str(st, c->spool, sizeof c->spool, k, v);
-    } else if (!strcmp(k, "cache")) {
-        if (v[0] != '/') return perr(st, "cache = %s: must be an absolute path", v), 0;
-        st->seen_cache = true;
-        return copy_str(st, c->cache, sizeof c->cache, k, v);
-    } else if (!strcmp(k, "segment")) {
-        if (v[0] != '/') return perr(st, "segment = %s: must be an absolute path (e.g. /dev/shm/zkpipe-main)", v), 0;
-        st->seen_segment = true;
-        return copy_str(st, c->segment, sizeof c->segment, k, v);
-    } else if (!strcmp(k, "slabs")) {
-        if (parse_u32(v, 1, 4096, &c->slabs)) return perr(st, "slabs = %s: expected a count from 1 to 4096", v), 0;
-    } else if (!strcmp(k, "slab_size")) {
-        if (!strcasecmp(v, "auto")) {
-            c->slab_size_auto = true;
-            c->slab_size = 0;
-        } else {
-            uint64_t sz;
-            if (cfg_parse_size(v, &sz) || sz == 0)
-                return perr(st, "slab_size = %s: expected auto or a size such as 64M or 2G", v), 0;
-            if (sz % CFG_SLAB_ALIGN)
-                return perr(st, "slab_size = %s: must be a multiple of 2M (slabs are 2 MiB aligned)", v), 0;
-            c->slab_size_auto = false;
-            c->slab_size = sz;
-        }
-    } else if (!strcmp(k, "hugepages")) {
-        if (parse_bool(v, &c->hugepages)) return perr(st, "hugepages = %s: expected yes or no", v), 0;
-    } else if (!strcmp(k, "reserve_critical")) {
-        if (parse_u32(v, 0, 4096, &c->reserve_critical))
-            return perr(st, "reserve_critical = %s: expected a slab count", v), 0;
-    } else if (!strcmp(k, "jobs")) {
-        if (parse_u32(v, 1, 65536, &c->jobs)) return perr(st, "jobs = %s: expected a count from 1 to 65536", v), 0;
-    } else if (!strcmp(k, "events")) {
-        if (parse_u32(v, 16, 1u << 24, &c->events))
-            return perr(st, "events = %s: expected a count from 16 to 16777216", v), 0;
-    } else if (!strcmp(k, "min_free")) {
-        if (cfg_parse_size(v, &c->min_free) < 0)
-            return perr(st, "min_free = %s: expected a size (e.g. 64M, 1G, or 0)", v), 0;
-    } else {
-        return perr(st, "unknown key '%s' in [pipeline]", k), 0;
-    }
-    return 1;
+/* trim = always | never | SIZE (trim when that much heap is free) */
+static int parse_trim(const cfg_key_t *k, const char *v, void *base, const char **ret_why) {
+    (void)k, (void)ret_why;
+    cfg_t *c = base;
+    if (!strcasecmp(v, "always")) return c->trim = CFG_TRIM_ALWAYS, 0;
+    if (!strcasecmp(v, "never")) return c->trim = CFG_TRIM_NEVER, 0;
+    if (cfg_parse_size(v, &c->trim_above)) return -EINVAL;
+    c->trim = CFG_TRIM_ABOVE;
+    return 0;
 }
 
-static int on_synth(struct parse_state *st, const char *k, const char *v) {
-    cfg_t *c = st->c;
-    if (!strcmp(k, "instances")) {
-        if (parse_u32(v, 1, 1024, &c->synth_instances)) return perr(st, "instances = %s: expected 1 to 1024", v), 0;
-    } else if (!strcmp(k, "threads")) {
-        if (parse_u32(v, 0, 4096, &c->synth_threads)) return perr(st, "threads = %s: expected 0 (all) to 4096", v), 0;
-    } else if (!strcmp(k, "trim")) {
-        if (!strcasecmp(v, "always"))
-            c->trim = CFG_TRIM_ALWAYS;
-        else if (!strcasecmp(v, "never"))
-            c->trim = CFG_TRIM_NEVER;
-        else if (!cfg_parse_size(v, &c->trim_above))
-            c->trim = CFG_TRIM_ABOVE;
-        else
-            return perr(st, "trim = %s: expected always, never or a size (trim when that much heap is free)", v), 0;
-    } else {
-        return perr(st, "unknown key '%s' in [synth]", k), 0;
-    }
-    return 1;
+/* witness_memory = none | SIZE of at least 1M */
+static int parse_witness_memory(const cfg_key_t *k, const char *v, void *base, const char **ret_why) {
+    (void)ret_why;
+    uint64_t *m = (uint64_t *)((char *)base + k->off);
+    if (!strcasecmp(v, "none")) return *m = 0, 0;
+    return cfg_parse_size(v, m) || *m < (1u << 20) ? -EINVAL : 0;
 }
 
-static int on_gpu(struct parse_state *st, const char *k, const char *v) {
-    cfg_t *c = st->c;
-    if (!strcmp(k, "devices")) {
-        if (parse_u32(v, 1, 64, &c->gpu_devices)) return perr(st, "devices = %s: expected 1 to 64", v), 0;
-    } else if (!strcmp(k, "backend")) {
-        if (!strcasecmp(v, "auto"))
-            c->backend = CFG_BACKEND_AUTO;
-        else if (!strcasecmp(v, "cpu"))
-            c->backend = CFG_BACKEND_CPU;
-        else if (!strcasecmp(v, "cuda"))
-            c->backend = CFG_BACKEND_CUDA;
-        else if (!strcasecmp(v, "replay"))
-            c->backend = CFG_BACKEND_REPLAY, st->replay_line = st->line;
-        else
-            return perr(st, "backend = %s: expected auto, cuda, cpu or replay", v), 0;
-    } else if (!strcmp(k, "inflight")) {
-        if (parse_u32(v, 0, 4, &c->gpu_inflight))
-            return perr(st, "inflight = %s: expected 0 (the backend's choice) to 4", v), 0;
-    } else if (!strcmp(k, "threads")) {
-        if (parse_u32(v, 0, 4096, &c->gpu_threads)) return perr(st, "threads = %s: expected 0 (all) to 4096", v), 0;
-    } else if (!strcmp(k, "precompute")) {
-        if (cfg_parse_size(v, &c->gpu_precompute) < 0)
-            return perr(st, "precompute = %s: expected a size (0 = none, 512M, 2G)", v), 0;
-    } else if (!strcmp(k, "device_memory")) {
-        if (cfg_parse_size(v, &c->gpu_device_memory) < 0)
-            return perr(st, "device_memory = %s: expected a size (0 = the device's free memory, 1G, 20G)", v), 0;
-    } else if (!strcmp(k, "replay_model")) {
-        if (!copy_str(st, c->replay_model, sizeof c->replay_model, "replay_model", v)) return 0;
-    } else if (!strcmp(k, "replay_cache")) {
-        if (!copy_str(st, c->replay_cache, sizeof c->replay_cache, "replay_cache", v)) return 0;
-        if (v[0] != '/') return perr(st, "replay_cache = %s: expected an absolute path", v), 0;
-    } else {
-        return perr(st, "unknown key '%s' in [gpu]", k), 0;
-    }
-    return 1;
+/* The priority of a circuit's jobs (cfg_parse_priority's names) */
+static int parse_priority(const cfg_key_t *k, const char *v, void *base, const char **ret_why) {
+    (void)ret_why;
+    int p = cfg_parse_priority(v);
+    if (p < 0) return p;
+    *(cfg_priority_t *)((char *)base + k->off) = (cfg_priority_t)p;
+    return 0;
 }
 
-static int on_finalizer(struct parse_state *st, const char *k, const char *v) {
-    cfg_t *c = st->c;
-    if (!strcmp(k, "verify")) {
-        if (parse_bool(v, &c->verify)) return perr(st, "verify = %s: expected yes or no", v), 0;
-    } else if (!strcmp(k, "instances")) {
-        if (parse_u32(v, 1, 64, &c->finalizer_instances)) return perr(st, "instances = %s: expected 1 to 64", v), 0;
-    } else if (!strcmp(k, "threads")) { /* was documented as reserved and never read */
-        return perr(st, "threads in [finalizer] is not a setting (finalizerd verifies each proof on one thread): remove it"), 0;
-    } else {
-        return perr(st, "unknown key '%s' in [finalizer]", k), 0;
-    }
-    return 1;
-}
-
-/* hosts = NAME, ...: DNS names, separated by commas or spaces, kept as one lowercase list joined by ',' */
-static int parse_hosts(struct parse_state *st, const char *v, char *dst, size_t cap) {
-    char out[256];
-    if (cap > sizeof out) cap = sizeof out;
+/* hosts = NAME, ...: DNS names, separated by commas or spaces, kept as one lowercase list joined by
+ * ',' (the fields hold CFG_HOSTS_LEN characters and a NUL) */
+#define CFG_HOSTS_LEN 255
+_Static_assert(sizeof(((cfg_t *)0)->exporter_hosts) == CFG_HOSTS_LEN + 1 &&
+                   sizeof(((cfg_t *)0)->api_hosts) == CFG_HOSTS_LEN + 1,
+               "hosts fields");
+static int parse_hosts(const cfg_key_t *k, const char *v, void *base, const char **ret_why) {
+    static const char *too_long = "the list is longer than " STR(CFG_HOSTS_LEN) " characters";
+    char *dst = (char *)base + k->off, out[CFG_HOSTS_LEN + 1];
     size_t n = 0, word = 0;
     for (const char *q = v;; q++) {
         bool sep = !*q || *q == ',' || *q == ' ' || *q == '\t';
         if (sep) {
             if (word) {
-                if (n + 1 >= cap) return perr(st, "hosts = %s: the list is longer than %zu characters", v, cap - 1), 0;
+                if (n + 1 >= sizeof out) return *ret_why = too_long, -EINVAL;
                 out[n++] = ',';
             }
             word = 0;
@@ -273,20 +226,22 @@ static int parse_hosts(struct parse_state *st, const char *v, char *dst, size_t 
             continue;
         }
         char ch = (char)tolower((unsigned char)*q);
-        if (!isalnum((unsigned char)ch) && ch != '-' && ch != '.')
-            return perr(st, "hosts = %s: expected host names (letters, digits, '-' and '.') separated by commas", v), 0;
-        if (n + 1 >= cap) return perr(st, "hosts = %s: the list is longer than %zu characters", v, cap - 1), 0;
+        if (!isalnum((unsigned char)ch) && ch != '-' && ch != '.') return -EINVAL;
+        if (n + 1 >= sizeof out) return *ret_why = too_long, -EINVAL;
         out[n++] = ch;
         word++;
     }
     if (n && out[n - 1] == ',') n--;
     out[n] = 0;
     memcpy(dst, out, n + 1);
-    return 1;
+    return 0;
 }
 
-/* listen = ADDRESS:PORT: an IPv4 address or [IPv6] (host is cap bytes) */
-static int parse_listen(struct parse_state *st, const char *v, char *dst, size_t cap, uint16_t *ret_port) {
+/* listen = ADDRESS:PORT: an IPv4 address or [IPv6]; the port is the uint16_t field after the host's */
+static int parse_listen(const cfg_key_t *k, const char *v, void *base, const char **ret_why) {
+    (void)ret_why;
+    char *dst = (char *)base + k->off;
+    uint16_t *ret_port = (uint16_t *)(dst + k->size);
     const char *colon = strrchr(v, ':');
     char host[64];
     unsigned char addr[16];
@@ -297,109 +252,184 @@ static int parse_listen(struct parse_state *st, const char *v, char *dst, size_t
         snprintf(host, sizeof host, "%.*s", (int)(hl - 2 < sizeof host - 1 ? hl - 2 : sizeof host - 1), v + 1);
     else
         snprintf(host, sizeof host, "%.*s", (int)(hl < sizeof host - 1 ? hl : sizeof host - 1), v);
-    if (!colon || hl >= sizeof host || hl >= cap || parse_u32(colon + 1, 1, 65535, &port) ||
+    if (!colon || hl >= sizeof host || hl >= k->size || parse_u32(colon + 1, 1, 65535, &port) ||
         inet_pton(v6 ? AF_INET6 : AF_INET, host, addr) != 1)
-        return perr(st, "listen = %s: expected ADDRESS:PORT (an IPv4 address or [IPv6], port 1 to 65535)", v), 0;
-    snprintf(dst, cap, "%s", host);
+        return -EINVAL;
+    snprintf(dst, k->size, "%s", host);
     *ret_port = (uint16_t)port;
+    return 0;
+}
+
+#define F(field) offsetof(cfg_t, field), sizeof(((cfg_t *)0)->field)
+#define CF(field) offsetof(cfg_circuit_t, field), sizeof(((cfg_circuit_t *)0)->field)
+/* listen's host field, followed by its port: the size the host may take */
+#define LISTEN(host, port) offsetof(cfg_t, host), offsetof(cfg_t, port) - offsetof(cfg_t, host)
+_Static_assert(offsetof(cfg_t, exporter_port) == offsetof(cfg_t, exporter_host) + sizeof(((cfg_t *)0)->exporter_host),
+               "listen's port follows its host");
+_Static_assert(offsetof(cfg_t, api_port) == offsetof(cfg_t, api_host) + sizeof(((cfg_t *)0)->api_host),
+               "listen's port follows its host");
+
+/* Every key of the ini (docs/config.md "Keys" documents each row; tests/cli/config_keys.sh holds
+ * the two against each other). Defaults that depend on other keys (spool, segment, cache,
+ * replay_cache) are finish()'s. */
+static const cfg_key_t keys[] = {
+    {"pipeline", "name", KEY_NAME, 0, 0, "main", F(name), "use letters, digits, '_', '-', '.'", NULL, NULL},
+    {"pipeline", "spool", KEY_ABSPATH, 0, 0, NULL, F(spool), "must be an absolute path", NULL, NULL},
+    {"pipeline", "cache", KEY_ABSPATH, 0, 0, NULL, F(cache), "must be an absolute path", NULL, NULL},
+    {"pipeline", "segment", KEY_ABSPATH, 0, 0, NULL, F(segment),
+     "must be an absolute path (e.g. /dev/shm/zkpipe-main)", NULL, NULL},
+    {"pipeline", "slabs", KEY_U32, 1, 4096, "8", F(slabs), "expected a count from 1 to 4096", NULL, NULL},
+    {"pipeline", "slab_size", KEY_PARSE, 0, 0, "auto", F(slab_size), "expected auto or a size such as 64M or 2G",
+     NULL, parse_slab_size},
+    {"pipeline", "hugepages", KEY_BOOL, 0, 0, "no", F(hugepages), "expected yes or no", bool_names, NULL},
+    {"pipeline", "reserve_critical", KEY_U32, 0, 4096, "0", F(reserve_critical), "expected a slab count", NULL, NULL},
+    {"pipeline", "jobs", KEY_U32, 1, 65536, "64", F(jobs), "expected a count from 1 to 65536", NULL, NULL},
+    {"pipeline", "events", KEY_U32, 16, 1u << 24, "65536", F(events), "expected a count from 16 to 16777216", NULL,
+     NULL},
+    {"pipeline", "min_free", KEY_SIZE, 0, 0, "64M", F(min_free), "expected a size (e.g. 64M, 1G, or 0)", NULL, NULL},
+    {"synth", "instances", KEY_U32, 1, 1024, "2", F(synth_instances), "expected 1 to 1024", NULL, NULL},
+    {"synth", "threads", KEY_U32, 0, 4096, "1", F(synth_threads), "expected 0 (all) to 4096", NULL, NULL},
+    {"synth", "trim", KEY_PARSE, 0, 0, "always", F(trim),
+     "expected always, never or a size (trim when that much heap is free)", NULL, parse_trim},
+    {"gpu", "devices", KEY_U32, 1, 64, "1", F(gpu_devices), "expected 1 to 64", NULL, NULL},
+    {"gpu", "backend", KEY_ENUM, 0, 0, "auto", F(backend), "expected auto, cuda, cpu or replay", backend_names, NULL},
+    {"gpu", "inflight", KEY_U32, 0, 4, "0", F(gpu_inflight), "expected 0 (the backend's choice) to 4", NULL, NULL},
+    {"gpu", "threads", KEY_U32, 0, 4096, "0", F(gpu_threads), "expected 0 (all) to 4096", NULL, NULL},
+    {"gpu", "precompute", KEY_SIZE, 0, 0, "0", F(gpu_precompute), "expected a size (0 = none, 512M, 2G)", NULL, NULL},
+    {"gpu", "device_memory", KEY_SIZE, 0, 0, "0", F(gpu_device_memory),
+     "expected a size (0 = the device's free memory, 1G, 20G)", NULL, NULL},
+    {"gpu", "replay_model", KEY_STR, 0, 0, NULL, F(replay_model), NULL, NULL, NULL},
+    {"gpu", "replay_cache", KEY_ABSPATH, 0, 0, NULL, F(replay_cache), "expected an absolute path", NULL, NULL},
+    {"finalizer", "verify", KEY_BOOL, 0, 0, "yes", F(verify), "expected yes or no", bool_names, NULL},
+    {"finalizer", "instances", KEY_U32, 1, 64, "1", F(finalizer_instances), "expected 1 to 64", NULL, NULL},
+    {"exporter", "listen", KEY_PARSE, 0, 0, "127.0.0.1:9821", LISTEN(exporter_host, exporter_port),
+     "expected ADDRESS:PORT (an IPv4 address or [IPv6], port 1 to 65535)", NULL, parse_listen},
+    {"exporter", "hosts", KEY_PARSE, 0, 0, NULL, F(exporter_hosts),
+     "expected host names (letters, digits, '-' and '.') separated by commas", NULL, parse_hosts},
+    {"api", "listen", KEY_PARSE, 0, 0, "127.0.0.1:9080", LISTEN(api_host, api_port),
+     "expected ADDRESS:PORT (an IPv4 address or [IPv6], port 1 to 65535)", NULL, parse_listen},
+    {"api", "hosts", KEY_PARSE, 0, 0, NULL, F(api_hosts),
+     "expected host names (letters, digits, '-' and '.') separated by commas", NULL, parse_hosts},
+    {"api", "tokens", KEY_STR, 0, 0, "/etc/zkpipe/api-tokens", F(api_tokens), NULL, NULL, NULL},
+    {"api", "max_body", KEY_SIZE, 1024, 4ull << 30, "64M", F(api_max_body),
+     "expected a size from 1K to 4G, such as 64M", NULL, NULL},
+    {"api", "max_partitions", KEY_U32, 1, CFG_MAX_PARTITIONS, "16", F(api_max_partitions),
+     "expected 1 to " STR(CFG_MAX_PARTITIONS), NULL, NULL},
+    {"api", "max_wait", KEY_U32, 0, 3600, "60", F(api_max_wait), "expected seconds from 0 to 3600", NULL, NULL},
+    {"api", "max_connections", KEY_U32, 16, 65536, "1024", F(api_max_connections), "expected 16 to 65536", NULL,
+     NULL},
+    {"api", "rapidsnark_compat", KEY_ENUM, 0, 0, "no", F(api_compat), "expected no, yes (loopback only) or token",
+     compat_names, NULL},
+    {"source postgres", "dsn", KEY_STR, 0, 0, NULL, F(source_dsn), NULL, NULL, NULL},
+    {"source postgres", "box", KEY_NAME, 0, 0, NULL, F(box), "a box name uses letters, digits, '_', '-', '.'", NULL,
+     NULL},
+    {"source postgres", "lease", KEY_U32, 2, 86400, "30", F(lease_s), "expected seconds from 2 to 86400", NULL, NULL},
+    {"source postgres", "batch", KEY_U32, 1, 1024, "4", F(batch), "expected 1 to 1024 jobs", NULL, NULL},
+    {"source postgres", "max_attempts", KEY_U32, 0, 1000, "3", F(max_attempts),
+     "expected 0 (no cap) to 1000 claims", NULL, NULL},
+    {"source postgres", "poll_ms", KEY_U32, 10, 600000, "2000", F(poll_ms), "expected 10 to 600000", NULL, NULL},
+    {"circuit", "zkey", KEY_STR, 0, 0, NULL, CF(zkey), NULL, NULL, NULL},
+    {"circuit", "r1cs", KEY_STR, 0, 0, NULL, CF(r1cs), NULL, NULL, NULL},
+    {"circuit", "preload", KEY_BOOL, 0, 0, "yes", CF(preload), "expected yes or no", bool_names, NULL},
+    {"circuit", "wasm", KEY_STR, 0, 0, NULL, CF(wasm), NULL, NULL, NULL},
+    {"circuit", "witness_cmd", KEY_STR, 0, 0, NULL, CF(witness_cmd), NULL, NULL, NULL},
+    /* 600: WITGEN_TIMEOUT_DEFAULT_S (witgen/witgen.h) */
+    {"circuit", "witness_timeout", KEY_U32, 0, 86400, "600", CF(witness_timeout),
+     "expected seconds from 0 (none) to 86400", NULL, NULL},
+    {"circuit", "witness_memory", KEY_PARSE, 0, 0, "none", CF(witness_memory),
+     "expected none or a size of at least 1M, such as 512M or 4G", NULL, parse_witness_memory},
+    {"circuit", "priority", KEY_PARSE, 0, 0, "normal", CF(priority), "expected CRITICAL, HIGH, NORMAL or LOW", NULL,
+     parse_priority},
+};
+#define N_KEYS (sizeof keys / sizeof keys[0])
+_Static_assert(N_KEYS <= sizeof(((struct parse_state *)0)->key_line) / sizeof(int), "parse_state.key_line holds every key");
+
+/* Keys that were settings once and are refused by name, with what to do instead. */
+static const struct {
+    const char *section, *key, *why;
+} removed_keys[] = {
+    {"finalizer", "threads", "threads in [finalizer] is not a setting (finalizerd verifies each proof on one thread): remove it"},
+};
+
+static const cfg_key_t *find_key(const char *section, const char *key) {
+    for (size_t i = 0; i < N_KEYS; i++)
+        if (!strcmp(keys[i].section, section) && !strcmp(keys[i].key, key)) return &keys[i];
+    return NULL;
+}
+
+/* Stores v into the field of k in base (cfg_t or cfg_circuit_t): 0, -EINVAL (v is refused: EXPECT,
+ * or *ret_why when a parser sets it, says why), -ENAMETOOLONG (longer than the field). */
+static int key_set(const cfg_key_t *k, const char *v, void *base, const char **ret_why) {
+    void *f = (char *)base + k->off;
+    switch (k->type) {
+    case KEY_ABSPATH:
+        if (v[0] != '/') return -EINVAL;
+        /* fall through */
+    case KEY_STR:
+        if (strlen(v) >= k->size) return -ENAMETOOLONG;
+        strcpy(f, v);
+        return 0;
+    case KEY_NAME:
+        if (!cfg_valid_name(v)) return -EINVAL;
+        strcpy(f, v); /* shorter than CFG_NAME_MAX */
+        return 0;
+    case KEY_U32:
+        return parse_u32(v, (uint32_t)k->lo, (uint32_t)k->hi, f) ? -EINVAL : 0;
+    case KEY_SIZE: {
+        uint64_t sz;
+        if (cfg_parse_size(v, &sz) || sz < k->lo || (k->hi && sz > k->hi)) return -EINVAL;
+        *(uint64_t *)f = sz;
+        return 0;
+    }
+    case KEY_BOOL:
+    case KEY_ENUM:
+        for (const key_name_t *n = k->names; n->name; n++) {
+            if (strcasecmp(v, n->name)) continue;
+            if (k->type == KEY_BOOL)
+                *(bool *)f = n->value;
+            else
+                *(int *)f = n->value;
+            return 0;
+        }
+        return -EINVAL;
+    case KEY_PARSE:
+        return k->parse(k, v, base, ret_why);
+    }
+    return -EINVAL;
+}
+
+/* The defaults of the keys of one section kind (circuit or not) into base. */
+static void key_defaults(void *base, bool circuit) {
+    for (size_t i = 0; i < N_KEYS; i++) {
+        if (!keys[i].dflt || circuit != !strcmp(keys[i].section, "circuit")) continue;
+        const char *why = NULL;
+        if (key_set(&keys[i], keys[i].dflt, base, &why) < 0) abort(); /* the table refuses its own default */
+    }
+}
+
+static int on_key(struct parse_state *st, const char *section, const char *k, const char *v) {
+    bool circuit = st->cur_circuit >= 0;
+    cfg_circuit_t *ci = circuit ? &st->c->circuits[st->cur_circuit] : NULL;
+    const cfg_key_t *key = find_key(circuit ? "circuit" : section, k);
+    if (!key) {
+        for (size_t i = 0; i < sizeof removed_keys / sizeof removed_keys[0]; i++)
+            if (!strcmp(removed_keys[i].section, section) && !strcmp(removed_keys[i].key, k))
+                return perr(st, "%s", removed_keys[i].why), 0;
+        if (circuit) return perr(st, "unknown key '%s' in [circuit %s]", k, ci->name), 0;
+        return perr(st, "unknown key '%s' in [%s]", k, section), 0;
+    }
+    const char *why = NULL;
+    int r = key_set(key, v, circuit ? (void *)ci : (void *)st->c, &why);
+    if (r == -ENAMETOOLONG) return perr(st, "%s is too long (at most %zu bytes)", k, key->size - 1), 0;
+    if (r < 0) return perr(st, "%s = %s: %s", k, v, why ? why : key->expect), 0;
+    if (!circuit) st->key_line[key - keys] = st->line;
     return 1;
-}
-
-static int on_exporter(struct parse_state *st, const char *k, const char *v) {
-    cfg_t *c = st->c;
-    if (!strcmp(k, "hosts")) return parse_hosts(st, v, c->exporter_hosts, sizeof c->exporter_hosts);
-    if (!strcmp(k, "listen")) return parse_listen(st, v, c->exporter_host, sizeof c->exporter_host, &c->exporter_port);
-    return perr(st, "unknown key '%s' in [exporter]", k), 0;
-}
-
-static int on_api(struct parse_state *st, const char *k, const char *v) {
-    cfg_t *c = st->c;
-    if (!strcmp(k, "listen")) return parse_listen(st, v, c->api_host, sizeof c->api_host, &c->api_port);
-    if (!strcmp(k, "hosts")) return parse_hosts(st, v, c->api_hosts, sizeof c->api_hosts);
-    if (!strcmp(k, "tokens")) return copy_str(st, c->api_tokens, sizeof c->api_tokens, k, v);
-    if (!strcmp(k, "max_body")) {
-        if (cfg_parse_size(v, &c->api_max_body) || c->api_max_body < 1024 || c->api_max_body > (4ull << 30))
-            return perr(st, "max_body = %s: expected a size from 1K to 4G, such as 64M", v), 0;
-    } else if (!strcmp(k, "max_partitions")) {
-        if (parse_u32(v, 1, CFG_MAX_PARTITIONS, &c->api_max_partitions))
-            return perr(st, "max_partitions = %s: expected 1 to %u", v, CFG_MAX_PARTITIONS), 0;
-    } else if (!strcmp(k, "max_wait")) {
-        if (parse_u32(v, 0, 3600, &c->api_max_wait)) return perr(st, "max_wait = %s: expected seconds from 0 to 3600", v), 0;
-    } else if (!strcmp(k, "max_connections")) {
-        if (parse_u32(v, 16, 65536, &c->api_max_connections))
-            return perr(st, "max_connections = %s: expected 16 to 65536", v), 0;
-    } else if (!strcmp(k, "rapidsnark_compat")) {
-        bool b;
-        if (!strcasecmp(v, "token"))
-            c->api_compat = CFG_COMPAT_TOKEN;
-        else if (!parse_bool(v, &b))
-            c->api_compat = b ? CFG_COMPAT_OPEN : CFG_COMPAT_OFF;
-        else
-            return perr(st, "rapidsnark_compat = %s: expected no, yes (loopback only) or token", v), 0;
-    } else {
-        return perr(st, "unknown key '%s' in [api]", k), 0;
-    }
-    return 1;
-}
-
-static int on_source_postgres(struct parse_state *st, const char *k, const char *v) {
-    cfg_t *c = st->c;
-    if (!strcmp(k, "dsn")) return copy_str(st, c->source_dsn, sizeof c->source_dsn, k, v);
-    if (!strcmp(k, "box")) {
-        if (!cfg_valid_name(v)) return perr(st, "box = %s: a box name uses letters, digits, '_', '-', '.'", v), 0;
-        return copy_str(st, c->box, sizeof c->box, k, v);
-    }
-    if (!strcmp(k, "lease")) {
-        if (parse_u32(v, 2, 86400, &c->lease_s)) return perr(st, "lease = %s: expected seconds from 2 to 86400", v), 0;
-    } else if (!strcmp(k, "batch")) {
-        if (parse_u32(v, 1, 1024, &c->batch)) return perr(st, "batch = %s: expected 1 to 1024 jobs", v), 0;
-    } else if (!strcmp(k, "max_attempts")) {
-        if (parse_u32(v, 0, 1000, &c->max_attempts))
-            return perr(st, "max_attempts = %s: expected 0 (no cap) to 1000 claims", v), 0;
-    } else if (!strcmp(k, "poll_ms")) {
-        if (parse_u32(v, 10, 600000, &c->poll_ms)) return perr(st, "poll_ms = %s: expected 10 to 600000", v), 0;
-    } else {
-        return perr(st, "unknown key '%s' in [source postgres]", k), 0;
-    }
-    return 1;
-}
-
-static int on_circuit(struct parse_state *st, const char *k, const char *v) {
-    cfg_circuit_t *ci = &st->c->circuits[st->cur_circuit];
-    if (!strcmp(k, "zkey")) return copy_str(st, ci->zkey, sizeof ci->zkey, k, v);
-    if (!strcmp(k, "r1cs")) return copy_str(st, ci->r1cs, sizeof ci->r1cs, k, v);
-    if (!strcmp(k, "preload")) {
-        if (parse_bool(v, &ci->preload)) return perr(st, "preload = %s: expected yes or no", v), 0;
-        return 1;
-    }
-    if (!strcmp(k, "wasm")) return copy_str(st, ci->wasm, sizeof ci->wasm, k, v);
-    if (!strcmp(k, "witness_cmd")) return copy_str(st, ci->witness_cmd, sizeof ci->witness_cmd, k, v);
-    if (!strcmp(k, "witness_timeout")) {
-        if (parse_u32(v, 0, 86400, &ci->witness_timeout))
-            return perr(st, "witness_timeout = %s: expected seconds from 0 (none) to 86400", v), 0;
-        return 1;
-    }
-    if (!strcmp(k, "witness_memory")) {
-        if (!strcasecmp(v, "none")) return ci->witness_memory = 0, 1;
-        if (cfg_parse_size(v, &ci->witness_memory) || ci->witness_memory < (1u << 20))
-            return perr(st, "witness_memory = %s: expected none or a size of at least 1M, such as 512M or 4G", v), 0;
-        return 1;
-    }
-    if (!strcmp(k, "priority")) {
-        int p = cfg_parse_priority(v);
-        if (p < 0) return perr(st, "priority = %s: expected CRITICAL, HIGH, NORMAL or LOW", v), 0;
-        ci->priority = p;
-        return 1;
-    }
-    return perr(st, "unknown key '%s' in [circuit %s]", k, ci->name), 0;
 }
 
 static int begin_section(struct parse_state *st, const char *section) {
     st->cur_circuit = -1;
-    if (!strcmp(section, "pipeline") || !strcmp(section, "synth") || !strcmp(section, "gpu") ||
-        !strcmp(section, "finalizer") || !strcmp(section, "exporter") || !strcmp(section, "api") ||
-        !strcmp(section, "source postgres"))
-        return 1;
+    for (size_t i = 0; i < N_KEYS; i++)
+        if (strcmp(keys[i].section, "circuit") && !strcmp(keys[i].section, section)) return 1;
     if (!strncmp(section, "circuit", 7) && isspace((unsigned char)section[7])) {
         const char *n = section + 8;
         while (isspace((unsigned char)*n)) n++;
@@ -418,9 +448,7 @@ static int begin_section(struct parse_state *st, const char *section) {
         cfg_circuit_t *ci = &st->c->circuits[st->c->n_circuits];
         memset(ci, 0, sizeof *ci);
         strcpy(ci->name, name);
-        ci->preload = true;
-        ci->priority = CFG_PRIO_NORMAL;
-        ci->witness_timeout = 600; /* WITGEN_TIMEOUT_DEFAULT_S (witgen/witgen.h) */
+        key_defaults(ci, true);
         ci->line = st->line;
         st->cur_circuit = st->c->n_circuits++;
         return 1;
@@ -438,15 +466,7 @@ static int handler(void *user, const char *section, const char *name, const char
     if (!name) return 1; /* section headers are seen by our line reader (see note_section) */
     if (!*section) return perr(st, "key '%s' outside of any section", name), 0;
     if (!value) return perr(st, "key '%s' has no value", name), 0;
-    if (!strcmp(section, "pipeline")) return on_pipeline(st, name, value);
-    if (!strcmp(section, "synth")) return on_synth(st, name, value);
-    if (!strcmp(section, "gpu")) return on_gpu(st, name, value);
-    if (!strcmp(section, "finalizer")) return on_finalizer(st, name, value);
-    if (!strcmp(section, "exporter")) return on_exporter(st, name, value);
-    if (!strcmp(section, "api")) return on_api(st, name, value);
-    if (!strcmp(section, "source postgres")) return on_source_postgres(st, name, value);
-    if (st->cur_circuit >= 0) return on_circuit(st, name, value);
-    return 0;
+    return on_key(st, section, name, value);
 }
 
 /* Section headers are handled here, as the line is read: inih (as packaged) reports sections only
@@ -522,45 +542,21 @@ static char *read_string_line(char *buf, int size, void *user) {
 
 static void set_defaults(cfg_t *c) {
     memset(c, 0, sizeof *c);
-    strcpy(c->name, "main");
-    c->slabs = 8;
-    c->min_free = 64ull << 20;
-    c->slab_size_auto = true;
-    c->jobs = 64;
-    c->events = 65536;
-    c->synth_instances = 2;
-    c->synth_threads = 1;
-    c->trim = CFG_TRIM_ALWAYS;
-    c->gpu_devices = 1;
-    c->backend = CFG_BACKEND_AUTO;
-    c->gpu_inflight = 0;
-    c->gpu_threads = 0;
-    c->gpu_precompute = 0;
-    c->gpu_device_memory = 0;
-    c->verify = true;
-    c->finalizer_instances = 1;
-    strcpy(c->exporter_host, "127.0.0.1");
-    c->exporter_port = 9821;
-    strcpy(c->api_host, "127.0.0.1");
-    c->api_port = 9080;
-    strcpy(c->api_tokens, "/etc/zkpipe/api-tokens");
-    c->api_max_body = 64ull << 20;
-    c->api_max_partitions = 16;
-    c->api_max_wait = 60;
-    c->api_max_connections = 1024;
-    c->api_compat = CFG_COMPAT_OFF;
-    c->lease_s = 30;
-    c->batch = 4;
-    c->max_attempts = 3;
-    c->poll_ms = 2000;
+    key_defaults(c, false);
+}
+
+/* The line key was set on, 0 when it was not. */
+static int key_line(const struct parse_state *st, const char *section, const char *key) {
+    const cfg_key_t *k = find_key(section, key);
+    return k ? st->key_line[k - keys] : 0;
 }
 
 /* Checks that need the whole file. Relative circuit paths are taken relative to the ini's folder. */
 static int finish(struct parse_state *st) {
     cfg_t *c = st->c;
-    if (!st->seen_spool) snprintf(c->spool, sizeof c->spool, "/var/spool/zkpipe/%s", c->name);
-    if (!st->seen_segment) snprintf(c->segment, sizeof c->segment, "/dev/shm/zkpipe-%s", c->name);
-    if (!st->seen_cache) snprintf(c->cache, sizeof c->cache, "/var/cache/zkpipe/%s", c->name);
+    if (!key_line(st, "pipeline", "spool")) snprintf(c->spool, sizeof c->spool, "/var/spool/zkpipe/%s", c->name);
+    if (!key_line(st, "pipeline", "segment")) snprintf(c->segment, sizeof c->segment, "/dev/shm/zkpipe-%s", c->name);
+    if (!key_line(st, "pipeline", "cache")) snprintf(c->cache, sizeof c->cache, "/var/cache/zkpipe/%s", c->name);
     if (c->api_compat == CFG_COMPAT_OPEN && !cfg_loopback(c->api_host)) {
         ferr(st->err, st->errlen,
              "%s: [api] rapidsnark_compat = yes serves proofs without a token: it needs a loopback listen (not %s); "
@@ -575,7 +571,7 @@ static int finish(struct parse_state *st) {
     }
     if (c->backend == CFG_BACKEND_REPLAY && !c->replay_model[0]) {
         ferr(st->err, st->errlen, "%s:%d: backend = replay needs [gpu] replay_model = FILE (the device model)",
-             st->name, st->replay_line);
+             st->name, key_line(st, "gpu", "backend"));
         return -EINVAL;
     }
     if (c->reserve_critical >= c->slabs) {

@@ -93,7 +93,7 @@ typedef struct cfg {
 } cfg_t;
 
 /* Parses and validates path. On error returns a negative errno and writes "path:line: ..." into
- * err. slab_size stays 0 when it is auto: common/slab.h resolves it from the keys. */
+ * err. slab_size stays 0 when it is auto: plan/slab.h resolves it from the keys. */
 int cfg_load(cfg_t *c, const char *path, char *err, size_t errlen);
 /* Same from a string (name is used in messages). */
 int cfg_load_string(cfg_t *c, const char *name, const char *text, char *err, size_t errlen);

@@ -19,9 +19,10 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 #include "common/stage.h"
-#include "shm/cleanup.h"
+#include "base/cleanup.h"
+#include "base/file.h"
 #include "fleet/fleet.h"
 #include "shm/slab.h"
 #include "zk/zkey.h"
@@ -58,7 +59,7 @@ static int record_write(const char *id, int64_t gen) {
     char p[1400], text[32];
     record_path(p, sizeof p, id);
     int n = snprintf(text, sizeof text, "%lld\n", (long long)gen);
-    return spool_write_atomic(p, text, (size_t)n);
+    return file_write_atomic(p, text, (size_t)n);
 }
 
 static held_t *find_held(const char *id) {
@@ -91,7 +92,7 @@ static void load_records(void) {
             continue;
         }
         struct stat st;
-        _cleanup_close_ int fd = spool_open_file(dfd, names[i], &st, why, sizeof why);
+        _cleanup_close_ int fd = file_open_regular(dfd, names[i], FILE_NOFOLLOW, &st, why, sizeof why);
         if (fd < 0) {
             log_warn("%s/%s; not a record, ignored", dir, why);
             continue;
@@ -124,9 +125,9 @@ static int64_t room(void) {
     }
     uint32_t unfinished = 0;
     for (uint32_t i = 0; i < n_held; i++) {
-        const char *pl = spool_job_place(cfg.spool, held[i].id);
-        if (pl && !strcmp(pl, "incoming")) r--;
-        if (pl && (!strcmp(pl, "incoming") || !strcmp(pl, "active"))) unfinished++;
+        spool_place_t pl = spool_job_place(cfg.spool, held[i].id);
+        if (pl == SPOOL_INCOMING) r--;
+        if (pl == SPOOL_INCOMING || pl == SPOOL_ACTIVE) unfinished++;
     }
     /* the job table must keep room for local submissions and restarts */
     if (unfinished >= seg.hdr->n_jobs / 2) return 0;
@@ -142,18 +143,17 @@ static int write_backs(PGconn *pg) {
             i++;
             continue;
         }
-        const char *pl = spool_job_place(cfg.spool, h->id);
+        spool_place_t pl = spool_job_place(cfg.spool, h->id);
         /* not finished, or finished but its end not recorded in the segment yet (the finalizer may
          * still repeat it on the directory) */
-        int slot = pl ? shm_job_find(&seg, h->id) : -1;
-        if (pl && (!strcmp(pl, "incoming") || !strcmp(pl, "active") ||
-                   (slot >= 0 && shm_job_live(shm_job_state(&seg.jobs[slot]))))) {
+        int slot = pl != SPOOL_NOWHERE ? shm_job_find(&seg, h->id) : -1;
+        if (pl == SPOOL_INCOMING || pl == SPOOL_ACTIVE || (slot >= 0 && shm_job_live(shm_job_state(&seg.jobs[slot])))) {
             i++;
             continue;
         }
         char dir[1400], err[FLEET_ERR_MAX];
-        if (pl) {
-            snprintf(dir, sizeof dir, "%s/%s/%s", cfg.spool, pl, h->id);
+        if (pl != SPOOL_NOWHERE) {
+            spool_path(dir, sizeof dir, cfg.spool, pl, h->id);
             int w = fleet_write_back(pg, box, h->id, h->gen, dir, err, sizeof err);
             if (w < 0 && PQstatus(pg) != CONNECTION_OK) return log_err("%s", err), -1;
             if (w < 0) { /* the local result cannot be read, or the database refused it: the job fails with why */
@@ -171,13 +171,13 @@ static int write_backs(PGconn *pg) {
             }
             if (w == 1) {
                 n_written++;
-                log_info("job %s (generation %lld): %s, written back", h->id, (long long)h->gen, pl);
+                log_info("job %s (generation %lld): %s, written back", h->id, (long long)h->gen, spool_place_name(pl));
             } else {
                 n_fenced++;
                 log_warn("job %s: the lease of generation %lld was lost; its result is not written (fenced)", h->id,
                          (long long)h->gen);
             }
-            spool_remove_dir(dir);
+            file_remove_flat_dir(dir);
         }
         drop_held(h); /* no local copy (a crash before it entered the spool): the lease lapses */
     }
@@ -238,7 +238,7 @@ static int take_in(PGconn *pg, const fleet_claim_t *c) {
     held_t *h = NULL;
     if (!spool_valid_id(c->id)) {
         why = "the job id is not a spool id ([A-Za-z0-9._-], at most 31 characters)";
-    } else if ((h = find_held(c->id)) && spool_job_place(cfg.spool, c->id)) {
+    } else if ((h = find_held(c->id)) && spool_job_place(cfg.spool, c->id) != SPOOL_NOWHERE) {
         /* our own local copy, claimed again after a lapse */
         h->gen = c->gen;
         h->lost = false;
@@ -249,7 +249,7 @@ static int take_in(PGconn *pg, const fleet_claim_t *c) {
         drop_held(h); /* its record, but no local copy (a crash before it entered the spool): taken in anew */
     }
     if (!why) {
-        if (spool_job_place(cfg.spool, c->id))
+        if (spool_job_place(cfg.spool, c->id) != SPOOL_NOWHERE)
             why = "this box's spool has a local job of that id (not a fleet job): not taken";
         else if (ci < 0 || !caps[ci])
             why = "the circuit is not served by this box";

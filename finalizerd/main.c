@@ -19,10 +19,11 @@
 #include "common/circuits.h"
 #include "common/daemon.h"
 #include "common/log.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 #include "common/stage.h"
 #include "config/config.h"
-#include "shm/cleanup.h"
+#include "base/cleanup.h"
+#include "base/file.h"
 #include "shm/shm.h"
 #include "shm/slab.h"
 #include "zk/groth16.h"
@@ -211,7 +212,7 @@ static void finalize(uint32_t slab) {
     shm_part_t *P = &J->parts[part];
     atomic_store_explicit(&P->t_fin_start_ns, t0, memory_order_relaxed);
     char dir[1400], why[900];
-    snprintf(dir, sizeof dir, "%s/active/%s", cfg.spool, J->id);
+    spool_path(dir, sizeof dir, cfg.spool, SPOOL_ACTIVE, J->id);
     __attribute__((cleanup(close_dirfd))) int dfd = spool_open_dir(dir);
     if (dfd < 0) {
         snprintf(why, sizeof why, "cannot open the job directory %s: %s", dir, strerror(-dfd));
@@ -280,8 +281,8 @@ static void finalize(uint32_t slab) {
     if (rc == 0) rc = zk_public_json(values, h->n_pub, &uj);
     /* public before proof, each durable before it is renamed; one fsync of the folder for both */
     if (rc == 0)
-        rc = spool_write_files_at(dfd, (spool_file_t[]){{un, uj, strlen(uj)}, {pn, pj, strlen(pj)}}, 2, "finalize",
-                                  (int)part);
+        rc = file_write_atomic_files_at(dfd, (file_atomic_t[]){{un, uj, strlen(uj)}, {pn, pj, strlen(pj)}}, 2,
+                                        "finalize", (int)part);
     shm_step(&S, &ps, STEP_FIN_WRITE, t_ver, daemon_now_ns() - t_ver, 0);
     if (is_space_error(rc)) {
         disk_hold(slab, J->id, part, rc);

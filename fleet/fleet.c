@@ -12,10 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/cleanup.h"
+#include "base/file.h"
 #include "base/text.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 #include "config/shared.h"
-#include "shm/cleanup.h"
 
 /* Migration k (1-based) takes the schema from version k-1 to k. Plain SQL: tables, one index and
  * one SQL-language function; no extensions, no triggers, no PL/pgSQL. */
@@ -562,7 +563,7 @@ int fleet_fail(PGconn *pg, const char *box, const char *id, int64_t gen, const c
 static char *read_text(int dfd, const char *name, char *err, size_t errlen) {
     char *buf = NULL;
     size_t len;
-    return spool_read_at(dfd, name, 16u << 20, &buf, &len, err, errlen) < 0 ? NULL : buf;
+    return file_read(dfd, name, FILE_NOFOLLOW, 16u << 20, 0, &buf, &len, err, errlen) < 0 ? NULL : buf;
 }
 
 int fleet_write_back(PGconn *pg, const char *box, const char *id, int64_t gen, const char *dir, char *err,
@@ -663,36 +664,6 @@ int fleet_job_state(PGconn *pg, const char *id, char *state, size_t slen, char *
 
 bool fleet_state_final(const char *state) {
     return !strcmp(state, "done") || !strcmp(state, "failed") || !strcmp(state, "cancelled");
-}
-
-int fleet_read_file(const char *path, uint64_t cap, void **ret, size_t *ret_len, char *err, size_t errlen) {
-    _cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0) {
-        int e = errno;
-        return snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e)), -e;
-    }
-    if (!S_ISREG(st.st_mode))
-        return snprintf(err, errlen, "%s: not a regular file (it cannot be an input)", path), -EINVAL;
-    if ((uint64_t)st.st_size > cap)
-        return snprintf(err, errlen, "%s: %lld bytes, more than the %llu an input can be", path, (long long)st.st_size,
-                        (unsigned long long)cap),
-               -EFBIG;
-    char *buf = malloc((size_t)st.st_size + 1);
-    size_t got = 0;
-    while (buf && got < (size_t)st.st_size) {
-        ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        got += (size_t)n;
-    }
-    if (!buf || got != (size_t)st.st_size) {
-        free(buf);
-        return snprintf(err, errlen, "%s: cannot read it whole", path), -EIO;
-    }
-    *ret = buf;
-    *ret_len = got;
-    return 0;
 }
 
 PGresult *fleet_results(PGconn *pg, const char *id, char *err, size_t errlen) {

@@ -122,5 +122,3 @@ bool fleet_state_final(const char *state);
 PGresult *fleet_results(PGconn *pg, const char *id, char *err, size_t errlen);
 /* zkpipe status --dsn: boxes (heartbeat age, leases held), jobs by state, the leases. */
 int fleet_print_status(PGconn *pg, FILE *f, char *err, size_t errlen);
-/* Reads a whole regular file (inputs of zkpipe submit --dsn); one line in err naming it. */
-int fleet_read_file(const char *path, uint64_t cap, void **ret, size_t *ret_len, char *err, size_t errlen);

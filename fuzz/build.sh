@@ -18,7 +18,7 @@ done
 for f in pairing_bn pairing_bls; do
     $cc $cflags -O2 -c "$src/zk/$f.c" -o "$out/obj/zk_$f.o"
 done
-for f in config/config common/spool common/daemon base/text; do
+for f in config/config spool/spool base/file base/testpoint base/text; do
     $cc $cflags $san -fsanitize=fuzzer-no-link -c "$src/$f.c" -o "$out/obj/$(echo $f | tr / _).o"
 done
 o=$out/obj
@@ -27,7 +27,8 @@ link() { # target, objects...
     shift
     $cc $cflags $san -fsanitize=fuzzer "$src/fuzz/$t.c" "$@" -o "$out/$t" -ljson-c -linih -lm -lpthread
 }
-fmt="$o/zk_bigint.o $o/zk_curve_info.o $o/zk_binfile.o"
+base="$o/base_file.o $o/base_testpoint.o"
+fmt="$o/zk_bigint.o $o/zk_curve_info.o $o/zk_binfile.o $base"
 ver="$fmt $o/zk_zkey.o $o/zk_verify.o $o/zk_pairing_bn.o $o/zk_pairing_bls.o"
 link fuzz_zkey $ver
 link fuzz_wtns $fmt $o/zk_wtns.o $o/zk_zkey.o
@@ -35,5 +36,5 @@ link fuzz_r1cs $fmt $o/zk_r1cs.o
 link fuzz_vk $ver
 link fuzz_proof $ver
 link fuzz_public $ver
-link fuzz_jobini $o/common_spool.o $o/common_daemon.o $o/config_config.o $o/base_text.o -lsystemd
+link fuzz_jobini $o/spool_spool.o $o/config_config.o $o/base_text.o $base
 link fuzz_ini $o/config_config.o

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "common/spool.h"
+#include "spool/spool.h"
 #include "fuzz.h"
 
 static char dir[256], ini[300];

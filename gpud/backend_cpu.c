@@ -1,5 +1,6 @@
 /* The CPU backend of gpud: the proving core of the zk library on private scratch memory. Slab
- * memory needs no registration; keys are used where zk_zkey_open mapped them. With a precompute
+ * memory needs no registration; keys are used where gpud's circuit cache read them, into its own
+ * memory (common/circuits.c: the points' sections only, never a file mapping). With a precompute
  * budget, load_key builds window tables of the key's points (zk/msm_fixed.h) once, and every
  * partition of that key proves with them; a key loaded again (its file changed) drops its old
  * tables first, and a partition whose key does not match its tables (address and fingerprint)

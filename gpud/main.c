@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/testpoint.h"
 #include "common/circuits.h"
 #include "common/daemon.h"
 #include "common/log.h"
@@ -153,7 +154,7 @@ static void start(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     }
     atomic_fetch_add_explicit(&P->prove_count, 1, memory_order_relaxed);
     atomic_store_explicit(&P->t_prove_start_ns, t_pick, memory_order_relaxed);
-    daemon_test_point("gpu.mid_prove", (int)part);
+    test_point("gpu.mid_prove", (int)part);
     uint8_t *base = shm_slab_data(&S, slab);
     zk_err_t e = {{0}};
     int lane = 0;
@@ -169,7 +170,7 @@ static void start(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     submitted++;
     flights[lane] = f;
     n_flights++;
-    daemon_test_point("gpu.submitted", (int)part);
+    test_point("gpu.submitted", (int)part);
 }
 
 /* Collects the lane's flight and publishes its slab as PROVED. prev_done: when the previous
@@ -187,7 +188,7 @@ static uint64_t finish(int lane, uint64_t prev_done) {
     zk_err_t e = {{0}};
     int r = B->collect(bctx, lane, &h->raw, &tm, &e);
     if (r == -ENODEV) device_lost(e.msg, P);
-    daemon_test_point("gpu.after_prove", (int)part);
+    test_point("gpu.after_prove", (int)part);
     uint64_t t1 = daemon_now_ns();
     stage_tick(&L, oldest_slab());
     if (r < 0) {
@@ -333,7 +334,7 @@ int main(int argc, char **argv) {
         char what[CFG_NAME_MAX + 32];
         snprintf(what, sizeof what, "loading the key of %s", cfg.circuits[i].name);
         daemon_notify_extend((60 + 10 * gib + (cfg.gpu_precompute >> 24)) * 1000000ull, what);
-        daemon_test_point("gpu.load_key", (int)i);
+        test_point("gpu.load_key", (int)i);
         int kr = key_get(cfg.circuits[i].name, false, &z, err, sizeof err);
         if (kr == -ENODEV) device_lost(err, NULL);
         if (kr < 0) log_err("Failed to preload circuit %s: %s", cfg.circuits[i].name, err); /* jobs for it will fail */

@@ -2,8 +2,9 @@
  * machine, job table, futex waits, event ring, reclaim of dead owners. No logging, no policy. */
 #include "shm.h"
 
+#include "base/align.h"
+#include "base/cleanup.h"
 #include "base/text.h"
-#include "cleanup.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -33,7 +34,6 @@ static const uint64_t ALIGN2M = CFG_SLAB_ALIGN;
 static void event_put(shm_t *s, uint32_t type, uint32_t job_slot, uint32_t part, uint32_t slab, uint64_t t_ns,
                       uint64_t dur_ns, uint64_t value);
 static void hist_add(shm_t *s, uint32_t h, uint64_t ns);
-static uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 uint64_t shm_now_ns(void) {
     struct timespec ts;
@@ -63,11 +63,11 @@ static void layout(shm_header_t *h, const shm_geometry_t *g) {
     h->n_procs = SHM_MAX_PROCS;
     h->slab_size = g->slab_size;
     h->header_size = sizeof(shm_header_t);
-    h->procs_off = round_up(sizeof(shm_header_t), 4096);
-    h->slabs_off = round_up(h->procs_off + sizeof(shm_proc_t) * SHM_MAX_PROCS, 4096);
-    h->jobs_off = round_up(h->slabs_off + sizeof(shm_slab_t) * g->slabs, 4096);
-    h->events_off = round_up(h->jobs_off + sizeof(shm_job_t) * g->jobs, 4096);
-    h->data_off = round_up(h->events_off + sizeof(shm_event_t) * g->events, ALIGN2M);
+    h->procs_off = align_up(sizeof(shm_header_t), 4096);
+    h->slabs_off = align_up(h->procs_off + sizeof(shm_proc_t) * SHM_MAX_PROCS, 4096);
+    h->jobs_off = align_up(h->slabs_off + sizeof(shm_slab_t) * g->slabs, 4096);
+    h->events_off = align_up(h->jobs_off + sizeof(shm_job_t) * g->jobs, 4096);
+    h->data_off = align_up(h->events_off + sizeof(shm_event_t) * g->events, ALIGN2M);
     h->total_size = h->data_off + g->slab_size * g->slabs;
 }
 
@@ -83,7 +83,7 @@ static int map_fd(shm_t *s, int fd, size_t size, int prot) {
     size_t span = size + ALIGN2M;
     uint8_t *area = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (area == MAP_FAILED) return -errno;
-    uint8_t *aligned = (uint8_t *)round_up((uintptr_t)area, ALIGN2M);
+    uint8_t *aligned = (uint8_t *)align_up((uintptr_t)area, ALIGN2M);
     if (aligned > area) munmap(area, aligned - area);
     if (aligned + size < area + span) munmap(aligned + size, area + span - (aligned + size));
     void *p = mmap(aligned, size, prot, MAP_SHARED | MAP_FIXED, fd, 0);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/align.h"
 #include "shm/shm.h"
 #include "zk/groth16.h"
 
@@ -20,15 +21,13 @@ typedef struct shm_slab_layout {
     uint64_t bytes; /* the slab bytes this circuit needs (not rounded to SHM_SLAB_ALIGN) */
 } shm_slab_layout_t;
 
-static inline uint64_t shm_round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
-
 /* The layout for a circuit of n_vars wires and the given domain: the witness image has room for
  * the values and up to one page of file header and padding. */
 static inline shm_slab_layout_t shm_slab_layout(uint32_t n_vars, uint32_t domain_size) {
     shm_slab_layout_t l;
     l.wtns_off = SHM_SLAB_HEADER + SHM_SLAB_WTNS_PAD;
-    l.abc_each = shm_round_up((uint64_t)domain_size * 32, 4096);
-    l.a_off = SHM_SLAB_HEADER + shm_round_up((uint64_t)n_vars * 32 + 4096, 4096);
+    l.abc_each = align_up((uint64_t)domain_size * 32, 4096);
+    l.a_off = SHM_SLAB_HEADER + align_up((uint64_t)n_vars * 32 + 4096, 4096);
     l.b_off = l.a_off + l.abc_each;
     l.c_off = l.b_off + l.abc_each;
     l.bytes = l.c_off + l.abc_each;

@@ -12,14 +12,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/testpoint.h"
 #include "common/circuits.h"
 #include "common/daemon.h"
 #include "common/log.h"
 #include "common/stage.h"
-#include "common/spool.h"
+#include "spool/spool.h"
 #include "common/uring.h"
 #include "config/config.h"
-#include "shm/cleanup.h"
+#include "base/cleanup.h"
+#include "base/file.h"
 #include "shm/shm.h"
 #include "shm/slab.h"
 #include "zk/r1cs.h"
@@ -58,8 +60,8 @@ static bool proof_reusable(int dfd, const spool_job_t *j, uint32_t k) {
         _cleanup_free_ char *wtext = NULL;
         size_t wlen;
         zk_wtns_t w = {0};
-        bool have_w = !j->inputs && spool_read_at(dfd, wn, shm_slab_layout(c->z.n_vars, c->z.domain_size).wtns_cap,
-                                                  &wtext, &wlen, why, sizeof why) == 0;
+        bool have_w = !j->inputs && file_read(dfd, wn, FILE_NOFOLLOW, shm_slab_layout(c->z.n_vars, c->z.domain_size).wtns_cap,
+                                              0, &wtext, &wlen, why, sizeof why) == 0;
         zk_err_t e = {{0}};
         r = have_w ? zk_wtns_parse(&w, wn, (const uint8_t *)wtext, wlen, &e) : 0;
         if (r < 0) snprintf(why, sizeof why, "%s", e.msg);
@@ -244,13 +246,13 @@ static witgen_source_t witgen_src(const cfg_circuit_t *ci) {
 static void witgen_tick(void *ctx) {
     (void)ctx;
     stage_tick(&L, witgen_slab);
-    daemon_test_point("synth.witgen_tick", (int)witgen_part);
+    test_point("synth.witgen_tick", (int)witgen_part);
 }
 
 static void witgen_log_line(void *ctx, const char *line) {
     (void)ctx;
     log_msg(LOG_DEBUG, NULL, NULL, "circuit log: %s", line);
-    daemon_test_point("synth.witgen_log", (int)witgen_part); /* inside the generator's run */
+    test_point("synth.witgen_log", (int)witgen_part); /* inside the generator's run */
 }
 
 /* Asked while a generator runs (from witgen's watcher thread): the job was cancelled or failed
@@ -281,7 +283,7 @@ static void *build_main(void *arg) {
     char so[1200];
     B.r = witgen_build(B.wasm, &o, so, sizeof so, &B.built, &B.e);
     shm_proc_compiling(&S, NULL);
-    daemon_test_point("synth.witgen_built", (int)B.part);
+    test_point("synth.witgen_built", (int)B.part);
     atomic_store_explicit(&B.done, true, memory_order_release);
     return NULL;
 }
@@ -366,7 +368,7 @@ static bool gen_skip(uint32_t slot, void *ctx) {
     if (i < 0) return false;
     if (!gen_blocked(&gens[i])) return false;
     char dir[1400];
-    snprintf(dir, sizeof dir, "%s/active/%s", cfg.spool, S.jobs[slot].id);
+    spool_path(dir, sizeof dir, cfg.spool, SPOOL_ACTIVE, S.jobs[slot].id);
     return job_has_inputs(slot, dir);
 }
 
@@ -484,7 +486,7 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     /* 1. read the witness file straight into the slab (opened relative to the job directory, never
      * through a symlink, never blocking on a FIFO), or compute it there from the circuit's inputs */
     snprintf(name, sizeof name, "witness-%u.wtns", part);
-    snprintf(dir, sizeof dir, "%s/active/%s", cfg.spool, id);
+    spool_path(dir, sizeof dir, cfg.spool, SPOOL_ACTIVE, id);
     size_t len = 0;
     int r;
     bool generated = job_has_inputs(job, dir);
@@ -530,7 +532,7 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
             give_up(slab, job, part, why);
             return;
         }
-        _cleanup_close_ int fd = spool_open_file(dfd, name, NULL, why, sizeof why);
+        _cleanup_close_ int fd = file_open_regular(dfd, name, FILE_NOFOLLOW, NULL, why, sizeof why);
         if (fd < 0) {
             give_up(slab, job, part, why);
             return;
@@ -584,7 +586,7 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     }
     uint64_t t_check = daemon_now_ns();
     shm_step(&S, &ps, STEP_SYNTH_CHECK, t_read, t_check - t_read, 0);
-    daemon_test_point("synth.mid_fill", (int)part);
+    test_point("synth.mid_fill", (int)part);
     if (shm_job_state(J) != JOB_ACTIVE) { /* cancelled or failed meanwhile */
         give_up(slab, job, part, NULL);
         return;
@@ -599,7 +601,7 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
         return;
     }
     shm_step(&S, &ps, STEP_SYNTH_EVAL, t_check, t_eval - t_check, 0);
-    daemon_test_point("synth.before_publish", (int)part);
+    test_point("synth.before_publish", (int)part);
     memset(h, 0, sizeof *h);
     h->job = job;
     h->job_gen = shm_job_gen(J);

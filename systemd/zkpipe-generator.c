@@ -18,6 +18,7 @@
 
 #include <systemd/sd-journal.h>
 
+#include "base/file.h"
 #include "config/config.h"
 
 #ifndef ZKPIPE_UNITDIR
@@ -114,22 +115,6 @@ static int gen_path_ok(const char *p) {
     return 0;
 }
 
-static int gen_write_file(const char *path, const char *text) {
-    char tmp[PATH_MAX];
-    int r = gen_fmt(tmp, sizeof(tmp), "%s.tmp", path);
-    if (r < 0) return r;
-    FILE *f = fopen(tmp, "we");
-    if (!f) return -errno;
-    fputs(text, f);
-    if (fclose(f) != 0) {
-        r = -errno;
-        (void)unlink(tmp);
-        return r;
-    }
-    if (rename(tmp, path) < 0) return -errno;
-    return 0;
-}
-
 static int gen_dropin(const char *dir, const char *unit, const char *text) {
     char d[PATH_MAX], f[PATH_MAX];
     int r;
@@ -139,7 +124,7 @@ static int gen_dropin(const char *dir, const char *unit, const char *text) {
     if (r < 0) return r;
     r = gen_fmt(f, sizeof(f), "%s/" GEN_DROPIN, d);
     if (r < 0) return r;
-    return gen_write_file(f, text);
+    return file_write_atomic(f, text, strlen(text));
 }
 
 static int gen_dirname(const char *path, char *out, size_t outlen) {

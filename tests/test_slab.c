@@ -1,9 +1,9 @@
-/* The slab layout (shm/slab.h) and slab_size = auto (common/slab.c). */
+/* The slab layout (shm/slab.h) and slab_size = auto (plan/slab.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "common/slab.h"
+#include "plan/slab.h"
 #include "config/config.h"
 #include "shm/slab.h"
 #include "test.h"

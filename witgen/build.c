@@ -23,10 +23,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "fr_native_src.h"
 #include "module.h"
 #include "split.h"
 #include "witgen.h"
+#include "zk/binfile.h"
 
 extern char **environ;
 
@@ -60,39 +62,6 @@ static void hex(const uint8_t *b, size_t n, char *out) {
     for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", b[i]);
 }
 
-static int read_all(int fd, uint8_t **ret, size_t *ret_len) {
-    struct stat st;
-    if (fstat(fd, &st) < 0) return -errno;
-    if (!S_ISREG(st.st_mode)) return -EINVAL;
-    size_t n = (size_t)st.st_size;
-    uint8_t *b = malloc(n ? n : 1);
-    if (!b) return -ENOMEM;
-    size_t got = 0;
-    while (got < n) {
-        ssize_t k = pread(fd, b + got, n - got, (off_t)got);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) {
-            free(b);
-            return k < 0 ? -errno : -EIO;
-        }
-        got += (size_t)k;
-    }
-    *ret = b;
-    *ret_len = n;
-    return 0;
-}
-
-/* Reads a regular file (not a FIFO, not a device: O_NONBLOCK so that opening a FIFO never hangs). */
-static int load_file(const char *path, uint8_t **ret, size_t *ret_len, zk_err_t *err) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return zk_fail(err, errno, "%s: cannot open: %s", path, strerror(errno));
-    int r = read_all(fd, ret, ret_len);
-    close(fd);
-    if (r == -EINVAL) return zk_fail(err, EINVAL, "%s: not a regular file", path);
-    if (r < 0) return zk_fail(err, -r, "%s: cannot read: %s", path, strerror(-r));
-    return 0;
-}
-
 static void sha256(const uint8_t *b, size_t n, uint8_t out[32]) {
     struct sha256_ctx c;
     sha256_init(&c);
@@ -103,7 +72,7 @@ static void sha256(const uint8_t *b, size_t n, uint8_t out[32]) {
 int witgen_sha256_file(const char *path, uint8_t out[32], zk_err_t *err) {
     uint8_t *b;
     size_t n;
-    int r = load_file(path, &b, &n, err);
+    int r = zk_read_file(path, 0, &b, &n, err);
     if (r < 0) return r;
     sha256(b, n, out);
     free(b);
@@ -119,10 +88,13 @@ int witgen_cache_check(const char *so_path, const uint8_t wasm_sha[32], zk_err_t
 }
 
 int witgen_cache_check_fd(int fd, const char *so_path, const uint8_t wasm_sha[32], zk_err_t *err) {
-    uint8_t *b;
+    zk_err_t ignored;
+    if (!err) err = &ignored;
+    char *buf;
     size_t n;
-    int r = read_all(fd, &b, &n);
-    if (r < 0) return zk_fail(err, r == -EINVAL ? EINVAL : -r, "%s: not a readable regular file", so_path);
+    int r = file_read_fd(fd, so_path, 0, 0, &buf, &n, err->msg, sizeof err->msg);
+    if (r < 0) return r;
+    uint8_t *b = (uint8_t *)buf;
     struct trailer t;
     r = 0;
     if (n < sizeof t) {
@@ -214,21 +186,6 @@ static int check_cache_dir(const char *cache, zk_err_t *err) {
     }
     free(real);
     return r;
-}
-
-static void rm_rf_flat(const char *dir) {
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-            char p[1400];
-            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-            unlink(p);
-        }
-        closedir(d);
-    }
-    rmdir(dir);
 }
 
 typedef struct tool {
@@ -363,7 +320,7 @@ static int check_exports(const char *wasm_path, const char *header, zk_err_t *er
     uint8_t *h;
     size_t n;
     zk_err_t e2;
-    if (load_file(header, &h, &n, &e2) < 0) return zk_fail(err, EIO, "%s: wasm2c wrote no header", wasm_path);
+    if (zk_read_file(header, 0, &h, &n, &e2) < 0) return zk_fail(err, EIO, "%s: wasm2c wrote no header", wasm_path);
     char *txt = realloc(h, n + 1);
     txt[n] = 0;
     int r = 0;
@@ -471,7 +428,7 @@ static int use_native_fr(const char *c_path, const char *native_path, int *ret_c
     uint8_t *b;
     size_t n;
     *ret_curve = 0;
-    int r = load_file(c_path, &b, &n, err);
+    int r = zk_read_file(c_path, 0, &b, &n, err);
     if (r < 0) return r;
     char *txt = realloc(b, n + 1);
     txt[n] = 0;
@@ -658,7 +615,7 @@ int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path
     if (ret_built) *ret_built = false;
     uint8_t *wasm;
     size_t wasm_len;
-    int r = load_file(wasm_path, &wasm, &wasm_len, err);
+    int r = zk_read_file(wasm_path, 0, &wasm, &wasm_len, err);
     if (r < 0) return r;
     if (wasm_len < 8 || memcmp(wasm, "\0asm", 4)) {
         free(wasm);
@@ -749,7 +706,7 @@ int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path
     }
     uint8_t *so;
     size_t so_len;
-    if ((r = load_file(p_so, &so, &so_len, err)) < 0) goto out;
+    if ((r = zk_read_file(p_so, 0, &so, &so_len, err)) < 0) goto out;
     struct trailer t;
     memset(&t, 0, sizeof t);
     memcpy(t.magic, TRAILER_MAGIC, 8);
@@ -764,26 +721,17 @@ int witgen_build_fd(const char *wasm_path, const witgen_opts_t *o, char *so_path
         goto out;
     }
     memcpy(img + so_len, &t, sizeof t);
-    r = write_file(p_so, img, so_len + sizeof t);
+    r = file_write_atomic(so_path, img, so_len + sizeof t);
     free(img);
     if (r < 0) {
-        r = zk_fail(err, -r, "%s: cannot write: %s", p_so, strerror(-r));
+        r = zk_fail(err, -r, "%s: cannot write: %s", so_path, strerror(-r));
         goto out;
-    }
-    if (rename(p_so, so_path) < 0) {
-        r = zk_fail(err, errno, "%s: cannot rename into place: %s", so_path, strerror(errno));
-        goto out;
-    }
-    int dfd = open(cache, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
     }
     if (ret_built) *ret_built = true;
     r = open_checked(so_path, wsha, ret_fd, err);
 out:
     if (r < 0) r = space_reason(cache, r, err);
-    rm_rf_flat(dir);
+    file_remove_flat_dir(dir);
     close(lock_fd); /* releases the lock */
     return r;
 }

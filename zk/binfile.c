@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file.h"
+
 static const struct {
     const char *magic;
     const char *what;
@@ -95,70 +97,24 @@ int zk_bin_parse(zk_bin_t *b, const char *name, const uint8_t *data, size_t size
     return 0;
 }
 
-static const char *file_kind(mode_t m) {
-    if (S_ISDIR(m)) return "a directory";
-    if (S_ISFIFO(m)) return "a FIFO";
-    if (S_ISCHR(m)) return "a character device";
-    if (S_ISBLK(m)) return "a block device";
-    if (S_ISSOCK(m)) return "a socket";
-    return "not a plain file";
-}
-
 int zk_open_regular(const char *path, int *ret_fd, size_t *ret_size, zk_err_t *err) {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) return zk_fail(err, errno, "%s: cannot open: %s", path, strerror(errno));
+    zk_err_t ignored;
+    if (!err) err = &ignored;
     struct stat st;
-    if (fstat(fd, &st) < 0) {
-        int e = errno;
-        close(fd);
-        return zk_fail(err, e, "%s: cannot stat: %s", path, strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return zk_fail(err, EINVAL, "%s: not a regular file (%s)", path, file_kind(st.st_mode));
-    }
-    if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX / 2) {
-        close(fd);
-        return zk_fail(err, EFBIG, "%s: file of %lld bytes is too large", path, (long long)st.st_size);
-    }
+    int fd = file_open_regular(AT_FDCWD, path, 0, &st, err->msg, sizeof err->msg);
+    if (fd < 0) return fd;
     *ret_fd = fd;
     *ret_size = (size_t)st.st_size;
     return 0;
 }
 
 int zk_read_file(const char *path, size_t pad, uint8_t **ret_buf, size_t *ret_len, zk_err_t *err) {
-    int fd;
-    size_t size;
-    int rc = zk_open_regular(path, &fd, &size, err);
-    if (rc < 0) return rc;
-    uint8_t *buf = malloc(pad + size + 1);
-    if (!buf) {
-        close(fd);
-        return zk_fail(err, ENOMEM, "%s: out of memory reading %zu bytes", path, size);
-    }
-    size_t len = 0;
-    /* one byte more than fstat said: a file that grew is noticed instead of read without end */
-    while (len <= size) {
-        ssize_t k = read(fd, buf + pad + len, size + 1 - len);
-        if (k < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            free(buf);
-            close(fd);
-            return zk_fail(err, e, "%s: read failed: %s", path, strerror(e));
-        }
-        if (k == 0) break;
-        len += (size_t)k;
-    }
-    close(fd);
-    if (len != size) {
-        free(buf);
-        return zk_fail(err, EIO, "%s: its size is %zu bytes but %s%zu were read (the file changed while it was read)",
-                       path, size, len > size ? "more than " : "", len > size ? size : len);
-    }
-    buf[pad + len] = 0;
-    *ret_buf = buf;
-    *ret_len = len;
+    zk_err_t ignored;
+    if (!err) err = &ignored;
+    char *buf;
+    int r = file_read(AT_FDCWD, path, 0, 0, pad, &buf, ret_len, err->msg, sizeof err->msg);
+    if (r < 0) return r;
+    *ret_buf = (uint8_t *)buf;
     return 0;
 }
 

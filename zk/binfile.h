@@ -52,14 +52,14 @@ static inline uint64_t zk_le64(const uint8_t *p) {
     return v;
 }
 
-/* Opens path for reading and requires a regular file once symlinks are followed: a FIFO, device,
- * socket or directory is refused at once ("NAME: not a regular file (a FIFO)"), and the open never
- * blocks (O_NONBLOCK, which does nothing to a regular file's reads). *ret_size is the file's size. */
+/* The ground floor's reader (base/file.h) with the library's error type: zk_open_regular opens path
+ * for reading, a regular file once symlinks are followed, never blocking ("NAME: not a regular file
+ * (a FIFO)"); *ret_size is the file's size. */
 int zk_open_regular(const char *path, int *ret_fd, size_t *ret_size, zk_err_t *err);
 
-/* Reads a whole regular file (zk_open_regular) into malloc'd memory: its bytes at *ret_buf + pad,
- * followed by a NUL; *ret_len is the file's size. The read is bounded by the size fstat gave, and a
- * file that changes size while it is read is refused. */
+/* Reads a whole regular file (file_read) into malloc'd memory: its bytes at *ret_buf + pad,
+ * followed by a NUL; *ret_len is the file's size. A file that changes size while it is read is
+ * refused. */
 int zk_read_file(const char *path, size_t pad, uint8_t **ret_buf, size_t *ret_len, zk_err_t *err);
 
 /* Maps a whole regular file read-only (zk_open_regular). An empty file gives *ret_map = NULL, *ret_size = 0 and

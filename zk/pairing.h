@@ -48,12 +48,13 @@ static inline void bls_fq2_mul_xi(bls_fq2_t *r, const bls_fq2_t *a) {
 #undef F2
 #undef F
 
-/* One line of the Miller loop, up to the factors P.x, P.y of the G1 point: three Fq2 values. */
+/* One line of the Miller loop, evaluated at a G1 point P as y_P·ly + x_P·lx + l1 (where the three
+ * terms sit in Fq12 is the twist's: zk/miller_tmpl.h). */
 typedef struct {
-    bn_fq2_t c0, c1, c2;
+    bn_fq2_t ly, lx, l1;
 } bn_ell_t;
 typedef struct {
-    bls_fq2_t c0, c1, c2;
+    bls_fq2_t ly, lx, l1;
 } bls_ell_t;
 
 /* Enough for 6x+2 in NAF (66 digits) and the two Frobenius additions. */

@@ -1,5 +1,5 @@
 /* Optimal ate pairing on BLS12-381 (M-type twist, ξ = 1+u): loop over the bits of |x|, conjugate at
- * the end because x < 0, lines in homogeneous projective coordinates, and the hard part of the final
+ * the end because x < 0, the line steps of zk/miller_tmpl.h, and the hard part of the final
  * exponentiation of Hayashida-Hayasaka-Teruya (ePrint 2020/875) with cyclotomic squarings.
  * Subgroup checks by the endomorphisms φ (G1) and ψ (G2), ePrint 2021/1130 and 2022/352. */
 #include <pthread.h>
@@ -104,107 +104,22 @@ void bls_fq12_frobenius(bls_fq12_t *r, const bls_fq12_t *a, int k) {
     bls_fq12_frob(r, a, k, K.frob[k]);
 }
 
-typedef struct {
-    bls_fq2_t x, y, z;
-} proj_t;
+#define TW bls
+#define MILLER_TWIST_D 0
+#include "miller_tmpl.h"
+#undef TW
+#undef MILLER_TWIST_D
 
-/* R = 2R; the tangent line (M-type order: coefficient of 1, of v (times x_P), of vw (times y_P)). */
-static void dbl_step(proj_t *R, bls_ell_t *l) {
-    bls_fq2_t a, b, c, e, f, g, h, i, j, t;
-    bls_fq2_mul(&a, &R->x, &R->y);
-    bls_fq2_mul_base(&a, &a, &K.two_inv);
-    bls_fq2_sqr(&b, &R->y);
-    bls_fq2_sqr(&c, &R->z);
-    bls_fq2_dbl(&t, &c);
-    bls_fq2_add(&t, &t, &c);
-    bls_fq2_mul(&e, &bls_g2_B, &t);
-    bls_fq2_dbl(&f, &e);
-    bls_fq2_add(&f, &f, &e);
-    bls_fq2_add(&g, &b, &f);
-    bls_fq2_mul_base(&g, &g, &K.two_inv);
-    bls_fq2_add(&h, &R->y, &R->z);
-    bls_fq2_sqr(&h, &h);
-    bls_fq2_add(&t, &b, &c);
-    bls_fq2_sub(&h, &h, &t);
-    bls_fq2_sub(&i, &e, &b);
-    bls_fq2_sqr(&j, &R->x);
-    bls_fq2_t e2;
-    bls_fq2_sqr(&e2, &e);
-    bls_fq2_sub(&t, &b, &f);
-    bls_fq2_mul(&R->x, &a, &t);
-    bls_fq2_sqr(&R->y, &g);
-    bls_fq2_dbl(&t, &e2);
-    bls_fq2_add(&t, &t, &e2);
-    bls_fq2_sub(&R->y, &R->y, &t);
-    bls_fq2_mul(&R->z, &b, &h);
-    l->c0 = i;
-    bls_fq2_dbl(&l->c1, &j);
-    bls_fq2_add(&l->c1, &l->c1, &j);
-    bls_fq2_neg(&l->c2, &h);
-}
-
-static void add_step(proj_t *R, const bls_g2_aff_t *Q, bls_ell_t *l) {
-    bls_fq2_t theta, lambda, c, d, e, f, g, h, t;
-    bls_fq2_mul(&t, &Q->y, &R->z);
-    bls_fq2_sub(&theta, &R->y, &t);
-    bls_fq2_mul(&t, &Q->x, &R->z);
-    bls_fq2_sub(&lambda, &R->x, &t);
-    bls_fq2_sqr(&c, &theta);
-    bls_fq2_sqr(&d, &lambda);
-    bls_fq2_mul(&e, &lambda, &d);
-    bls_fq2_mul(&f, &R->z, &c);
-    bls_fq2_mul(&g, &R->x, &d);
-    bls_fq2_add(&h, &e, &f);
-    bls_fq2_sub(&h, &h, &g);
-    bls_fq2_sub(&h, &h, &g);
-    bls_fq2_mul(&R->x, &lambda, &h);
-    bls_fq2_sub(&t, &g, &h);
-    bls_fq2_mul(&t, &theta, &t);
-    bls_fq2_mul(&R->y, &e, &R->y);
-    bls_fq2_sub(&R->y, &t, &R->y);
-    bls_fq2_mul(&R->z, &R->z, &e);
-    bls_fq2_t j;
-    bls_fq2_mul(&j, &theta, &Q->x);
-    bls_fq2_mul(&t, &lambda, &Q->y);
-    bls_fq2_sub(&j, &j, &t);
-    l->c0 = j;
-    bls_fq2_neg(&l->c1, &theta);
-    l->c2 = lambda;
-}
-
+/* The loop runs over the bits of |x| after its leading 1 (x_bits + 1). */
 void bls_g2_prepare(bls_g2_prep_t *r, const bls_g2_aff_t *q) {
     consts();
-    r->n = 0;
-    r->inf = bls_g2_aff_is_inf(q);
-    if (r->inf) return;
-    proj_t R = {q->x, q->y, {bls_fq_ONE, {{0}}}};
-    for (int i = 1; i < K.x_len; i++) {
-        dbl_step(&R, &r->ell[r->n++]);
-        if (K.x_bits[i]) add_step(&R, q, &r->ell[r->n++]);
-    }
-}
-
-static inline void ell(bls_fq12_t *f, const bls_ell_t *l, const bls_g1_aff_t *p) {
-    bls_fq2_t c1, c2;
-    bls_fq2_mul_base(&c1, &l->c1, &p->x);
-    bls_fq2_mul_base(&c2, &l->c2, &p->y);
-    bls_fq12_mul_by_014(f, f, &l->c0, &c1, &c2);
+    proj_t R;
+    (void)miller_prepare(r, &R, q, K.x_bits + 1, K.x_len - 1, &K.two_inv);
 }
 
 void bls_miller_loop(bls_fq12_t *f, const bls_g1_aff_t *p, const bls_g2_prep_t *const *q, size_t n) {
     consts();
-    bls_fq12_one(f);
-    uint32_t idx = 0;
-    for (int i = 1; i < K.x_len; i++) {
-        if (i != 1) bls_fq12_sqr(f, f);
-        int d = K.x_bits[i];
-        for (size_t k = 0; k < n; k++) {
-            if (q[k]->inf || bls_g1_aff_is_inf(&p[k])) continue;
-            ell(f, &q[k]->ell[idx], &p[k]);
-            if (d) ell(f, &q[k]->ell[idx + 1], &p[k]);
-        }
-        idx += d ? 2 : 1;
-    }
+    (void)miller_loop_lines(f, p, q, n, K.x_bits + 1, K.x_len - 1);
     bls_fq12_conj(f, f); /* x < 0 */
 }
 

@@ -1,5 +1,5 @@
 /* Optimal ate pairing on BN254 (D-type twist, ξ = 9+u): 6x+2 in NAF plus the two Frobenius lines,
- * lines in homogeneous projective coordinates (Costello-Lange-Naehrig, as in arkworks), and the
+ * the line steps of zk/miller_tmpl.h, and the
  * Fuentes-Castañeda et al. hard part with cyclotomic squarings. G2 subgroup check of Dai et al. */
 #include <pthread.h>
 
@@ -11,7 +11,7 @@ static struct {
     bn_fq_t two_inv;
     bn_fq2_t frob[4][6];   /* frob[k][i] = ξ^(i(q^k-1)/6) */
     bn_fq2_t psi_x, psi_y; /* ξ^((q-1)/3), ξ^((q-1)/2) */
-    int8_t loop[72];       /* NAF of 6x+2, least significant first */
+    int8_t loop[72];       /* NAF of 6x+2, most significant first, without its leading 1 */
     int loop_len;
     int8_t x_naf[72]; /* NAF of x, most significant first */
     int x_len;
@@ -82,8 +82,10 @@ static void init_consts(void) {
     K.psi_x = K.frob[1][2];
     K.psi_y = K.frob[1][3];
 
-    K.loop_len = naf(K.loop, (unsigned __int128)BN_X * 6 + 2);
     int8_t t[72];
+    int n = naf(t, (unsigned __int128)BN_X * 6 + 2);
+    K.loop_len = n - 1;
+    for (int i = 0; i < K.loop_len; i++) K.loop[i] = t[n - 2 - i];
     K.x_len = naf(t, BN_X);
     for (int i = 0; i < K.x_len; i++) K.x_naf[i] = t[K.x_len - 1 - i];
 }
@@ -95,74 +97,11 @@ void bn_fq12_frobenius(bn_fq12_t *r, const bn_fq12_t *a, int k) {
     bn_fq12_frob(r, a, k, K.frob[k]);
 }
 
-typedef struct {
-    bn_fq2_t x, y, z;
-} proj_t;
-
-/* R = 2R; the tangent line (D-type order: coefficient of 1 (times y_P), of w (times x_P), of vw). */
-static void dbl_step(proj_t *R, bn_ell_t *l) {
-    bn_fq2_t a, b, c, e, f, g, h, i, j, t;
-    bn_fq2_mul(&a, &R->x, &R->y);
-    bn_fq2_mul_base(&a, &a, &K.two_inv);
-    bn_fq2_sqr(&b, &R->y);
-    bn_fq2_sqr(&c, &R->z);
-    bn_fq2_dbl(&t, &c);
-    bn_fq2_add(&t, &t, &c);
-    bn_fq2_mul(&e, &bn_g2_B, &t);
-    bn_fq2_dbl(&f, &e);
-    bn_fq2_add(&f, &f, &e);
-    bn_fq2_add(&g, &b, &f);
-    bn_fq2_mul_base(&g, &g, &K.two_inv);
-    bn_fq2_add(&h, &R->y, &R->z);
-    bn_fq2_sqr(&h, &h);
-    bn_fq2_add(&t, &b, &c);
-    bn_fq2_sub(&h, &h, &t);
-    bn_fq2_sub(&i, &e, &b);
-    bn_fq2_sqr(&j, &R->x);
-    bn_fq2_t e2;
-    bn_fq2_sqr(&e2, &e);
-    bn_fq2_sub(&t, &b, &f);
-    bn_fq2_mul(&R->x, &a, &t);
-    bn_fq2_sqr(&R->y, &g);
-    bn_fq2_dbl(&t, &e2);
-    bn_fq2_add(&t, &t, &e2);
-    bn_fq2_sub(&R->y, &R->y, &t);
-    bn_fq2_mul(&R->z, &b, &h);
-    bn_fq2_neg(&l->c0, &h);
-    bn_fq2_dbl(&l->c1, &j);
-    bn_fq2_add(&l->c1, &l->c1, &j);
-    l->c2 = i;
-}
-
-/* R = R + Q (Q affine); the chord line. */
-static void add_step(proj_t *R, const bn_g2_aff_t *Q, bn_ell_t *l) {
-    bn_fq2_t theta, lambda, c, d, e, f, g, h, t;
-    bn_fq2_mul(&t, &Q->y, &R->z);
-    bn_fq2_sub(&theta, &R->y, &t);
-    bn_fq2_mul(&t, &Q->x, &R->z);
-    bn_fq2_sub(&lambda, &R->x, &t);
-    bn_fq2_sqr(&c, &theta);
-    bn_fq2_sqr(&d, &lambda);
-    bn_fq2_mul(&e, &lambda, &d);
-    bn_fq2_mul(&f, &R->z, &c);
-    bn_fq2_mul(&g, &R->x, &d);
-    bn_fq2_add(&h, &e, &f);
-    bn_fq2_sub(&h, &h, &g);
-    bn_fq2_sub(&h, &h, &g);
-    bn_fq2_mul(&R->x, &lambda, &h);
-    bn_fq2_sub(&t, &g, &h);
-    bn_fq2_mul(&t, &theta, &t);
-    bn_fq2_mul(&R->y, &e, &R->y);
-    bn_fq2_sub(&R->y, &t, &R->y);
-    bn_fq2_mul(&R->z, &R->z, &e);
-    bn_fq2_t j;
-    bn_fq2_mul(&j, &theta, &Q->x);
-    bn_fq2_mul(&t, &lambda, &Q->y);
-    bn_fq2_sub(&j, &j, &t);
-    l->c0 = lambda;
-    bn_fq2_neg(&l->c1, &theta);
-    l->c2 = j;
-}
+#define TW bn
+#define MILLER_TWIST_D 1
+#include "miller_tmpl.h"
+#undef TW
+#undef MILLER_TWIST_D
 
 static void psi_aff(bn_g2_aff_t *r, const bn_g2_aff_t *p) {
     bn_fq2_conj(&r->x, &p->x);
@@ -187,52 +126,24 @@ void bn_g2_psi(bn_g2_xyzz_t *r, const bn_g2_xyzz_t *p) {
 
 void bn_g2_prepare(bn_g2_prep_t *r, const bn_g2_aff_t *q) {
     consts();
-    r->n = 0;
-    r->inf = bn_g2_aff_is_inf(q);
-    if (r->inf) return;
-    bn_g2_aff_t nq;
-    bn_g2_aff_neg(&nq, q);
-    proj_t R = {q->x, q->y, {bn_fq_ONE, {{0}}}};
-    for (int i = K.loop_len - 1; i >= 1; i--) {
-        dbl_step(&R, &r->ell[r->n++]);
-        int d = K.loop[i - 1];
-        if (d == 1) add_step(&R, q, &r->ell[r->n++]);
-        if (d == -1) add_step(&R, &nq, &r->ell[r->n++]);
-    }
+    proj_t R;
+    if (!miller_prepare(r, &R, q, K.loop, K.loop_len, &K.two_inv)) return;
     /* R = [6x+2]Q; add π(Q) and −π²(Q) (x > 0, so no negation of R) */
     bn_g2_aff_t q1, q2;
     psi_aff(&q1, q);
     psi_aff(&q2, &q1);
     bn_fq2_neg(&q2.y, &q2.y);
-    add_step(&R, &q1, &r->ell[r->n++]);
-    add_step(&R, &q2, &r->ell[r->n++]);
-}
-
-static inline void ell(bn_fq12_t *f, const bn_ell_t *l, const bn_g1_aff_t *p) {
-    bn_fq2_t c0, c1;
-    bn_fq2_mul_base(&c0, &l->c0, &p->y);
-    bn_fq2_mul_base(&c1, &l->c1, &p->x);
-    bn_fq12_mul_by_034(f, f, &c0, &c1, &l->c2);
+    miller_add(&R, &q1, &r->ell[r->n++]);
+    miller_add(&R, &q2, &r->ell[r->n++]);
 }
 
 void bn_miller_loop(bn_fq12_t *f, const bn_g1_aff_t *p, const bn_g2_prep_t *const *q, size_t n) {
     consts();
-    bn_fq12_one(f);
-    uint32_t idx = 0;
-    for (int i = K.loop_len - 1; i >= 1; i--) {
-        if (i != K.loop_len - 1) bn_fq12_sqr(f, f);
-        int d = K.loop[i - 1];
-        for (size_t k = 0; k < n; k++) {
-            if (q[k]->inf || bn_g1_aff_is_inf(&p[k])) continue;
-            ell(f, &q[k]->ell[idx], &p[k]);
-            if (d) ell(f, &q[k]->ell[idx + 1], &p[k]);
-        }
-        idx += d ? 2 : 1;
-    }
-    for (size_t k = 0; k < n; k++) {
+    uint32_t idx = miller_loop_lines(f, p, q, n, K.loop, K.loop_len);
+    for (size_t k = 0; k < n; k++) { /* the two Frobenius lines */
         if (q[k]->inf || bn_g1_aff_is_inf(&p[k])) continue;
-        ell(f, &q[k]->ell[idx], &p[k]);
-        ell(f, &q[k]->ell[idx + 1], &p[k]);
+        miller_line(f, &q[k]->ell[idx], &p[k]);
+        miller_line(f, &q[k]->ell[idx + 1], &p[k]);
     }
 }
 

@@ -2,8 +2,8 @@
 # Every ini key docs/config.md documents is one the parser reads, and every key the parser reads is
 # documented (issue 20): for each (section, key) row of its "Keys" table, an ini holding that key
 # alone (with a value the key may refuse, but by its own name) must not get "unknown key" from
-# cfg_load (through zkpipe advise, which loads the ini and then finds no segment); and each key name
-# config/config.c compares against must be a row of the table.
+# cfg_load (through zkpipe advise, which loads the ini and then finds no segment); and each row of
+# config/config.c's key table must be a row of the docs' table, in the same section.
 set -u
 zkpipe=${ZKPIPE_BUILD_ROOT:?}/cli/zkpipe
 src=${ZKPIPE_SOURCE_ROOT:?}
@@ -29,8 +29,11 @@ while IFS='|' read -r sec key; do
         fail=$((fail + 1))
     fi
 done <<<"$rows"
-# the other way: the key names config.c compares (strcmp(k, "NAME")) are rows of the table
-for key in $(grep -o 'strcmp(k, "[a-z_]*")' "$src/config/config.c" | sed 's/.*"\(.*\)".*/\1/' | sort -u); do
-    echo "$rows" | cut -d'|' -f2 | grep -qx "$key" || { echo "FAIL: config.c reads '$key', docs/config.md does not list it"; fail=$((fail + 1)); }
-done
+# the other way: each row of config.c's key table ({"SECTION", "KEY", KEY_TYPE, ...}) is a row of
+# the docs' table, in the same section
+table=$(grep -o '{"[a-z ]*", "[a-z0-9_]*", KEY_' "$src/config/config.c" | sed 's/{"\([a-z ]*\)", "\([a-z0-9_]*\)".*/\1|\2/; s/^circuit|/circuit NAME|/')
+[ -n "$table" ] || { echo "FAIL: no rows read from config/config.c's key table"; exit 1; }
+while IFS= read -r row; do
+    echo "$rows" | grep -qxF "$row" || { echo "FAIL: config.c reads [${row%%|*}] ${row#*|}, docs/config.md does not list it there"; fail=$((fail + 1)); }
+done <<<"$table"
 [ $fail -eq 0 ] && echo "PASS: $n documented keys, each read by the parser; every key the parser reads is documented" || exit 1

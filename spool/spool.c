@@ -1,7 +1,5 @@
-/* Spool directory helpers (common/spool.h). */
+/* Spool directory helpers (spool/spool.h). */
 #include "spool.h"
-
-#include "base/text.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -23,9 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/daemon.h"
+#include "base/cleanup.h"
+#include "base/file.h"
+#include "base/text.h"
 #include "config/config.h"
-#include "shm/cleanup.h"
 
 int spool_init(const char *spool, char *err, size_t errlen) {
     char p[1200];
@@ -87,7 +86,7 @@ int spool_write_job(const char *dir, const spool_job_t *j) {
                  j->id, j->circuit, cfg_priority_name(j->prio), j->n_parts, (unsigned long long)j->submit_ns);
     if (j->inputs) n += snprintf(buf + n, sizeof buf - (size_t)n, "inputs = yes\n");
     if (j->submitter[0]) n += snprintf(buf + n, sizeof buf - (size_t)n, "submitter = %s\n", j->submitter);
-    return spool_write_atomic(path, buf, (size_t)n);
+    return file_write_atomic(path, buf, (size_t)n);
 }
 
 struct job_parse {
@@ -149,11 +148,6 @@ static int job_handler(void *user, const char *section, const char *k, const cha
     return 1;
 }
 
-static const char *kind_of(mode_t m) {
-    return S_ISFIFO(m) ? "a FIFO" : S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device"
-                                  : S_ISBLK(m) ? "a block device" : S_ISLNK(m) ? "a symbolic link" : "a socket";
-}
-
 int spool_read_job(const char *dir, spool_job_t *j, char *err, size_t errlen) {
     memset(j, 0, sizeof *j);
     j->prio = CFG_PRIO_NORMAL;
@@ -166,7 +160,7 @@ int spool_read_job(const char *dir, spool_job_t *j, char *err, size_t errlen) {
         return dfd;
     }
     struct job_parse st = {.j = j, .err = err, .errlen = errlen};
-    int fd = spool_open_file(dfd, "job.ini", NULL, err, errlen);
+    int fd = file_open_regular(dfd, "job.ini", FILE_NOFOLLOW, NULL, err, errlen);
     if (fd < 0) return fd;
     st.f = fdopen(fd, "r");
     if (!st.f) {
@@ -195,7 +189,7 @@ int spool_read_job(const char *dir, spool_job_t *j, char *err, size_t errlen) {
             return -EINVAL;
         }
         if (!S_ISREG(fst.st_mode)) {
-            snprintf(err, errlen, "%s: not a regular file (%s)", name, kind_of(fst.st_mode));
+            snprintf(err, errlen, "%s: not a regular file (%s)", name, file_kind(fst.st_mode));
             return -EINVAL;
         }
     }
@@ -233,99 +227,6 @@ void spool_free_list(char **names, size_t n) {
     free(names);
 }
 
-int spool_fsync_dir(const char *dir) {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return -errno;
-    int r = fsync(fd) < 0 ? -errno : 0;
-    close(fd);
-    return r;
-}
-
-static int write_all(int fd, const void *data, size_t len) {
-    size_t off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, (const char *)data + off, len - off);
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0) return -errno;
-        off += (size_t)w;
-    }
-    return 0;
-}
-
-int spool_write_files_at(int dirfd, const spool_file_t *files, size_t n, const char *test_point, int part) {
-    if (n > SPOOL_FILES_MAX) return -E2BIG;
-    char tmp[SPOOL_FILES_MAX][NAME_MAX + 1];
-    int fds[SPOOL_FILES_MAX];
-    size_t made = 0, renamed = 0;
-    int r = 0;
-    while (r == 0 && made < n) {
-        uint32_t rnd = 0;
-        if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != sizeof rnd) rnd = (uint32_t)daemon_now_ns();
-        if ((size_t)snprintf(tmp[made], sizeof tmp[made], ".%s.tmp.%d.%08x", files[made].name, (int)getpid(), rnd) >=
-            sizeof tmp[made]) {
-            r = -ENAMETOOLONG;
-            break;
-        }
-        /* O_EXCL|O_NOFOLLOW: a name planted in the folder (a symlink, a file) is never written through */
-        int fd = openat(dirfd, tmp[made], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd < 0) {
-            r = -errno;
-            break;
-        }
-        fds[made] = fd;
-        r = write_all(fd, files[made].data, files[made].len);
-        made++;
-    }
-    /* every file's writeback is started before the first fsync, so that one journal commit can
-     * cover them all */
-    for (size_t i = 0; r == 0 && i < made; i++) (void)sync_file_range(fds[i], 0, 0, SYNC_FILE_RANGE_WRITE);
-    for (size_t i = 0; r == 0 && i < made; i++)
-        if (fsync(fds[i]) < 0) r = -errno;
-    for (size_t i = 0; i < made; i++)
-        if (close(fds[i]) < 0 && r == 0) r = -errno;
-    char point[96];
-    if (r == 0 && test_point) {
-        snprintf(point, sizeof point, "%s.before_rename", test_point);
-        daemon_test_point(point, part);
-    }
-    while (r == 0 && renamed < n)
-        if (renameat(dirfd, tmp[renamed], dirfd, files[renamed].name) < 0)
-            r = -errno;
-        else
-            renamed++;
-    for (size_t i = renamed; i < made; i++) (void)unlinkat(dirfd, tmp[i], 0);
-    if (renamed) (void)fsync(dirfd);
-    if (r < 0) return r;
-    if (test_point) {
-        snprintf(point, sizeof point, "%s.after_rename", test_point);
-        daemon_test_point(point, part);
-    }
-    return 0;
-}
-
-int spool_write_at(int dirfd, const char *name, const void *data, size_t len, const char *test_point, int part) {
-    return spool_write_files_at(dirfd, &(spool_file_t){name, data, len}, 1, test_point, part);
-}
-
-int spool_write_atomic(const char *path, const char *data, size_t len) {
-    char dir[1300];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    const char *name = path;
-    if (slash) {
-        *slash = 0;
-        name = path + (slash - dir) + 1;
-    } else {
-        snprintf(dir, sizeof dir, ".");
-    }
-    _cleanup_close_ int dfd = open(slash && !dir[0] ? "/" : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0) return -errno;
-    return spool_write_at(dfd, name, data, len, NULL, -1);
-}
-
-/* spool_write_at's ".NAME.tmp.PID.RAND", and the "NAME.tmp.PID" of older writers */
-static bool is_temporary(const char *name) { return strstr(name, ".tmp.") != NULL; }
-
 void spool_remove_temporaries(int dirfd) {
     int fd = dup(dirfd);
     if (fd < 0) return;
@@ -336,7 +237,7 @@ void spool_remove_temporaries(int dirfd) {
     }
     struct dirent *de;
     while ((de = readdir(d)))
-        if (is_temporary(de->d_name)) (void)unlinkat(dirfd, de->d_name, 0);
+        if (file_is_temporary(de->d_name)) (void)unlinkat(dirfd, de->d_name, 0);
     closedir(d);
 }
 
@@ -346,80 +247,20 @@ int spool_open_dir(const char *path) {
     return -errno;
 }
 
-int spool_open_file(int dirfd, const char *name, struct stat *ret_st, char *why, size_t whylen) {
-    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        if (e == ELOOP)
-            snprintf(why, whylen, "%s: is a symbolic link (the spool holds only regular files)", name);
-        else
-            snprintf(why, whylen, "%s: cannot open: %s", name, strerror(e));
-        return -e;
-    }
-    struct stat st;
-    if (fstat(fd, &st) < 0) {
-        int e = errno;
-        close(fd);
-        snprintf(why, whylen, "%s: cannot stat: %s", name, strerror(e));
-        return -e;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        snprintf(why, whylen, "%s: not a regular file (%s)", name, kind_of(st.st_mode));
-        return -EINVAL;
-    }
-    /* reads stay non-blocking on a regular file anyway; clear it for the io_uring reads */
-    (void)fcntl(fd, F_SETFL, 0);
-    if (ret_st) *ret_st = st;
-    return fd;
-}
-
 static const char *space_error(int e) {
     return e == ENOSPC ? "no space left on the spool's file system"
            : e == EDQUOT ? "the disk quota of the spool's file system is exhausted"
                          : strerror(e);
 }
 
-int spool_read_at(int dirfd, const char *name, size_t cap, char **ret_buf, size_t *ret_len, char *why, size_t whylen) {
-    struct stat st;
-    _cleanup_close_ int fd = spool_open_file(dirfd, name, &st, why, whylen);
-    if (fd < 0) return fd;
-    if ((uint64_t)st.st_size > cap)
-        return snprintf(why, whylen, "%s: %lld bytes, more than the %zu it can be", name, (long long)st.st_size, cap),
-               -EFBIG;
-    size_t size = (size_t)st.st_size, off = 0;
-    char *buf = malloc(size + 1);
-    if (!buf) return snprintf(why, whylen, "%s: out of memory", name), -ENOMEM;
-    while (off < size) {
-        ssize_t n = pread(fd, buf + off, size - off, (off_t)off);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        off += (size_t)n;
-    }
-    buf[off] = 0;
-    *ret_buf = buf;
-    *ret_len = off;
-    return 0;
-}
-
 int spool_copy_in(const char *src, int dirfd, const char *name, uint64_t cap, char *why, size_t whylen) {
-    _cleanup_close_ int in = open(src, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (in < 0) {
-        int e = errno;
-        return snprintf(why, whylen, "%s: cannot open: %s", src, strerror(e)), -e;
-    }
     struct stat st;
-    if (fstat(in, &st) < 0) {
-        int e = errno;
-        return snprintf(why, whylen, "%s: cannot stat: %s", src, strerror(e)), -e;
-    }
-    if (!S_ISREG(st.st_mode))
-        return snprintf(why, whylen, "%s: not a regular file (%s cannot be an input)", src, kind_of(st.st_mode)), -EINVAL;
+    _cleanup_close_ int in = file_open_regular(AT_FDCWD, src, 0, &st, why, whylen);
+    if (in < 0) return in;
     if ((uint64_t)st.st_size > cap)
         return snprintf(why, whylen, "%s: %lld bytes, more than the %llu an input of this circuit can be", src,
                         (long long)st.st_size, (unsigned long long)cap),
                -EFBIG;
-    (void)fcntl(in, F_SETFL, 0);
     _cleanup_close_ int out = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (out < 0) {
         int e = errno;
@@ -433,7 +274,7 @@ int spool_copy_in(const char *src, int dirfd, const char *name, uint64_t cap, ch
             if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) {
                 char buf[1 << 16];
                 n = read(in, buf, left < sizeof buf ? left : sizeof buf);
-                if (n > 0) r = write_all(out, buf, (size_t)n);
+                if (n > 0) r = fd_write_all(out, buf, (size_t)n);
             }
             if (n < 0 && errno == EINTR) continue;
             if (n < 0) r = -errno;
@@ -457,26 +298,6 @@ int64_t spool_free_bytes(const char *spool) {
 
 int spool_lock_tmp(int dirfd) { return flock(dirfd, LOCK_EX | LOCK_NB) < 0 ? -errno : 0; }
 
-/* Removes a folder's files (no subfolders are made in the spool), then the folder. */
-static void remove_dir_at(int parent, const char *name) {
-    _cleanup_close_ int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) {
-        (void)unlinkat(parent, name, 0); /* not a folder: a file or a link */
-        return;
-    }
-    int fd2 = dup(fd);
-    DIR *d = fd2 >= 0 ? fdopendir(fd2) : NULL;
-    if (d) {
-        struct dirent *de;
-        while ((de = readdir(d)))
-            if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) (void)unlinkat(fd, de->d_name, 0);
-        closedir(d);
-    } else if (fd2 >= 0) {
-        close(fd2);
-    }
-    (void)unlinkat(parent, name, AT_REMOVEDIR);
-}
-
 int spool_clean_tmp(const char *spool, unsigned min_age_s) {
     char path[1200];
     spool_path(path, sizeof path, spool, SPOOL_TMP, NULL);
@@ -494,21 +315,11 @@ int spool_clean_tmp(const char *spool, unsigned min_age_s) {
             _cleanup_close_ int fd = openat(tfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             if (fd < 0 || spool_lock_tmp(fd) < 0) continue; /* a live submitter holds it */
         }
-        remove_dir_at(tfd, names[i]);
+        file_remove_flat_dir_at(tfd, names[i]);
         removed++;
     }
     spool_free_list(names, n);
     return removed;
-}
-
-void spool_remove_dir(const char *path) {
-    char parent[1300];
-    snprintf(parent, sizeof parent, "%s", path);
-    char *slash = strrchr(parent, '/');
-    const char *name = slash ? path + (slash - parent) + 1 : path;
-    if (slash) *slash = 0;
-    _cleanup_close_ int pfd = open(!slash ? "." : parent[0] ? parent : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (pfd >= 0) remove_dir_at(pfd, name);
 }
 
 static double mib(int64_t b) { return b / 1048576.0; }
@@ -540,7 +351,7 @@ int spool_submit(const char *spool, const spool_job_t *j, const spool_input_t *i
     if (mk == EEXIST) {
         _cleanup_close_ int old = spool_open_dir(tmp);
         if (old >= 0 && spool_lock_tmp(old) == 0) {
-            spool_remove_dir(tmp);
+            file_remove_flat_dir(tmp);
             mk = mkdir(tmp, 0775) < 0 ? errno : 0;
         }
     }
@@ -577,11 +388,11 @@ int spool_submit(const char *spool, const spool_job_t *j, const spool_input_t *i
             snprintf(err, errlen, "input %u: %zu bytes, more than the %llu an input of this circuit can be", k, len,
                      (unsigned long long)cap);
             r = -EFBIG;
-        } else if ((r = spool_write_at(dfd, name, data, len, NULL, -1)) < 0) {
+        } else if ((r = file_write_atomic_at(dfd, name, data, len, NULL, -1)) < 0) {
             snprintf(err, errlen, "input %u: cannot write %s/%s: %s", k, tmp, name, space_error(-r));
         }
         if (r < 0) {
-            spool_remove_dir(tmp);
+            file_remove_flat_dir(tmp);
             return r;
         }
     }
@@ -591,23 +402,23 @@ int spool_submit(const char *spool, const spool_job_t *j, const spool_input_t *i
     if (r < 0) {
         snprintf(err, errlen, "cannot submit into %s: %s", dst,
                  r == -ENOSPC ? "no space left on the spool's file system" : strerror(-r));
-        spool_remove_dir(tmp);
+        file_remove_flat_dir(tmp);
         return r;
     }
     char inc[1400];
     spool_path(inc, sizeof inc, spool, SPOOL_INCOMING, NULL);
-    (void)spool_fsync_dir(inc);
+    (void)file_fsync_dir(inc);
     return 0;
 }
 
-const char *spool_job_place(const char *spool, const char *id) {
+spool_place_t spool_job_place(const char *spool, const char *id) {
     for (spool_place_t i = SPOOL_INCOMING; i <= SPOOL_FAILED; i++) {
         char p[1400];
         struct stat st;
         spool_path(p, sizeof p, spool, i, id);
-        if (lstat(p, &st) == 0) return spool_place_name(i);
+        if (lstat(p, &st) == 0) return i;
     }
-    return NULL;
+    return SPOOL_NOWHERE;
 }
 
 void spool_json_escape(const char *in, char *out, size_t cap) {
@@ -678,7 +489,7 @@ int spool_write_result(int dirfd, const spool_result_t *r) {
     }
     json_object_object_add(o, "partitions", parts);
     const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-    int rc = text ? spool_write_at(dirfd, "result.json", text, strlen(text), NULL, -1) : -ENOMEM;
+    int rc = text ? file_write_atomic_at(dirfd, "result.json", text, strlen(text), NULL, -1) : -ENOMEM;
     json_object_put(o);
     return rc;
 }
@@ -707,7 +518,7 @@ int spool_fail(const char *spool, spool_place_t from, const char *name, const ch
         snprintf(entry, sizeof entry, "%s/entry", to);
         if (rename(from_dir, entry) < 0) return -errno;
     }
-    (void)spool_fsync_dir(failed);
+    (void)file_fsync_dir(failed);
     return 0;
 }
 
@@ -715,7 +526,7 @@ int spool_fail(const char *spool, spool_place_t from, const char *name, const ch
 
 static const char *const place_names[SPOOL_NPLACES] = {"tmp", "incoming", "active", "done", "failed"};
 
-const char *spool_place_name(spool_place_t p) { return p < SPOOL_NPLACES ? place_names[p] : "?"; }
+const char *spool_place_name(spool_place_t p) { return p >= 0 && p < SPOOL_NPLACES ? place_names[p] : "?"; }
 
 void spool_path(char *buf, size_t len, const char *spool, spool_place_t p, const char *name) {
     if (name)
@@ -826,20 +637,17 @@ int spool_complete(const char *spool, const spool_result_t *r, char *why, size_t
         snprintf(why, whylen, "%s -> %s: %s", src, dst, strerror(-rc));
         return rc;
     }
-    (void)spool_fsync_dir(parent);
+    (void)file_fsync_dir(parent);
     return 0;
 }
 
-int spool_cancel(const char *spool, const char *id, const char **ret_place, char *why, size_t whylen) {
-    const char *place = spool_job_place(spool, id);
-    *ret_place = place;
-    if (!place) return -ESRCH;
-    spool_place_t from = !strcmp(place, "incoming") ? SPOOL_INCOMING
-                         : !strcmp(place, "active") ? SPOOL_ACTIVE
-                                                    : SPOOL_NPLACES;
-    if (from == SPOOL_NPLACES) return -EALREADY;
+int spool_cancel(const char *spool, const char *id, spool_place_t *ret_place, char *why, size_t whylen) {
+    spool_place_t from = spool_job_place(spool, id);
+    *ret_place = from;
+    if (from == SPOOL_NOWHERE) return -ESRCH;
+    if (spool_place_ended(from)) return -EALREADY;
     int r = spool_fail(spool, from, id, id, "cancelled", "cancelled before it started");
-    if (r < 0) snprintf(why, whylen, "cannot move %s/%s/%s to failed/: %s", spool, place, id, strerror(-r));
+    if (r < 0) snprintf(why, whylen, "cannot move %s/%s/%s to failed/: %s", spool, spool_place_name(from), id, strerror(-r));
     return r;
 }
 
@@ -859,7 +667,7 @@ static const char *jstr(json_object *o, const char *k) {
 int spool_read_result(int dirfd, spool_result_t *ret, char *why, size_t whylen) {
     _cleanup_free_ char *text = NULL;
     size_t len;
-    int r = spool_read_at(dirfd, "result.json", RESULT_MAX, &text, &len, why, whylen);
+    int r = file_read(dirfd, "result.json", FILE_NOFOLLOW, RESULT_MAX, 0, &text, &len, why, whylen);
     if (r < 0) return r;
     json_object *o = json_tokener_parse(text), *parts = jget(o, "partitions");
     if (!o || !json_object_is_type(o, json_type_object) || !json_object_is_type(parts, json_type_array)) {

@@ -5,9 +5,10 @@
 #pragma once
 #include <stddef.h>
 
+#include "spool/spool.h"
 #include "config/config.h"
 
 /* 1: cancelling in the segment; 0: cancelled in the spool; -EALREADY: it is failing or has finished
- * (*ret_place "done"/"failed", or NULL while it is still failing in the segment); -ESRCH: no such
- * job; another negative errno: why says what failed. */
-int job_cancel(const cfg_t *c, const char *id, const char **ret_place, char *why, size_t whylen);
+ * (*ret_place SPOOL_DONE or SPOOL_FAILED, or SPOOL_NOWHERE while it is still failing in the
+ * segment); -ESRCH: no such job; another negative errno: why says what failed. */
+int job_cancel(const cfg_t *c, const char *id, spool_place_t *ret_place, char *why, size_t whylen);

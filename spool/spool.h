@@ -6,13 +6,14 @@
  * Invariants:
  * - A job owns its inputs: submit copies (or reflinks) each one into the job directory; nothing in
  *   the spool is a link to a user's file.
- * - The stages never follow a symlink in the spool and never block on a file: job directories and
- *   their files are opened relative to a directory the stage opened itself, with O_NOFOLLOW and
- *   O_NONBLOCK, and must be directories / regular files.
- * - Every file a stage writes goes through spool_write_at (or spool_write_files_at, several at once):
- *   a temporary ".NAME.tmp.PID.RAND" made with O_CREAT|O_EXCL|O_NOFOLLOW, fsync, rename, fsync of the
- *   directory. Temporaries left by a
- *   crash are removed before the job directory leaves active/.
+ * - The stages never follow a symlink in the spool and never block on a file: job directories are
+ *   opened with spool_open_dir, their files relative to it with the ground floor's reader
+ *   (base/file.h: file_open_regular, file_read with FILE_NOFOLLOW), and must be directories /
+ *   regular files.
+ * - Every file a stage writes goes through the ground floor's atomic writer (file_write_atomic_at,
+ *   or file_write_atomic_files_at for several at once: a temporary ".NAME.tmp.PID.RAND" made with
+ *   O_CREAT|O_EXCL|O_NOFOLLOW, fsync, rename, fsync of the directory). Temporaries left by a crash
+ *   are removed before the job directory leaves active/.
  * - result.json has one writer (spool_write_result) and one schema, and one reader
  *   (spool_read_result).
  * - The spool owns the job directory's state machine: every move between its places is one of
@@ -22,7 +23,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <sys/stat.h>
 
 #define SPOOL_ID_MAX 48
 /* The most an input.json partition may be (inputs are numbers as text, a few per signal). */
@@ -51,34 +51,11 @@ int spool_read_job(const char *dir, spool_job_t *j, char *err, size_t errlen);
 /* Sorted entry names of a folder (skips dot files); *ret_names is malloc'd (free with spool_free_list). */
 int spool_list(const char *dir, char ***ret_names, size_t *ret_n);
 void spool_free_list(char **names, size_t n);
-/* The atomic writer: DIRFD/NAME through a temporary ".NAME.tmp.PID.RAND" created with
- * O_CREAT|O_EXCL|O_NOFOLLOW, fsync, rename, fsync of the folder. With test_point, the test hooks
- * TEST_POINT.before_rename / .after_rename (common/daemon.h) run around the rename for part. */
-int spool_write_at(int dirfd, const char *name, const void *data, size_t len, const char *test_point, int part);
-/* Several files into one folder at once (finalizerd: public-<k>.json, then proof-<k>.json): every
- * temporary written and fsync'd, then renamed in the order given, then one fsync of the folder, so a
- * crash leaves a prefix of them in place; the test hooks run once, around the renames. At most
- * SPOOL_FILES_MAX files. On an error the files not renamed are removed. */
-#define SPOOL_FILES_MAX 8
-typedef struct spool_file {
-    const char *name;
-    const void *data;
-    size_t len;
-} spool_file_t;
-int spool_write_files_at(int dirfd, const spool_file_t *files, size_t n, const char *test_point, int part);
-/* The same for a path (its folder is opened here). */
-int spool_write_atomic(const char *path, const char *data, size_t len);
-/* Removes the temporaries of spool_write_at that writers which died left in the folder. */
+/* Removes the temporaries of file_write_atomic_at that writers which died left in the folder. */
 void spool_remove_temporaries(int dirfd);
 /* Opens a job directory (or a spool folder) without following a final symlink: -ENOTDIR for
  * anything but a directory, a symlink included. */
 int spool_open_dir(const char *path);
-/* Opens DIRFD/NAME for reading, never following a symlink and never blocking (a FIFO, a device):
- * only a regular file is accepted. Errors are written to why as "NAME: what is wrong". */
-int spool_open_file(int dirfd, const char *name, struct stat *ret_st, char *why, size_t whylen);
-/* Reads DIRFD/NAME whole (spool_open_file's rules) into malloc'd memory, NUL-terminated; refused
- * when larger than cap. */
-int spool_read_at(int dirfd, const char *name, size_t cap, char **ret_buf, size_t *ret_len, char *why, size_t whylen);
 /* Copies src (symlinks followed, once, here) into DIRFD/NAME: a reflink where the file system has
  * them, else a copy; refused unless src is a regular file of at most cap bytes. ENOSPC and EDQUOT
  * say so. The new file is synced. why: one line naming src. */
@@ -90,7 +67,6 @@ int64_t spool_free_bytes(const char *spool);
 int spool_clean_tmp(const char *spool, unsigned min_age_s);
 /* Takes the submitter's lock on a folder of SPOOL/tmp (kept while fd is open). */
 int spool_lock_tmp(int dirfd);
-int spool_fsync_dir(const char *dir);
 /* result.json, the one schema (docs/pipeline.md "Spool"). */
 typedef struct spool_part_result {
     const char *status; /* "done", "failed", "dropped", ... */
@@ -116,7 +92,8 @@ typedef enum spool_place {
     SPOOL_ACTIVE,
     SPOOL_DONE,
     SPOOL_FAILED,
-    SPOOL_NPLACES
+    SPOOL_NPLACES,
+    SPOOL_NOWHERE = -1 /* spool_job_place: no such job */
 } spool_place_t;
 const char *spool_place_name(spool_place_t p);
 /* SPOOL/PLACE, or SPOOL/PLACE/NAME with name non-NULL. */
@@ -148,18 +125,18 @@ int spool_fail(const char *spool, spool_place_t from, const char *name, const ch
 /* Cancels a job no synthd has registered (the caller holds the segment's registration lock):
  * incoming/ID or active/ID → failed/ID, status cancelled. 0; -EALREADY: it has finished (*ret_place
  * says where); -ESRCH: no such job; another negative errno: the move failed (why). */
-int spool_cancel(const char *spool, const char *id, const char **ret_place, char *why, size_t whylen);
-/* Reads DIRFD/result.json (spool_read_at's rules: no link followed, never blocking, bounded) into
+int spool_cancel(const char *spool, const char *id, spool_place_t *ret_place, char *why, size_t whylen);
+/* Reads DIRFD/result.json (file_read with FILE_NOFOLLOW: no link followed, never blocking, bounded) into
  * *ret: the strings and parts stay valid until spool_result_free. -EINVAL with why for a file that
  * is not a result (no partitions array). */
 int spool_read_result(int dirfd, spool_result_t *ret, char *why, size_t whylen);
 void spool_result_free(spool_result_t *r);
-/* Where a job is: "incoming", "active", "done", "failed" or NULL. A job only moves forward, each
- * step one rename, so scanning in that order cannot miss a job that moves while we look. */
-const char *spool_job_place(const char *spool, const char *id);
-/* Removes a job folder's files (the spool makes no subfolders), then the folder; never follows a
- * link. */
-void spool_remove_dir(const char *path);
+/* Where a job is: SPOOL_INCOMING, SPOOL_ACTIVE, SPOOL_DONE, SPOOL_FAILED or SPOOL_NOWHERE. A job
+ * only moves forward, each step one rename, so scanning in that order cannot miss a job that moves
+ * while we look. */
+spool_place_t spool_job_place(const char *spool, const char *id);
+/* done/ or failed/: the job has ended and its result.json is there. */
+static inline bool spool_place_ended(spool_place_t p) { return p == SPOOL_DONE || p == SPOOL_FAILED; }
 /* One input of a new job: a file to copy in (spool_copy_in: a regular file, followed once), or,
  * with path NULL, bytes (the fleet feeder's inputs come from the database). */
 typedef struct spool_input {

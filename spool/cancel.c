@@ -1,14 +1,14 @@
-/* Cancelling a job (common/cancel.h). */
+/* Cancelling a job (spool/cancel.h). */
 #include "cancel.h"
 
 #include <errno.h>
 #include <stdio.h>
 
-#include "common/spool.h"
+#include "spool/spool.h"
 #include "shm/shm.h"
 
-int job_cancel(const cfg_t *c, const char *id, const char **ret_place, char *why, size_t whylen) {
-    *ret_place = NULL;
+int job_cancel(const cfg_t *c, const char *id, spool_place_t *ret_place, char *why, size_t whylen) {
+    *ret_place = SPOOL_NOWHERE;
     shm_t s;
     char err[1200];
     int att = shm_open_segment(&s, c->segment, NULL, false, err, sizeof err);

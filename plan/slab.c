@@ -1,11 +1,11 @@
-/* Slab sizing (common/slab.h). */
-#include "common/slab.h"
+/* Slab sizing (plan/slab.h). */
+#include "plan/slab.h"
 
 #include <errno.h>
 #include <stdio.h>
 
 #include "shm/slab.h"
-#include "common/circuits.h"
+#include "plan/parts.h"
 
 int slab_resolve_size(cfg_t *c, char *err, size_t errlen) {
     uint64_t need = 0;
@@ -19,7 +19,7 @@ int slab_resolve_size(cfg_t *c, char *err, size_t errlen) {
             snprintf(err, errlen, "%s:%d: [circuit %s]: %s", c->path, ci->line, ci->name, e.msg);
             return r;
         }
-        uint64_t n = shm_round_up(shm_slab_layout(k.n_vars, k.domain).bytes, SHM_SLAB_ALIGN);
+        uint64_t n = align_up(shm_slab_layout(k.n_vars, k.domain).bytes, SHM_SLAB_ALIGN);
         if (!c->slab_size_auto && n > c->slab_size) {
             snprintf(err, errlen, "%s:%d: [circuit %s] needs slabs of %llu MiB, slab_size is %llu MiB", c->path,
                      ci->line, ci->name, (unsigned long long)(n >> 20), (unsigned long long)(c->slab_size >> 20));
