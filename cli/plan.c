@@ -230,8 +230,10 @@ int zkpipe_cmd_plan(int argc, char **argv) {
     int parsed = cli_options(argc, argv, PLAN_USAGE,
                              "Prints, per circuit and per stage, the memory the ini's pipeline will hold (the parts\n"
                              "of each key every stage keeps, the segment, gpud's tables and scratch, pinned memory)\n"
-                             "and whether the machine has it. Exit 0 when it fits, 1 when it does not or the ini\n"
-                             "cannot be planned (one line on stderr), 2 on bad usage.",
+                             "and whether the machine has it; on the CUDA backend also each gpud's device plan of\n"
+                             "every circuit against [gpu] device_memory or the device's free memory (NVML). Exit 0\n"
+                             "when it fits, 1 when it does not or the ini cannot be planned (one line on stderr), 2\n"
+                             "on bad usage.",
                              NULL, &config);
     if (parsed >= 0) return parsed;
     if (optind != argc) return cli_usage_error(PLAN_USAGE);
