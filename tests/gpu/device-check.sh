@@ -47,15 +47,19 @@ fi
 . "$src/tests/gpu/source-hash.sh"
 pre=$src/tests/gpu/prebuilt
 bin=
-if [ -z "${ZKPIPE_DEVCHECK_BUILD:-}" ] && [ -x "$pre/test_cuda_device" ] && [ -f "$pre/stamp" ]; then
+if [ -z "${ZKPIPE_DEVCHECK_BUILD:-}" ] && [ -f "$pre/programs.tar.gz" ] && [ -f "$pre/stamp" ]; then
+    ex=$(mktemp -d /tmp/zkpipe-prebuilt.XXXXXX)
     if [ "$(cat "$pre/stamp")" != "$(source_hash "$src")" ]; then
         log "prebuilt programs are from other sources (stamp $(cat "$pre/stamp")): building"
-    elif LD_LIBRARY_PATH=$pre/lib ldd "$pre/test_cuda_device" "$pre/test_cuda_host" | grep -q "not found"; then
+    elif ! tar -xzf "$pre/programs.tar.gz" -C "$ex"; then
+        log "prebuilt programs do not unpack: building"
+    elif LD_LIBRARY_PATH=$ex/lib ldd "$ex/test_cuda_device" "$ex/test_cuda_host" "$ex"/build/*/zkpipe* |
+        grep -q "not found"; then
         log "prebuilt programs miss libraries here: building"
     else
-        bin=$pre
-        daemons=$pre/build
-        export LD_LIBRARY_PATH=$pre/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+        bin=$ex
+        daemons=$ex/build
+        export LD_LIBRARY_PATH=$ex/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
         export ZKPIPE_TEST_DATA=$src/tests/data
         logs=${out:-$(mktemp -d /tmp/zkpipe-devcheck.XXXXXX)}
         mkdir -p "$logs"

@@ -19,6 +19,9 @@ start finalizerd
 # a partition takes long enough that both gpud are busy at once, with two in flight each
 start gpud0 ZKPIPE_TEST_DELAY=gpu.mid_prove:200
 start gpud1 ZKPIPE_TEST_DELAY=gpu.mid_prove:200
+# both attached, or the reason one is not (on a GPU machine: the backend's own line)
+attached() { grep -q "Attached to" "$T/logs/gpud$1.log" || { alive "gpud$1" || fail "gpud@$1 did not start"; false; }; }
+for i in 0 1; do wait_for 120 "gpud@$i to attach" attached $i; done
 W=()
 for k in 1 2 3 4 5 6 7 8; do W+=("$M/witness-$((k % 2 + 1)).wtns"); done
 J1=$(submit mulchain NORMAL "${W[@]}")
