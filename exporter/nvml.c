@@ -43,6 +43,16 @@ bool nvml_init(void) {
 
 bool nvml_available(void) { return N.ok; }
 
+bool nvml_memory(unsigned device, unsigned long long *ret_free, unsigned long long *ret_total) {
+    unsigned n = 0;
+    nvml_device_t d;
+    nvml_mem_t m;
+    if (!nvml_init() || N.count(&n) != 0 || device >= n || N.handle(device, &d) != 0 || N.mem(d, &m) != 0) return false;
+    *ret_free = m.free;
+    *ret_total = m.total;
+    return true;
+}
+
 void nvml_metrics(FILE *o) {
     unsigned n = 0;
     if (!N.ok || N.count(&n) != 0 || !n) return;

@@ -81,21 +81,13 @@ void zc_release(zc_ctx *c, zc_buf *b) {
     b->cap = 0;
 }
 
-/* Device bytes of the NTT tables of 2^logn (ntt.cuh: twiddles n/2 each way, coset factor halves). */
-static size_t zc_tables_bytes(uint32_t logn) {
-    size_t n = (size_t)1 << logn, half = n / 2 ? n / 2 : 1;
-    uint32_t split = (logn + 1) / 2;
-    return (2 * half + ((size_t)1 << split) + ((size_t)1 << (logn - split))) * 32;
-}
-
-/* What a plan may use: min([gpu] device_memory, what this context holds + the device's free memory
- * now − a reserve for the runtime), so that several gpud on one GPU each plan against what is left. */
+/* What a plan may use (zc_plan_budget): min([gpu] device_memory, what this context holds + the
+ * device's free memory now − a reserve for the runtime), so that several gpud on one GPU each plan
+ * against what is left. */
 static size_t zc_budget(zc_ctx *c) {
     size_t fr = 0, total = 0;
     if (cudaMemGetInfo(&fr, &total) != cudaSuccess) (void)cudaGetLastError(), fr = total = 0;
-    size_t reserve = std::min((size_t)256 << 20, total / 32);
-    size_t b = c->used + (fr > reserve ? fr - reserve : 0);
-    return c->cap && c->cap < b ? c->cap : b;
+    return zc_plan_budget(c->cap, c->used, fr, total);
 }
 
 extern "C" int zkcuda_device_count(void) {
@@ -242,7 +234,7 @@ static void zc_key_free(zc_ctx *c, zc_key *k) {
     cudaFree(k->b2);
     cudaFree(k->c);
     cudaFree(k->h);
-    if (k->a) c->used -= k->mem.key_bytes;
+    if (k->a) c->used -= k->plan.key;
     memset(k, 0, sizeof *k);
 }
 
@@ -285,93 +277,81 @@ static zc_key *zc_key_find(zc_ctx *c, const zk_zkey_t *z) {
 
 /* ---- device memory (docs/cuda.md, "Device memory") ---- */
 
-/* The device buffers one partition of z uses with MSM chunks of `chunk` points. */
-struct zc_needs {
-    zc_msm_plan pv1, pv2, pc1, ph1; /* the full chunks' plans */
-    size_t wit, abc, win, ws, tmp, stage, tables, key;
-    uint32_t logn;
-};
+static zc_plan_circuit_t zc_circuit_of(const zk_zkey_t *z) {
+    return zc_plan_circuit_t{z->curve, z->n_vars, z->n_pub, z->log_domain};
+}
 
-#define ZC_MIN_CHUNK (1u << 10)
-
-static cudaError_t zc_needs_of(const zk_zkey_t *z, uint32_t chunk, bool resident, zc_needs *x) {
-    const zc_curve_ops *co = zc_curve(z->curve);
-    size_t n = z->domain_size, nv = z->n_vars, nc = nv - z->n_pub - 1;
-    auto lim = [&](size_t m) { return (uint32_t)(m < chunk ? m : chunk); };
+/* CUB's temporary sizes for the plan (devplan.h), asked of CUB through a group's plan (they do not
+ * depend on the group). */
+struct zc_cub_arg {
+    const zc_group_ops *g;
     cudaError_t e;
-    if ((e = co->g1->plan(&x->pv1, lim(nv), 0)) != cudaSuccess ||
-        (e = co->g2->plan(&x->pv2, lim(nv), 0)) != cudaSuccess ||
-        (e = co->g1->plan(&x->pc1, lim(nc), 0)) != cudaSuccess || (e = co->g1->plan(&x->ph1, lim(n), 0)) != cudaSuccess)
-        return e;
-    size_t g1 = z->curve->g1_size, g2 = z->curve->g2_size, x1 = co->g1->xyzz_size, x2 = co->g2->xyzz_size;
-    /* one workspace for the five MSMs (run one after another); the size is not monotone in n (the
-     * window changes with n), so every plan counts; a chunk's tail has the window of its full chunks
-     * and needs no more */
-    x->ws = std::max(
-        {co->g1->ws_size(&x->pv1), co->g2->ws_size(&x->pv2), co->g1->ws_size(&x->pc1), co->g1->ws_size(&x->ph1)});
-    x->wit = nv * 32;
-    x->abc = 3 * n * 32;
-    x->win = (2 * (size_t)x->pv1.nw + x->pc1.nw + x->ph1.nw) * x1 + (size_t)x->pv2.nw * x2;
-    x->tmp = n * 32;
-    x->tables = zc_tables_bytes(z->log_domain);
-    x->logn = z->log_domain;
-    x->key = nv * (2 * g1 + g2) + nc * g1 + n * g1;
-    x->stage = resident ? 0 : (size_t)lim(std::max(nv, n)) * g2;
-    return cudaSuccess;
+};
+static int zc_cub_sizes(zc_msm_plan *p, void *arg) {
+    zc_cub_arg *a = (zc_cub_arg *)arg;
+    a->e = a->g->plan(p, p->n, p->c);
+    return a->e == cudaSuccess ? 0 : -EIO;
 }
 
-/* Device bytes of a plan: the key when resident, ZC_DEPTH lanes' inputs and window sums, the
- * shared buffers and the NTT tables. */
-static size_t zc_needs_total(const zc_needs *x, bool resident) {
-    return (resident ? x->key : 0) + ZC_DEPTH * (x->wit + x->abc + x->win) + x->ws + x->tmp + x->stage + x->tables;
-}
-
-/* Chooses how z's partitions use the device: the largest chunk (from no chunking down to
- * ZC_MIN_CHUNK points, halving) with the key's points resident, else the largest with them
- * streamed; -ENOMEM naming what is short when not even that fits the budget. */
-static int zc_mem_plan(zc_ctx *c, const zk_zkey_t *z, zc_mem *m, zk_err_t *err) {
-    size_t budget = zc_budget(c), top = std::max(z->n_vars, z->domain_size), least = 0;
-    uint32_t least_chunk = 0;
-    for (int resident = 1; resident >= 0; resident--) {
-        uint32_t chunk = (uint32_t)std::max(top, (size_t)1);
-        for (;;) {
-            zc_needs x;
-            ZC_CK("MSM plan", zc_needs_of(z, chunk, resident, &x));
-            size_t need = zc_needs_total(&x, resident);
-            if (need <= budget) {
-                *m = zc_mem{chunk, resident != 0, x.key, need, budget};
-                return 0;
-            }
-            least = need, least_chunk = chunk;
-            if (chunk <= ZC_MIN_CHUNK) break;
-            /* the next power of two below (below top itself when top is not one) */
-            uint32_t p = 1u << (31 - __builtin_clz(chunk));
-            chunk = p == chunk ? chunk / 2 : p;
-            if (chunk < ZC_MIN_CHUNK) chunk = ZC_MIN_CHUNK;
-        }
+/* Chooses how z's partitions use the device (zc_plan_choose): -ENOMEM naming what is short when
+ * not even the smallest plan fits the budget. */
+static int zc_mem_plan(zc_ctx *c, const zk_zkey_t *z, zc_dev_plan_t *p, zk_err_t *err) {
+    zc_cub_arg a = {zc_curve(z->curve)->g1, cudaSuccess};
+    zc_plan_cub_t cub = {zc_cub_sizes, &a};
+    zc_plan_circuit_t k = zc_circuit_of(z);
+    int r = zc_plan_choose(&k, zc_budget(c), &cub, p);
+    if (r == -ENOMEM) {
+        char d[300];
+        zc_plan_describe(&k, p, d, sizeof d);
+        return zk_fail(err, ENOMEM,
+                       "CUDA: device memory: a partition of this circuit (%u wires, domain %u) needs at least %.1f MiB "
+                       "on the device (%s), the budget is %.1f MiB (device free memory%s)",
+                       z->n_vars, z->domain_size, p->need / 1048576.0, d, p->budget / 1048576.0,
+                       c->cap ? " and [gpu] device_memory" : "");
     }
-    return zk_fail(err, ENOMEM,
-                   "CUDA: device memory: a partition of this circuit (%u wires, domain %u) needs at least %.1f MiB "
-                   "on the device (key points streamed, MSMs in chunks of %u points), the budget is %.1f MiB "
-                   "(device free memory%s)",
-                   z->n_vars, z->domain_size, least / 1048576.0, least_chunk, budget / 1048576.0,
-                   c->cap ? " and [gpu] device_memory" : "");
+    if (r < 0) return zc_fail_cuda(err, "MSM plan", a.e);
+    return 0;
+}
+
+static const zc_fr_ops *zc_fr_of(int curve_idx) {
+    return curve_idx == 0 ? zc_curve(&zk_curve_bn128)->fr : zc_curve(&zk_curve_bls12381)->fr;
+}
+
+/* Frees curve_idx's NTT tables (after the queued work) and uncounts them. */
+static void zc_tables_free(zc_ctx *c, int curve_idx) {
+    auto &t = c->tab[curve_idx];
+    if (!t.p) return;
+    zc_idle(c);
+    c->used -= zc_plan_tables_bytes(t.logn, t.blocked, t.logr);
+    if (t.blocked)
+        zc_fr_of(curve_idx)->btables_free(t.p);
+    else
+        zc_fr_of(curve_idx)->tables_free(t.p);
+    t.p = nullptr;
+}
+
+static bool zc_tables_are(const zc_ctx *c, int curve_idx, uint32_t logn, bool blocked, uint32_t logr) {
+    auto &t = c->tab[curve_idx];
+    return t.p && t.logn == logn && t.blocked == blocked && (!blocked || t.logr == logr);
 }
 
 /* Makes room for key k's plan: what the context would hold once the plan's buffers are grown must
  * fit the budget; other keys are evicted (least recently used first), then the other curve's NTT
  * tables and buffers larger than the plan needs are freed (all after the queued work). */
-static void zc_make_room(zc_ctx *c, const zc_key *k, const zc_needs *x, int curve_idx) {
+static void zc_make_room(zc_ctx *c, const zc_key *k, int curve_idx) {
+    const zc_dev_plan_t x = k->plan;
+    uint32_t logn = (uint32_t)__builtin_ctz(k->domain);
+    bool blocked = x.ntt_block != 0;
     auto grow = [](const zc_buf &b, size_t want) { return want > b.cap ? want - b.cap : 0; };
     auto projected = [&]() {
         size_t p = c->used;
         for (int l = 0; l < ZC_DEPTH; l++)
-            p += grow(c->lane[l].wit, x->wit) + grow(c->lane[l].abc, x->abc) + grow(c->lane[l].win, x->win);
-        p += grow(c->ws, x->ws) + grow(c->tmp, x->tmp) + grow(c->stage, x->stage);
-        void *t = c->tab[curve_idx];
-        const zc_fr_ops *fr = curve_idx == 0 ? zc_curve(&zk_curve_bn128)->fr : zc_curve(&zk_curve_bls12381)->fr;
-        if (!t || fr->tables_logn(t) != x->logn) p += x->tables - (t ? zc_tables_bytes(fr->tables_logn(t)) : 0);
-        if (k->mem.resident && !k->a) p += k->mem.key_bytes;
+            p += grow(c->lane[l].wit, x.wit) + grow(c->lane[l].abc, x.abc) + grow(c->lane[l].win, x.win);
+        p += grow(c->ws, x.ws) + grow(c->tmp, x.ntt) + grow(c->stage, x.stage) + grow(c->sstage, x.sstage);
+        auto &t = c->tab[curve_idx];
+        if (!zc_tables_are(c, curve_idx, logn, blocked, x.log_rows))
+            p += x.tables - (t.p ? zc_plan_tables_bytes(t.logn, t.blocked, t.logr) : 0);
+        if (x.resident && !k->a) p += x.key;
         return p;
     };
     size_t budget = zc_budget(c);
@@ -386,20 +366,13 @@ static void zc_make_room(zc_ctx *c, const zc_key *k, const zc_needs *x, int curv
         if (k == &c->keys[c->n_keys]) k = &c->keys[lru]; /* k was the moved entry */
     }
     if (projected() <= budget) return;
-    void **other = &c->tab[1 - curve_idx];
-    if (*other) {
-        const zc_fr_ops *fr = curve_idx == 0 ? zc_curve(&zk_curve_bls12381)->fr : zc_curve(&zk_curve_bn128)->fr;
-        zc_idle(c);
-        c->used -= zc_tables_bytes(fr->tables_logn(*other));
-        fr->tables_free(*other);
-        *other = nullptr;
-    }
+    zc_tables_free(c, 1 - curve_idx);
     auto shrink = [&](zc_buf &b, size_t want) {
         if (b.cap > want) zc_release(c, &b);
     };
     for (int l = 0; l < ZC_DEPTH; l++)
-        shrink(c->lane[l].wit, x->wit), shrink(c->lane[l].abc, x->abc), shrink(c->lane[l].win, x->win);
-    shrink(c->ws, x->ws), shrink(c->tmp, x->tmp), shrink(c->stage, x->stage);
+        shrink(c->lane[l].wit, x.wit), shrink(c->lane[l].abc, x.abc), shrink(c->lane[l].win, x.win);
+    shrink(c->ws, x.ws), shrink(c->tmp, x.ntt), shrink(c->stage, x.stage), shrink(c->sstage, x.sstage);
 }
 
 static zc_key *zc_key_slot(zc_ctx *c, const zk_zkey_t *z) {
@@ -417,8 +390,8 @@ static int zc_load_key(void *ctx, const zk_zkey_t *z, zk_err_t *err) {
         return 0;
     }
     if (z->n_vars < z->n_pub + 1) return zk_fail(err, EINVAL, "CUDA: key has nVars %u < nPublic+1", z->n_vars);
-    zc_mem mem;
-    int r = zc_mem_plan(c, z, &mem, err);
+    zc_dev_plan_t plan;
+    int r = zc_mem_plan(c, z, &plan, err);
     if (r < 0) return r;
     if (c->n_keys == ZC_MAX_KEYS) { /* evict the least recently used circuit, once no lane uses it */
         cudaError_t e = zc_idle(c);
@@ -431,7 +404,7 @@ static int zc_load_key(void *ctx, const zk_zkey_t *z, zk_err_t *err) {
     }
     k = &c->keys[c->n_keys];
     memset(k, 0, sizeof *k);
-    k->mem = mem;
+    k->plan = plan;
     k->id = z->points_a;
     k->print = zc_key_print(z);
     k->curve = z->curve;
@@ -440,10 +413,8 @@ static int zc_load_key(void *ctx, const zk_zkey_t *z, zk_err_t *err) {
     k->domain = z->domain_size;
     k->used = ++c->clock;
     c->n_keys++;
-    if (!mem.resident) return 0; /* submit streams the points from z's mapping */
-    zc_needs x;
-    ZC_CK("MSM plan", zc_needs_of(z, mem.chunk, true, &x));
-    zc_make_room(c, k, &x, z->curve->id == ZK_CURVE_BN128 ? 0 : 1);
+    if (!plan.resident) return 0; /* submit streams the points from z's mapping */
+    zc_make_room(c, k, z->curve->id == ZK_CURVE_BN128 ? 0 : 1);
     k = zc_key_slot(c, z); /* eviction may have moved the entry */
     size_t g1 = z->curve->g1_size, g2 = z->curve->g2_size;
     size_t nc = z->n_vars - z->n_pub - 1;
@@ -469,7 +440,7 @@ static int zc_load_key(void *ctx, const zk_zkey_t *z, zk_err_t *err) {
         return zc_fail_cuda(err, "loading the key's points", e);
     }
     k->a = dst[0], k->b1 = dst[1], k->b2 = dst[2], k->c = dst[3], k->h = dst[4];
-    c->used += mem.key_bytes; /* counted as the plan counts it (the 1-byte stand-ins of empty sections aside) */
+    c->used += plan.key; /* counted as the plan counts it (the 1-byte stand-ins of empty sections aside) */
     return 0;
 }
 
@@ -478,17 +449,12 @@ static const char *zc_key_info(void *ctx, const zk_zkey_t *z) {
     zc_ctx *c = (zc_ctx *)ctx;
     const zc_key *k = zc_key_slot(c, z);
     if (!k) return nullptr;
-    size_t top = std::max(k->n_vars, k->domain);
-    char chunks[64];
-    if (k->mem.chunk >= top)
-        snprintf(chunks, sizeof chunks, "MSMs not chunked");
-    else
-        snprintf(chunks, sizeof chunks, "MSMs in chunks of %u points", k->mem.chunk);
-    snprintf(c->keyinfo, sizeof c->keyinfo,
-             "device memory: key points %s (%.1f MiB), %s; %.1f MiB of a %.1f MiB budget (%s)",
-             k->mem.resident ? "resident" : "streamed from the key each partition", k->mem.key_bytes / 1048576.0,
-             chunks, k->mem.need / 1048576.0, k->mem.budget / 1048576.0,
-             c->cap ? "[gpu] device_memory" : "the device's free memory");
+    zc_plan_circuit_t kc = zc_circuit_of(z);
+    char d[300];
+    zc_plan_describe(&kc, &k->plan, d, sizeof d);
+    snprintf(c->keyinfo, sizeof c->keyinfo, "device memory: %s of a %.1f MiB budget (%s); pinned host memory %.1f MiB",
+             d, k->plan.budget / 1048576.0, c->cap ? "[gpu] device_memory" : "the device's free memory",
+             k->plan.pinned / 1048576.0);
     return c->keyinfo;
 }
 
@@ -498,22 +464,20 @@ static int zc_set_device_memory(void *ctx, uint64_t bytes, zk_err_t *err) {
     return 0;
 }
 
-int zc_get_tables(zc_ctx *c, const zk_curve_t *curve, uint32_t logn, void **ret, zk_err_t *err) {
-    const zc_fr_ops *fr = zc_curve(curve)->fr;
-    void **t = &c->tab[curve->id == ZK_CURVE_BN128 ? 0 : 1];
-    if (!*t || fr->tables_logn(*t) != logn) {
-        if (*t) {
-            cudaStreamSynchronize(c->cs); /* domain size changed: once, outside the steady state */
-            c->used -= zc_tables_bytes(fr->tables_logn(*t));
-            fr->tables_free(*t);
-            *t = nullptr;
-        }
+int zc_get_tables(zc_ctx *c, const zk_curve_t *curve, uint32_t logn, bool blocked, uint32_t logr, void **ret,
+                  zk_err_t *err) {
+    int i = curve->id == ZK_CURVE_BN128 ? 0 : 1;
+    auto &t = c->tab[i];
+    if (!zc_tables_are(c, i, logn, blocked, logr)) {
+        zc_tables_free(c, i); /* they changed: once, outside the steady state */
+        const zc_fr_ops *fr = zc_curve(curve)->fr;
         cudaError_t e = cudaSuccess;
-        *t = fr->tables_new(logn, c->cs, &e);
-        if (!*t) return zc_fail_cuda(err, "NTT tables", e);
-        c->used += zc_tables_bytes(logn);
+        t.p = blocked ? fr->btables_new(logn, logr, c->cs, &e) : fr->tables_new(logn, c->cs, &e);
+        if (!t.p) return zc_fail_cuda(err, "NTT tables", e);
+        t.blocked = blocked, t.logn = logn, t.logr = logr;
+        c->used += zc_plan_tables_bytes(logn, blocked, logr);
     }
-    *ret = *t;
+    *ret = t.p;
     return 0;
 }
 
@@ -523,11 +487,60 @@ float zc_ms(cudaEvent_t a, cudaEvent_t b) {
     return ms;
 }
 
+cudaError_t zc_hntt_ensure(zc_ctx *c, size_t bytes) {
+    if (c->hntt_cap >= bytes) return cudaSuccess;
+    cudaError_t e = zc_idle(c); /* queued work of the other lane may still use them */
+    if (e != cudaSuccess) return e;
+    if (c->hntt) cudaFreeHost(c->hntt);
+    c->hntt = nullptr;
+    c->hntt_cap = 0;
+    if ((e = cudaMallocHost(&c->hntt, bytes)) == cudaSuccess) c->hntt_cap = bytes;
+    return e;
+}
+
+/* The H step with the NTT in blocks (ntt.cuh, docs/cuda.md "NTT in blocks"), all on the compute
+ * stream: a, b, c (natural order, Montgomery, host memory: the slab) go through the three passes
+ * into the pinned host vectors c->hntt (a's, b's, c's, n elements each), the last pass of all
+ * three at once, block by block, writing P = standard(A·B − C) over a's vector: the H MSM's
+ * scalars. The device holds the blocks only: three of B elements and one to permute into. */
+cudaError_t zc_ntt_blocked(zc_ctx *c, const zc_fr_ops *fr, const void *tab, const zc_dev_plan_t *x, uint32_t logn,
+                           const void *a, const void *b, const void *cc) {
+    size_t n = (size_t)1 << logn, R = (size_t)1 << x->log_rows, C = n / R, B = x->ntt_block;
+    size_t w = B / R, h = B / C, row = C * 32, wb = w * 32;
+    uint8_t *blk = (uint8_t *)c->tmp.p, *tmp = blk + 3 * B * 32;
+    uint8_t *hv[3] = {(uint8_t *)c->hntt, (uint8_t *)c->hntt + n * 32, (uint8_t *)c->hntt + 2 * n * 32};
+    const uint8_t *src[3] = {(const uint8_t *)a, (const uint8_t *)b, (const uint8_t *)cc};
+    cudaError_t e;
+    for (int v = 0; v < 3; v++) {
+        for (size_t c0 = 0; c0 < C; c0 += w) { /* pass 1: columns c0 … c0+w−1 */
+            if ((e = cudaMemcpy2DAsync(blk, wb, src[v] + c0 * 32, row, wb, R, cudaMemcpyHostToDevice, c->cs))) return e;
+            fr->bcols(blk, tmp, w, c0, 1, tab, c->cs);
+            if ((e = cudaMemcpy2DAsync(hv[v] + c0 * 32, row, blk, wb, wb, R, cudaMemcpyDeviceToHost, c->cs))) return e;
+        }
+        for (size_t r0 = 0; r0 < R; r0 += h) { /* pass 2: rows r0 … r0+h−1 */
+            if ((e = cudaMemcpyAsync(blk, hv[v] + r0 * row, h * row, cudaMemcpyHostToDevice, c->cs))) return e;
+            fr->brows(blk, tmp, h, r0, tab, c->cs);
+            if ((e = cudaMemcpyAsync(hv[v] + r0 * row, blk, h * row, cudaMemcpyDeviceToHost, c->cs))) return e;
+        }
+    }
+    for (size_t c0 = 0; c0 < C; c0 += w) { /* pass 3: the same columns of a, b and c, then P */
+        for (int v = 0; v < 3; v++) {
+            uint8_t *bv = blk + v * B * 32;
+            if ((e = cudaMemcpy2DAsync(bv, wb, hv[v] + c0 * 32, row, wb, R, cudaMemcpyHostToDevice, c->cs))) return e;
+            fr->bcols(bv, tmp, w, c0, 0, tab, c->cs);
+        }
+        fr->abc(blk, blk + B * 32, blk + 2 * B * 32, B, c->cs);
+        if ((e = cudaMemcpy2DAsync(hv[0] + c0 * 32, row, blk, wb, wb, R, cudaMemcpyDeviceToHost, c->cs))) return e;
+    }
+    return cudaGetLastError();
+}
+
 /* Enqueues one partition on the lane (formats.md §5.3-5.4) and returns:
  *   copy stream:    witness ──► a ──► b ──► c
  *   compute stream:          └► MSM A, B1 (G1), B2 (G2), C ─ waits for c ┘► coset NTTs, P = std(A·B − C) ─► MSM H
  * The compute stream runs the lanes one after another, so the next lane's copies (queued behind
- * this lane's on the copy stream) land while this lane's MSMs run. */
+ * this lane's on the copy stream) land while this lane's MSMs run. A plan with the NTT in blocks
+ * copies nothing on the copy stream: the compute stream streams the scalars and a, b, c itself. */
 static int zc_submit(void *ctx, int lane, const zk_zkey_t *z, const uint8_t *witness, const void *a, const void *b,
                      const void *cc, zk_err_t *err) {
     zc_ctx *c = (zc_ctx *)ctx;
@@ -545,21 +558,23 @@ static int zc_submit(void *ctx, int lane, const zk_zkey_t *z, const uint8_t *wit
     }
     k->used = ++c->clock;
     size_t n = z->domain_size, nv = z->n_vars, nc = nv - z->n_pub - 1;
-    zc_needs x;
-    ZC_CK("MSM plan", zc_needs_of(z, k->mem.chunk, k->mem.resident, &x));
-    zc_make_room(c, k, &x, z->curve->id == ZK_CURVE_BN128 ? 0 : 1);
+    zc_make_room(c, k, z->curve->id == ZK_CURVE_BN128 ? 0 : 1);
     k = zc_key_slot(c, z);
+    const zc_dev_plan_t x = k->plan;
+    bool blocked = x.ntt_block != 0;
     void *tab;
-    int r = zc_get_tables(c, z->curve, z->log_domain, &tab, err);
+    int r = zc_get_tables(c, z->curve, z->log_domain, blocked, x.log_rows, &tab, err);
     if (r < 0) return r;
     L->pv1 = x.pv1, L->pv2 = x.pv2, L->pc1 = x.pc1, L->ph1 = x.ph1;
     L->co = co;
     ZC_CK("allocating the MSM workspace", zc_ensure(c, &c->ws, x.ws));
-    ZC_CK("allocating the NTT buffer", zc_ensure(c, &c->tmp, x.tmp));
+    ZC_CK("allocating the NTT buffer", zc_ensure(c, &c->tmp, x.ntt));
     ZC_CK("allocating the witness buffer", zc_ensure(c, &L->wit, x.wit));
     ZC_CK("allocating a, b, c", zc_ensure(c, &L->abc, x.abc));
     ZC_CK("allocating the window sums", zc_ensure(c, &L->win, x.win));
     if (x.stage) ZC_CK("allocating the staging buffer for the key's points", zc_ensure(c, &c->stage, x.stage));
+    if (x.sstage) ZC_CK("allocating the staging buffer for scalars", zc_ensure(c, &c->sstage, x.sstage));
+    if (blocked) ZC_CK("allocating the NTT's host vectors", zc_hntt_ensure(c, 3 * n * 32));
     if (L->host_win_cap < x.win) { /* the lane is idle: nothing queued writes here */
         if (L->host_win) cudaFreeHost(L->host_win);
         L->host_win = nullptr;
@@ -572,22 +587,26 @@ static int zc_submit(void *ctx, int lane, const zk_zkey_t *z, const uint8_t *wit
     uint8_t *w_h = w_c + L->pc1.nw * x1, *w_b2 = w_h + L->ph1.nw * x1;
 
     cudaEvent_t *ev = L->ev;
-    uint32_t *d_wit = (uint32_t *)L->wit.p;
+    uint32_t *d_wit = blocked ? nullptr : (uint32_t *)L->wit.p;
     uint8_t *d_a = (uint8_t *)L->abc.p, *d_b = d_a + 32 * n, *d_c = d_b + 32 * n;
     ZC_CK("event", cudaEventRecord(ev[0], c->xs));
-    ZC_CK("copying the witness", cudaMemcpyAsync(d_wit, witness, nv * 32, cudaMemcpyHostToDevice, c->xs));
+    if (!blocked) ZC_CK("copying the witness", cudaMemcpyAsync(d_wit, witness, nv * 32, cudaMemcpyHostToDevice, c->xs));
     ZC_CK("event", cudaEventRecord(ev[1], c->xs));
-    ZC_CK("copying a", cudaMemcpyAsync(d_a, a, n * 32, cudaMemcpyHostToDevice, c->xs));
-    ZC_CK("copying b", cudaMemcpyAsync(d_b, b, n * 32, cudaMemcpyHostToDevice, c->xs));
-    ZC_CK("copying c", cudaMemcpyAsync(d_c, cc, n * 32, cudaMemcpyHostToDevice, c->xs));
+    if (!blocked) {
+        ZC_CK("copying a", cudaMemcpyAsync(d_a, a, n * 32, cudaMemcpyHostToDevice, c->xs));
+        ZC_CK("copying b", cudaMemcpyAsync(d_b, b, n * 32, cudaMemcpyHostToDevice, c->xs));
+        ZC_CK("copying c", cudaMemcpyAsync(d_c, cc, n * 32, cudaMemcpyHostToDevice, c->xs));
+    }
     ZC_CK("event", cudaEventRecord(ev[2], c->xs));
 
     /* One MSM: its points in chunks of the plan's size, each chunk's window sums added into out
-     * on the device; the points from the resident copy or, streamed, copied from the key's mapping
-     * into the staging buffer on the compute stream (after the previous chunk's kernels read it). */
+     * on the device. The points come from the resident copy (dev) or, streamed, from the key's
+     * mapping (host) into the staging buffer; the scalars from device memory (dsc) or, streamed,
+     * from host memory (hsc) into theirs; both copies on the compute stream, after the previous
+     * chunk's kernels read the buffers. */
     auto msm = [&](const zc_group_ops *g, const zc_msm_plan *full, size_t count, const void *dev, const void *host,
-                   const uint32_t *sc, void *out) -> cudaError_t {
-        if (count == 0) return g->enqueue(full, dev, sc, c->ws.p, out, 0, c->cs);
+                   const uint32_t *dsc, const uint8_t *hsc, void *out) -> cudaError_t {
+        if (count == 0) return g->enqueue(full, dev, dsc, c->ws.p, out, 0, c->cs);
         for (size_t off = 0; off < count; off += full->n) {
             uint32_t len = (uint32_t)std::min((size_t)full->n, count - off);
             zc_msm_plan tail;
@@ -601,29 +620,41 @@ static int zc_submit(void *ctx, int lane, const zk_zkey_t *z, const uint8_t *wit
             if (!dev && (e = cudaMemcpyAsync(c->stage.p, (const uint8_t *)host + off * g->aff_size, len * g->aff_size,
                                              cudaMemcpyHostToDevice, c->cs)) != cudaSuccess)
                 return e;
-            if ((e = g->enqueue(p, pts, sc + 8 * off, c->ws.p, out, off > 0, c->cs)) != cudaSuccess) return e;
+            const uint32_t *sc = dsc ? dsc + 8 * off : (const uint32_t *)c->sstage.p;
+            if (!dsc && (e = cudaMemcpyAsync(c->sstage.p, hsc + 32 * off, (size_t)len * 32, cudaMemcpyHostToDevice,
+                                             c->cs)) != cudaSuccess)
+                return e;
+            if ((e = g->enqueue(p, pts, sc, c->ws.p, out, off > 0, c->cs)) != cudaSuccess) return e;
         }
         return cudaSuccess;
     };
+    const uint32_t *d_wc = blocked ? nullptr : d_wit + 8 * (z->n_pub + 1);
+    const uint8_t *h_wc = witness + 32 * (size_t)(z->n_pub + 1);
     ZC_CK("wait", cudaStreamWaitEvent(c->cs, ev[1], 0));
     ZC_CK("event", cudaEventRecord(ev[3], c->cs));
-    ZC_CK("MSM A", msm(co->g1, &L->pv1, nv, k->a, z->points_a, d_wit, w_a));
+    ZC_CK("MSM A", msm(co->g1, &L->pv1, nv, k->a, z->points_a, d_wit, witness, w_a));
     ZC_CK("event", cudaEventRecord(ev[4], c->cs));
-    ZC_CK("MSM B1", msm(co->g1, &L->pv1, nv, k->b1, z->points_b1, d_wit, w_b1));
+    ZC_CK("MSM B1", msm(co->g1, &L->pv1, nv, k->b1, z->points_b1, d_wit, witness, w_b1));
     ZC_CK("event", cudaEventRecord(ev[5], c->cs));
-    ZC_CK("MSM B2", msm(co->g2, &L->pv2, nv, k->b2, z->points_b2, d_wit, w_b2));
+    ZC_CK("MSM B2", msm(co->g2, &L->pv2, nv, k->b2, z->points_b2, d_wit, witness, w_b2));
     ZC_CK("event", cudaEventRecord(ev[6], c->cs));
-    ZC_CK("MSM C", msm(co->g1, &L->pc1, nc, k->c, z->points_c, d_wit + 8 * (z->n_pub + 1), w_c));
+    ZC_CK("MSM C", msm(co->g1, &L->pc1, nc, k->c, z->points_c, d_wc, h_wc, w_c));
     ZC_CK("event", cudaEventRecord(ev[7], c->cs));
     ZC_CK("wait", cudaStreamWaitEvent(c->cs, ev[2], 0));
     ZC_CK("event", cudaEventRecord(ev[8], c->cs));
-    co->fr->coset(d_a, c->tmp.p, tab, c->cs);
-    co->fr->coset(d_b, c->tmp.p, tab, c->cs);
-    co->fr->coset(d_c, c->tmp.p, tab, c->cs);
-    co->fr->abc(d_a, d_b, d_c, n, c->cs);
+    const uint8_t *h_p = nullptr; /* blocked: P in the host vectors */
+    if (!blocked) {
+        co->fr->coset(d_a, c->tmp.p, tab, c->cs);
+        co->fr->coset(d_b, c->tmp.p, tab, c->cs);
+        co->fr->coset(d_c, c->tmp.p, tab, c->cs);
+        co->fr->abc(d_a, d_b, d_c, n, c->cs);
+    } else {
+        ZC_CK("the NTT in blocks", zc_ntt_blocked(c, co->fr, tab, &x, z->log_domain, a, b, cc));
+        h_p = (const uint8_t *)c->hntt;
+    }
     ZC_CK("H kernels", cudaGetLastError());
     ZC_CK("event", cudaEventRecord(ev[9], c->cs));
-    ZC_CK("MSM H", msm(co->g1, &L->ph1, n, k->h, z->points_h, (const uint32_t *)d_a, w_h));
+    ZC_CK("MSM H", msm(co->g1, &L->ph1, n, k->h, z->points_h, blocked ? nullptr : (const uint32_t *)d_a, h_p, w_h));
     ZC_CK("copying the window sums", cudaMemcpyAsync(L->host_win, L->win.p, x.win, cudaMemcpyDeviceToHost, c->cs));
     ZC_CK("event", cudaEventRecord(ev[10], c->cs));
     L->busy = true;
@@ -695,10 +726,11 @@ static void zc_destroy(void *ctx) {
         if (L.host_win) cudaFreeHost(L.host_win);
         for (cudaEvent_t e : L.ev) cudaEventDestroy(e);
     }
-    zc_buf *bufs[] = {&c->tmp, &c->ws, &c->stage};
+    zc_buf *bufs[] = {&c->tmp, &c->ws, &c->stage, &c->sstage};
     for (zc_buf *b : bufs) cudaFree(b->p);
-    if (c->tab[0]) zc_bn.fr->tables_free(c->tab[0]);
-    if (c->tab[1]) zc_bls.fr->tables_free(c->tab[1]);
+    if (c->hntt) cudaFreeHost(c->hntt);
+    zc_tables_free(c, 0);
+    zc_tables_free(c, 1);
     while (c->n_reg > 0) cudaHostUnregister(c->reg[--c->n_reg].base);
     cudaStreamDestroy(c->cs);
     cudaStreamDestroy(c->xs);

@@ -4,6 +4,8 @@
  * programs link: gpud carries none of this. The MSM and the coset NTT are the production kernels
  * (zc_group_ops, zc_fr_ops); the field and curve kernels and the plain NTT/iNTT are the check's. */
 #include <errno.h>
+#include <string.h>
+
 #include <new>
 
 #include "gpud/cuda/ctx.cuh"
@@ -208,7 +210,7 @@ extern "C" int zkcuda_ntt(void *ctx, const zk_curve_t *curve, void *data, uint32
     const zc_fr_ops *fr = zc_curve(curve)->fr;
     auto ntt = curve->id == ZK_CURVE_BN128 ? zc_check_bn::ntt : zc_check_bls::ntt;
     void *t;
-    int r = zc_get_tables(c, curve, log_n, &t, err);
+    int r = zc_get_tables(c, curve, log_n, false, 0, &t, err);
     if (r < 0) return r;
     size_t n = (size_t)1 << log_n;
     ZC_CK("allocating the NTT buffer", zc_ensure(c, &c->tmp, n * 32));
@@ -227,6 +229,48 @@ extern "C" int zkcuda_ntt(void *ctx, const zk_curve_t *curve, void *data, uint32
         err);
     if (r == 0 && ms) *ms = zc_ms(c->check->tev[0], c->check->tev[1]);
     return r;
+}
+
+extern "C" int zkcuda_h_blocked(void *ctx, const zk_curve_t *curve, const void *a, const void *b, const void *cc,
+                                void *p, uint32_t log_n, uint32_t block, zk_err_t *err) {
+    zc_ctx *c = (zc_ctx *)ctx;
+    cudaSetDevice(c->device);
+    zc_dev_plan_t x = {};
+    x.ntt_block = block;
+    x.log_rows = log_n / 2;
+    size_t n = (size_t)1 << log_n;
+    if (log_n < 1 || log_n > 27 || block < (n >> x.log_rows) || block > n || (block & (block - 1)))
+        return zk_fail(err, EINVAL, "CUDA: no NTT in blocks of %u for 2^%u", block, log_n);
+    void *t;
+    int r = zc_get_tables(c, curve, log_n, true, x.log_rows, &t, err);
+    if (r < 0) return r;
+    ZC_CK("allocating the NTT blocks", zc_ensure(c, &c->tmp, 4 * (size_t)block * 32));
+    ZC_CK("allocating the NTT's host vectors", zc_hntt_ensure(c, 3 * n * 32));
+    ZC_CK("the NTT in blocks", zc_ntt_blocked(c, zc_curve(curve)->fr, t, &x, log_n, a, b, cc));
+    ZC_CK("the NTT in blocks", cudaStreamSynchronize(c->cs));
+    memcpy(p, c->hntt, n * 32);
+    return 0;
+}
+
+extern "C" int zkcuda_memory(void *ctx, const zk_zkey_t *z, zkcuda_memory_t *out, zk_err_t *err) {
+    zc_ctx *c = (zc_ctx *)ctx;
+    cudaSetDevice(c->device);
+    memset(out, 0, sizeof *out);
+    out->held = c->used;
+    size_t fr = 0, total = 0;
+    ZC_CK("cudaMemGetInfo", cudaMemGetInfo(&fr, &total));
+    out->device_free = fr, out->device_total = total;
+    for (int i = 0; i < c->n_keys; i++) {
+        const zc_key *k = &c->keys[i];
+        if (k->id != z->points_a || k->curve != z->curve || k->n_vars != z->n_vars || k->domain != z->domain_size)
+            continue;
+        out->plan_need = k->plan.need;
+        out->plan_lane = k->plan.wit + k->plan.abc + k->plan.win;
+        out->plan_pinned = k->plan.pinned;
+        out->blocked = k->plan.ntt_block != 0;
+        return 0;
+    }
+    return zk_fail(err, ENOENT, "CUDA: the key is not loaded");
 }
 
 extern "C" int zkcuda_h2d(void *ctx, const void *src, size_t len, double *gbps, zk_err_t *err) {

@@ -2,11 +2,12 @@
  * the device check's entry points (check.cu, linked only into the check programs). Host code only;
  * everything here is defined in backend.cu. */
 #pragma once
+#include "gpud/cuda/devplan.h"
 #include "gpud/cuda/zkcuda.h"
 #include "gpud/cuda/zkcuda_int.cuh"
 
 #define ZC_MAX_KEYS 8
-#define ZC_DEPTH 2 /* partitions in flight: the next one's copy overlaps this one's MSMs */
+#define ZC_DEPTH ZC_PLAN_LANES /* partitions in flight: the next one's copy overlaps this one's MSMs */
 
 struct zc_curve_ops {
     const zc_group_ops *g1, *g2;
@@ -14,25 +15,13 @@ struct zc_curve_ops {
 };
 const zc_curve_ops *zc_curve(const zk_curve_t *c);
 
-/* How one circuit's partitions use device memory (zc_mem_plan, docs/cuda.md "Device memory"):
- * every MSM runs in chunks of at most `chunk` points (one window size per MSM, the chunks' window
- * sums added on the device); the key's points are resident, or streamed chunk by chunk from the
- * key's mapping into the staging buffer when even chunked they do not fit beside the rest. */
-struct zc_mem {
-    uint32_t chunk;   /* points per MSM chunk (≥ the largest MSM: not chunked) */
-    bool resident;    /* the key's points stay in device memory */
-    size_t key_bytes; /* the five sections' points */
-    size_t need;      /* device bytes the plan uses: key (when resident) + buffers + tables */
-    size_t budget;    /* what it was planned against */
-};
-
 struct zc_key {
     const void *id; /* points_a of the zkey mapping */
     uint64_t print; /* zc_key_print: a mapping's address can be reused by another key */
     const zk_curve_t *curve;
     uint32_t n_vars, n_pub, domain;
     void *a, *b1, *b2, *c, *h; /* device copies (NULL when not resident: submit streams them from z) */
-    zc_mem mem;
+    zc_dev_plan_t plan;        /* how its partitions use the device (devplan.h), chosen at load_key */
     uint64_t used;
 };
 
@@ -59,7 +48,7 @@ struct zc_ctx {
     int device;
     char name[256];
     char info[800];      /* device, compute capability, the image used and the images built (zc_init) */
-    char keyinfo[400];   /* zc_key_info's line */
+    char keyinfo[600];   /* zc_key_info's line */
     cudaStream_t cs, xs; /* compute, copy */
     zc_lane lane[ZK_BACKEND_MAX_LANES];
     zc_key keys[ZC_MAX_KEYS];
@@ -70,12 +59,20 @@ struct zc_ctx {
         size_t len;
     } reg[64];
     int n_reg;
-    zc_buf tmp, ws, stage; /* shared by the lanes: used on the compute stream only, one kernel after another
-                            * (stage: a chunk of streamed key points) */
+    zc_buf tmp, ws, stage, sstage; /* shared by the lanes: used on the compute stream only, one kernel after
+                                    * another (tmp: the NTT buffer; stage, sstage: a chunk of streamed key
+                                    * points, of streamed scalars) */
+    void *hntt; /* pinned host memory of the blocked NTT: a, b, c between passes (shared by the lanes, as
+                 * tmp is: only the compute stream uses it) */
+    size_t hntt_cap;
     /* Device memory: `used` counts every buffer, key and table this context holds; a plan may use
      * at most min(cap, used + free − reserve) (zc_budget). cap 0: no cap ([gpu] device_memory). */
     size_t used, cap;
-    void *tab[2]; /* NTT tables of the last domain size, per curve (bn128, bls12381) */
+    struct {
+        void *p; /* NTT tables of the last domain size, per curve (bn128, bls12381): whole or blocked */
+        bool blocked;
+        uint32_t logn, logr;
+    } tab[2];
     /* Made by the first device-check call, freed (through check_free) by destroy. */
     zc_check *check;
     void (*check_free)(zc_ctx *c);
@@ -94,7 +91,17 @@ int zc_fail_cuda(zk_err_t *err, const char *what, cudaError_t e);
 cudaError_t zc_ensure(zc_ctx *c, zc_buf *b, size_t bytes);
 /* Frees a buffer (after the queued work) and uncounts it. */
 void zc_release(zc_ctx *c, zc_buf *b);
-/* The NTT tables of 2^logn for curve (built on the compute stream when the size changed). */
-int zc_get_tables(zc_ctx *c, const zk_curve_t *curve, uint32_t logn, void **ret, zk_err_t *err);
+/* The NTT tables of 2^logn for curve, whole or blocked as 2^logr rows (built on the compute stream
+ * when they changed). */
+int zc_get_tables(zc_ctx *c, const zk_curve_t *curve, uint32_t logn, bool blocked, uint32_t logr, void **ret,
+                  zk_err_t *err);
+/* Grows the blocked NTT's pinned host vectors (c->hntt) to bytes (after the queued work). */
+cudaError_t zc_hntt_ensure(zc_ctx *c, size_t bytes);
+/* Enqueues the H step with the NTT in blocks on the compute stream (x: the block and the rows):
+ * a, b, c (host, natural order, Montgomery, 2^logn each) through the blocked tables tab and the
+ * NTT buffer c->tmp (4 blocks) into c->hntt, which ends with P = standard(A·B − C) in its first
+ * 2^logn elements. */
+cudaError_t zc_ntt_blocked(zc_ctx *c, const zc_fr_ops *fr, const void *tab, const zc_dev_plan_t *x, uint32_t logn,
+                           const void *a, const void *b, const void *cc);
 /* Milliseconds between two recorded events, 0 when unknown. */
 float zc_ms(cudaEvent_t a, cudaEvent_t b);

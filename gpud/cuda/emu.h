@@ -268,6 +268,19 @@ inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyK
     if (n) zc_emu_enqueue(st, [=] { memmove(d, s, n); });
     return cudaSuccess;
 }
+/* height rows of width bytes, rows dpitch and spitch bytes apart (the blocked NTT's column blocks) */
+inline cudaError_t cudaMemcpy2DAsync(void *d, size_t dpitch, const void *s, size_t spitch, size_t width, size_t height,
+                                     cudaMemcpyKind, cudaStream_t st = nullptr) {
+    ZC_EMU_STICKY();
+    if (width > dpitch || width > spitch) return zc_emu_fail(cudaErrorInvalidValue);
+    if (width && height && (!d || !s)) return zc_emu_fail(cudaErrorInvalidValue);
+    if (width && height)
+        zc_emu_enqueue(st, [=] {
+            for (size_t r = 0; r < height; r++)
+                memmove((uint8_t *)d + r * dpitch, (const uint8_t *)s + r * spitch, width);
+        });
+    return cudaSuccess;
+}
 inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind k) {
     zc_emu_drain();
     return cudaMemcpyAsync(d, s, n, k, nullptr);

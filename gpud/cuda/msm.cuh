@@ -59,16 +59,8 @@ template <class G> static cudaError_t zc_msm_plan_make(zc_msm_plan *p, uint32_t 
                                          (int)(p->nbt + 1));
 }
 
-/* Bytes of device workspace for this plan. */
-template <class G> static size_t zc_msm_ws_size(const zc_msm_plan *p) {
-    size_t s = 0;
-    s += 4 * zc_align(p->m * 4);         /* keys, vals, sorted keys, sorted vals */
-    s += 5 * zc_align((p->nbt + 1) * 4); /* start, end, cnt, tasks, off */
-    s += zc_align(p->cap0 * sizeof(G)) + zc_align(p->cap1 * sizeof(G));
-    s += 2 * zc_align((size_t)p->nw * p->nseg * sizeof(G));
-    s += zc_align(p->sort_tmp > p->scan_tmp ? p->sort_tmp : p->scan_tmp);
-    return s;
-}
+/* Bytes of device workspace for this plan (carved below in the order zc_msm_ws_bytes counts). */
+template <class G> static size_t zc_msm_ws_size(const zc_msm_plan *p) { return zc_msm_ws_bytes(p, sizeof(G)); }
 
 /* Enqueues the MSM Σ sc_i·pts_i (i < n; scalars standard form, 8 words each) on stream; its nw
  * window sums (XYZZ) are written to out (device memory, nw entries), or added to what out holds

@@ -6,8 +6,6 @@
 #include "ec.cuh"
 #include "msm_plan.h"
 
-#define ZC_MSM_K 32 /* entries per bucket-sum task */
-
 ZC_HD uint32_t zc_min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
 /* Point i: its nw keys (window·nb + |digit| − 1, or the sentinel nw·nb for a zero digit or an
@@ -126,32 +124,3 @@ template <class G> ZC_HD void zc_b_sum_groups(const G *in, uint32_t m, uint32_t 
 }
 
 #define ZC_MSM_GROUP 8 /* segment sums added per thread in each reduction pass */
-
-static inline int zc_msm_window(uint32_t n) {
-    int lg = 0;
-    while ((1ull << lg) < n) lg++;
-    int c = lg - 4;
-    if (c < 4) c = 4;
-    if (c > 16) c = 16;
-    return c;
-}
-
-/* Everything of the plan but CUB's temporary sizes. */
-static inline void zc_msm_geometry(zc_msm_plan *p, uint32_t n, int c) {
-    p->n = n;
-    p->c = c ? c : zc_msm_window(n);
-    p->nw = (256 + p->c - 1) / p->c;
-    p->nb = 1u << (p->c - 1);
-    p->nbt = (size_t)p->nw * p->nb;
-    p->m = (size_t)p->nw * n;
-    p->cap0 = p->m / ZC_MSM_K + p->nbt + 1;
-    p->cap1 = p->cap0 / ZC_MSM_K + p->nbt + 1;
-    p->levels = 1;
-    for (uint64_t r = ZC_MSM_K; r < n; r *= ZC_MSM_K) p->levels++;
-    p->end_bit = 1;
-    while ((1ull << p->end_bit) <= p->nbt) p->end_bit++;
-    p->seg = p->nb >= 4096 ? 32 : (p->nb >= 256 ? 16 : 4);
-    p->nseg = (p->nb + p->seg - 1) / p->seg;
-    p->sort_tmp = 0;
-    p->scan_tmp = 0;
-}

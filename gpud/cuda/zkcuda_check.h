@@ -32,6 +32,22 @@ enum { ZKCUDA_NTT_FORWARD = 0, ZKCUDA_NTT_INVERSE = 1, ZKCUDA_NTT_COSET = 2 };
  * ms: device time without the copies. */
 int zkcuda_ntt(void *ctx, const zk_curve_t *curve, void *data, uint32_t log_n, int mode, double *ms, zk_err_t *err);
 
+/* P = standard(A·B − C), A, B, C the odd-coset evaluations of a, b, c (2^log_n Montgomery Fr each,
+ * host memory), by the NTT in blocks of `block` elements (docs/cuda.md, "NTT in blocks"): the
+ * backend's blocked path, to compare with the CPU's. */
+int zkcuda_h_blocked(void *ctx, const zk_curve_t *curve, const void *a, const void *b, const void *c, void *p,
+                     uint32_t log_n, uint32_t block, zk_err_t *err);
+
+/* The device memory of a context and of one loaded key's plan. */
+typedef struct {
+    uint64_t held;                      /* what the context counts as held (keys, buffers, tables) */
+    uint64_t device_free, device_total; /* cudaMemGetInfo */
+    uint64_t plan_need, plan_lane;      /* the key's plan: all its device bytes, those of one lane */
+    uint64_t plan_pinned;               /* the key's plan: the backend's own pinned host memory */
+    int blocked;                        /* the plan runs the NTT in blocks */
+} zkcuda_memory_t;
+int zkcuda_memory(void *ctx, const zk_zkey_t *z, zkcuda_memory_t *out, zk_err_t *err);
+
 /* Times one host-to-device copy of len bytes from src on the copy stream; GB/s out. */
 int zkcuda_h2d(void *ctx, const void *src, size_t len, double *gbps, zk_err_t *err);
 

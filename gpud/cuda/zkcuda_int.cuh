@@ -30,6 +30,13 @@ struct zc_fr_ops {
     void (*coset)(void *x, void *tmp, const void *t, cudaStream_t st);
     /* a = standard(a·b − c) */
     void (*abc)(void *a, const void *b, const void *c, size_t n, cudaStream_t st);
+    /* The blocked NTT (ntt.cuh): its tables for 2^logn as 2^logr rows (NULL on failure), and its
+     * passes in place on one block: bcols the columns c0 … c0+w−1 (pass 1 inverse, pass 3 not),
+     * brows the rows r0 … r0+h−1 (pass 2); tmp: as many elements as the block. */
+    void *(*btables_new)(uint32_t logn, uint32_t logr, cudaStream_t st, cudaError_t *ret_err);
+    void (*btables_free)(void *t);
+    void (*bcols)(void *blk, void *tmp, size_t w, size_t c0, int inverse, const void *t, cudaStream_t st);
+    void (*brows)(void *blk, void *tmp, size_t h, size_t r0, const void *t, cudaStream_t st);
 };
 
 extern const zc_group_ops zc_ops_bn_g1, zc_ops_bn_g2, zc_ops_bls_g1, zc_ops_bls_g2;

@@ -8,7 +8,10 @@
 #      points, NTT/iNTT/coset 2^1..2^22), every fixture witness proved on the GPU (raw points equal
 #      to the CPU core's, the proof verified), partitions two in flight on alternating lanes, a
 #      2^20-variable core against the CPU core, and the same core under device-memory caps that
-#      chunk its MSMs and stream its key (equal to the CPU core's; a cap too small refused);
+#      chunk its MSMs, stream its key and run its NTT in blocks (equal to the CPU core's, the device
+#      memory it took equal to its plan; a cap too small refused), the NTT in blocks at every block
+#      size against the CPU, and two gpud on the GPU's two lanes each, sharing one segment
+#      (tests/gpu/two_gpud_cuda.sh, with the daemons prebuilt or built here);
 #   3. times MSM G1/G2 2^20 and 2^22 on both curves, NTT 2^20/2^22, the core at the largest
 #      fixture and at 2^20 variables (2^21 domain), alone and back to back with two in flight,
 #      H2D from a registered slab against pageable;
@@ -44,14 +47,19 @@ fi
 . "$src/tests/gpu/source-hash.sh"
 pre=$src/tests/gpu/prebuilt
 bin=
-if [ -z "${ZKPIPE_DEVCHECK_BUILD:-}" ] && [ -x "$pre/test_cuda_device" ] && [ -f "$pre/stamp" ]; then
+if [ -z "${ZKPIPE_DEVCHECK_BUILD:-}" ] && [ -f "$pre/programs.tar.gz" ] && [ -f "$pre/stamp" ]; then
+    ex=$(mktemp -d /tmp/zkpipe-prebuilt.XXXXXX)
     if [ "$(cat "$pre/stamp")" != "$(source_hash "$src")" ]; then
         log "prebuilt programs are from other sources (stamp $(cat "$pre/stamp")): building"
-    elif LD_LIBRARY_PATH=$pre/lib ldd "$pre/test_cuda_device" "$pre/test_cuda_host" | grep -q "not found"; then
+    elif ! tar -xzf "$pre/programs.tar.gz" -C "$ex"; then
+        log "prebuilt programs do not unpack: building"
+    elif LD_LIBRARY_PATH=$ex/lib ldd "$ex/test_cuda_device" "$ex/test_cuda_host" "$ex"/build/*/zkpipe* |
+        grep -q "not found"; then
         log "prebuilt programs miss libraries here: building"
     else
-        bin=$pre
-        export LD_LIBRARY_PATH=$pre/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+        bin=$ex
+        daemons=$ex/build
+        export LD_LIBRARY_PATH=$ex/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
         export ZKPIPE_TEST_DATA=$src/tests/data
         logs=${out:-$(mktemp -d /tmp/zkpipe-devcheck.XXXXXX)}
         mkdir -p "$logs"
@@ -70,8 +78,8 @@ if [ -z "$bin" ]; then
     mkdir -p "$logs"
     log "building in $build ($(nproc) cores)"
     if [ -f "$build/build.ninja" ]; then
-        meson configure "$build" -Dcuda=enabled -Ddaemons=disabled >"$logs/setup.log" 2>&1
-    elif ! meson setup "$build" "$src" -Dcuda=enabled -Ddaemons=disabled >"$logs/setup.log" 2>&1; then
+        meson configure "$build" -Dcuda=enabled -Ddaemons=auto >"$logs/setup.log" 2>&1
+    elif ! meson setup "$build" "$src" -Dcuda=enabled >"$logs/setup.log" 2>&1; then
         tail -30 "$logs/setup.log" >&2
         log "meson setup failed"
         exit 1
@@ -84,6 +92,13 @@ if [ -z "$bin" ]; then
     mkdir -p "$build/bin"
     ln -sf ../tests/test_cuda_host ../tests/gpu/test_cuda_device "$build/bin/"
     bin=$build/bin
+    # the daemons, for two gpud on one GPU (they need liburing, libsystemd, inih and json-c here)
+    if ninja -C "$build" -j"$(nproc)" cli/zkpipe synthd/zkpipe-synthd gpud/zkpipe-gpud finalizerd/zkpipe-finalizerd \
+        >>"$logs/build.log" 2>&1; then
+        daemons=$build
+    else
+        log "the daemons did not build here (see $logs/build.log): two gpud on one GPU is not checked"
+    fi
     log "built in $(elapsed) s"
 fi
 
@@ -91,10 +106,26 @@ rc=0
 [ -n "${hrc:-}" ] || { "$bin/test_cuda_host" >"$logs/host.log" 2>&1; hrc=$?; }
 [ "$hrc" = 0 ] || { rc=1; tail -20 "$logs/host.log" >&2; log "host arithmetic test FAILED"; }
 log "checks (kernels vs CPU, fixtures, 2^20 core) ..."
-timeout 330 "$bin/test_cuda_device" arch_images field_ops ec_ops msm ntt prove_fixtures prove_inflight prove_large prove_chunked \
-    >"$logs/checks.log" 2>&1
+timeout 330 "$bin/test_cuda_device" arch_images field_ops ec_ops msm ntt ntt_blocked prove_fixtures prove_inflight \
+    prove_large prove_chunked >"$logs/checks.log" 2>&1
 crc=$?
 cat "$logs/checks.log" >&2
+# two gpud on the one GPU, two partitions in flight each (its two lanes), on one segment
+if [ -n "${daemons:-}" ]; then
+    log "two gpud on one GPU ..."
+    ZKPIPE_SOURCE_ROOT=$src ZKPIPE_BUILD_ROOT=$daemons GPUD_CUDA=$daemons/gpud/zkpipe-gpud \
+        timeout 150 bash "$src/tests/gpu/two_gpud_cuda.sh" >"$logs/two_gpud.log" 2>&1
+    trc=$?
+    tail -12 "$logs/two_gpud.log" >&2
+    case $trc in
+    0) two="ok   two_gpud_cuda" ;;
+    77) two="SKIP two_gpud_cuda" ;;
+    *) two="FAIL two_gpud_cuda"; rc=1; log "two gpud on one GPU FAILED (exit $trc)" ;;
+    esac
+else
+    two="SKIP two_gpud_cuda (no daemons)"
+fi
+echo "$two" >>"$logs/checks.log"
 # the device, its compute capability and the image of the build it ran (SASS or JIT-compiled PTX)
 arch=$(grep -m1 '^ARCH|' "$logs/checks.log" | cut -d'|' -f2-)
 [ -n "$arch" ] || arch="unknown (the backend did not start; see above)"

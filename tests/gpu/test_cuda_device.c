@@ -11,6 +11,7 @@
 
 #include "tests/test.h"
 #include "tests/backend_fixture.h"
+#include "gpud/cuda/devplan.h"
 #include "gpud/cuda/zkcuda_check.h"
 #include "zk/curve.h"
 #include "zk/groth16.h"
@@ -389,6 +390,47 @@ TEST(ntt) {
     return 0;
 }
 
+/* ---- the NTT in blocks (docs/cuda.md, "NTT in blocks"): P = standard(A·B − C) of the odd-coset
+ * evaluations, computed by the blocked path at every block size from one row of columns to the
+ * whole domain, equal to the CPU's zk_fr_to_odd_coset and products ---- */
+#define NTT_BLOCKED_CASE(PFX, CURVE)                                                                                   \
+    static int ntt_blocked_##PFX(unsigned logn) {                                                                      \
+        size_t n = (size_t)1 << logn;                                                                                  \
+        PFX##_fr_t *v = malloc(3 * n * sizeof *v), *x = malloc(3 * n * sizeof *x), *got = malloc(n * sizeof *got);     \
+        RAND_FP_BULK(PFX##_fr, 4, v, 3 * n);                                                                           \
+        memcpy(x, v, 3 * n * sizeof *v);                                                                               \
+        for (int k = 0; k < 3; k++) CHECK(zk_fr_to_odd_coset(&CURVE, x + k * n, logn, 16) == 0);                       \
+        for (size_t i = 0; i < n; i++) {                                                                               \
+            PFX##_fr_mul(&x[i], &x[i], &x[n + i]);                                                                     \
+            PFX##_fr_sub(&x[i], &x[i], &x[2 * n + i]);                                                                 \
+            PFX##_fr_from_mont(&x[i], &x[i]);                                                                          \
+        }                                                                                                              \
+        for (size_t block = n >> (logn / 2); block <= n; block *= 2) {                                                 \
+            memset(got, 0, n * sizeof *got);                                                                           \
+            CHECK_MSG(zkcuda_h_blocked(g_ctx, &CURVE, v, v + n, v + 2 * n, got, logn, (uint32_t)block, &g_err) == 0,   \
+                      "%s", g_err.msg);                                                                                \
+            CHECK_MSG(memcmp(got, x, n * sizeof *x) == 0, #PFX " 2^%u in blocks of %zu differs from the CPU", logn,    \
+                      block);                                                                                          \
+        }                                                                                                              \
+        free(v);                                                                                                       \
+        free(x);                                                                                                       \
+        free(got);                                                                                                     \
+        return 0;                                                                                                      \
+    }
+NTT_BLOCKED_CASE(bn, zk_curve_bn128)
+NTT_BLOCKED_CASE(bls, zk_curve_bls12381)
+
+TEST(ntt_blocked) {
+    NEED_GPU();
+    unsigned logs[] = {1, 2, 5, 10, 11, 14, 20};
+    for (int i = 0; i < 7; i++) {
+        if (logs[i] > MAX_LOG) continue;
+        CHECK_MSG(ntt_blocked_bn(logs[i]) == 0, "2^%u", logs[i]);
+        CHECK_MSG(ntt_blocked_bls(logs[i]) == 0, "2^%u", logs[i]);
+    }
+    return 0;
+}
+
 /* ---- proving: GPU raw points == CPU core's, and the finalised proof verifies ---- */
 static int prove_pair(const char *zkp, const char *wtp, int *ret_ok) {
     fixture_t f;
@@ -555,21 +597,50 @@ TEST(prove_large) {
 }
 
 /* ---- device memory: the same synthetic core proved with no cap (not chunked where the device
- * has room), with a cap that keeps the key resident but chunks the MSMs, and with one that leaves
- * no room for the key (its points streamed chunk by chunk); each equal to the CPU core's. Run
- * once more on a 64 MiB emulated device (meson: test_cuda_emu_64m), where an allocation beyond
- * the plan fails as it would on a device. ---- */
+ * has room), with a cap that keeps the key resident but chunks the MSMs, one that leaves no room
+ * for the key (its points streamed chunk by chunk), and one that leaves no room for a whole NTT
+ * (the NTT in blocks, every scalar streamed); each equal to the CPU core's and so to the
+ * unchunked result. After each, the device memory the context holds is its plan's, and the
+ * device's free memory fell by that much (exactly on the emulation; within allocation granularity
+ * on a device). Run once more on a 64 MiB emulated device (meson: test_cuda_emu_64m), where an
+ * allocation beyond the plan fails as it would on a device. ---- */
 #ifdef ZKCUDA_EMU
 #define CHUNK_LOG 16 /* a 2^16 circuit */
 #define CAP_CHUNKED ((uint64_t)52 << 20)
 #define CAP_STREAMED ((uint64_t)28 << 20)
+#define CAP_BLOCKED ((uint64_t)12 << 20)
 #define CHUNK_LANES 1 /* the emulation's time: one partition a case */
 #else
 #define CHUNK_LOG 20
 #define CAP_CHUNKED ((uint64_t)1536 << 20)
 #define CAP_STREAMED ((uint64_t)800 << 20)
+#define CAP_BLOCKED ((uint64_t)256 << 20)
 #define CHUNK_LANES 2
 #endif
+
+/* After a case's partitions: the context holds its plan (less the lanes it did not use), and the
+ * device lost as much free memory since free_before. */
+static int memory_matches_plan(void *c, const zk_zkey_t *z, uint64_t free_before, int lanes) {
+    zkcuda_memory_t m;
+    CHECK_MSG(zkcuda_memory(c, z, &m, &g_err) == 0, "%s", g_err.msg);
+    uint64_t want = m.plan_need - (uint64_t)(2 - lanes) * m.plan_lane, used = free_before - m.device_free;
+    fprintf(stderr,
+            "  device memory: planned %.2f MiB (%d lane%s), held %.2f MiB, device free fell by %.2f MiB; "
+            "pinned host %.2f MiB\n",
+            want / 1048576.0, lanes, lanes > 1 ? "s" : "", m.held / 1048576.0, used / 1048576.0,
+            m.plan_pinned / 1048576.0);
+    CHECK_MSG(m.held == want, "the context holds %llu bytes, its plan %llu", (unsigned long long)m.held,
+              (unsigned long long)want);
+#ifdef ZKCUDA_EMU
+    CHECK_MSG(used == want, "the device lost %llu bytes, the plan says %llu", (unsigned long long)used,
+              (unsigned long long)want);
+#else
+    CHECK_MSG(used >= want && used <= want + want / 10 + ((uint64_t)64 << 20),
+              "the device lost %llu bytes, the plan says %llu", (unsigned long long)used, (unsigned long long)want);
+#endif
+    return 0;
+}
+
 TEST(prove_chunked) {
     NEED_GPU();
     big_key_t k;
@@ -581,10 +652,11 @@ TEST(prove_chunked) {
     free(scratch);
     const struct {
         uint64_t cap;
-        const char *mode, *chunks; /* what key_info must say (NULL: either) */
-    } cases[] = {{0, "key points resident", NULL},
-                 {CAP_CHUNKED, "key points resident", "MSMs in chunks of"},
-                 {CAP_STREAMED, "streamed", "MSMs in chunks of"}};
+        const char *mode, *chunks, *ntt; /* what key_info must say (NULL: either) */
+    } cases[] = {{0, "key points resident", NULL, "NTT whole"},
+                 {CAP_CHUNKED, "key points resident", "MSMs in chunks of", "NTT whole"},
+                 {CAP_STREAMED, "streamed", "MSMs in chunks of", "NTT whole"},
+                 {CAP_BLOCKED, "streamed", "MSMs in chunks of", "NTT in blocks of"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 #ifdef ZKCUDA_EMU
         /* on a small emulated device (test_cuda_emu_64m) no cap already means chunks, and the
@@ -592,6 +664,8 @@ TEST(prove_chunked) {
         bool small = getenv("ZKPIPE_EMU_DEVICE_MEMORY") != NULL;
         if (small && cases[i].cap == CAP_CHUNKED) continue;
 #endif
+        zkcuda_memory_t before; /* the device's free memory (filled whether or not g_ctx holds the key) */
+        (void)zkcuda_memory(g_ctx, &k.z, &before, &g_err);
         void *c;
         CHECK_MSG(zk_backend_cuda.init(&c, 0, 16, 0, &g_err) == 0, "%s", g_err.msg);
         CHECK(zk_backend_cuda.set_device_memory(c, cases[i].cap, &g_err) == 0);
@@ -602,6 +676,7 @@ TEST(prove_chunked) {
         fprintf(stderr, "2^%d core, cap %llu MiB: %s\n", CHUNK_LOG, (unsigned long long)(cases[i].cap >> 20), info);
         CHECK_STR_CONTAINS(info, cases[i].mode);
         if (cases[i].chunks) CHECK_STR_CONTAINS(info, cases[i].chunks);
+        CHECK_STR_CONTAINS(info, cases[i].ntt);
 #ifdef ZKCUDA_EMU
         if (small && !cases[i].cap) CHECK_STR_CONTAINS(info, "MSMs in chunks of");
 #endif
@@ -614,18 +689,48 @@ TEST(prove_chunked) {
             CHECK_MSG(memcmp(&cpu, &gpu, sizeof cpu) == 0, "cap %llu MiB lane %d: the core differs from the CPU's",
                       (unsigned long long)(cases[i].cap >> 20), lane);
         }
+        CHECK(memory_matches_plan(c, &k.z, before.device_free, CHUNK_LANES) == 0);
         zk_backend_cuda.destroy(c);
     }
-    /* a cap below what even streaming needs: the key is refused with the sizes, no partition runs */
+    /* a cap below what even the NTT in blocks needs: the key is refused with the sizes */
     void *c;
     CHECK(zk_backend_cuda.init(&c, 0, 16, 0, &g_err) == 0);
-    CHECK(zk_backend_cuda.set_device_memory(c, (uint64_t)4 << 20, &g_err) == 0);
+    CHECK(zk_backend_cuda.set_device_memory(c, (uint64_t)1 << 20, &g_err) == 0);
     CHECK(zk_backend_cuda.load_key(c, &k.z, &g_err) == -ENOMEM);
-    fprintf(stderr, "cap 4 MiB: %s\n", g_err.msg);
+    fprintf(stderr, "cap 1 MiB: %s\n", g_err.msg);
     CHECK_STR_CONTAINS(g_err.msg, "CUDA: device memory: a partition of this circuit");
-    CHECK_STR_CONTAINS(g_err.msg, "the budget is 4.0 MiB");
+    CHECK_STR_CONTAINS(g_err.msg, "NTT in blocks of");
+    CHECK_STR_CONTAINS(g_err.msg, "the budget is 1.0 MiB");
     zk_backend_cuda.destroy(c);
     big_key_free(&k);
+
+    /* the fixtures of both curves with the NTT in blocks: a cap between the smallest plan with the
+     * NTT whole and the smallest in blocks (devplan.c's figures, CUB's sizes estimated) */
+    const char *fx[][2] = {{"bn128/medium/medium.zkey", "bn128/medium/witness.wtns"},
+                           {"bls12381/mulchain/mulchain.zkey", "bls12381/mulchain/witness-1.wtns"}};
+    for (int i = 0; i < 2; i++) {
+        fixture_t f;
+        CHECK(fixture_load(&f, fx[i][0], fx[i][1]) == 0);
+        zc_plan_circuit_t pc = {f.z.curve, f.z.n_vars, f.z.n_pub, f.z.log_domain};
+        zc_dev_plan_t whole, blocked;
+        CHECK(zc_plan_needs(&pc, ZC_MIN_CHUNK, false, 0, &zc_plan_cub_estimate, &whole) == 0);
+        CHECK(zc_plan_needs(&pc, ZC_MIN_CHUNK, false, (uint32_t)f.z.domain_size >> (f.z.log_domain / 2),
+                            &zc_plan_cub_estimate, &blocked) == 0);
+        CHECK(blocked.need < whole.need);
+        zkcuda_memory_t before;
+        (void)zkcuda_memory(g_ctx, &f.z, &before, &g_err);
+        CHECK(zk_backend_cuda.init(&c, 0, 16, 0, &g_err) == 0);
+        CHECK(zk_backend_cuda.set_device_memory(c, (blocked.need + whole.need) / 2, &g_err) == 0);
+        CHECK_MSG(zk_backend_cuda.load_key(c, &f.z, &g_err) == 0, "%s: %s", fx[i][0], g_err.msg);
+        const char *info = zk_backend_cuda.key_info(c, &f.z);
+        fprintf(stderr, "%s, cap %.1f MiB: %s\n", fx[i][0], (blocked.need + whole.need) / 2 / 1048576.0, info);
+        CHECK_STR_CONTAINS(info, "NTT in blocks of");
+        fixture_t two[1] = {f};
+        CHECK(fixture_prove_in_flight(&zk_backend_cuda, c, two, 1, 2) == 0);
+        CHECK(memory_matches_plan(c, &f.z, before.device_free, 2) == 0);
+        zk_backend_cuda.destroy(c);
+        fixture_free(&f);
+    }
     return 0;
 }
 

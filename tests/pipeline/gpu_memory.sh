@@ -18,7 +18,7 @@ start gpud
 J=$(submit mulchain NORMAL $M/witness-1.wtns $M/witness-2.wtns)
 wait_job "$J" 200 || fail "job failed: $(cat $T/wait-$J.err)"
 verify_job "$J" mulchain 2
-grep -q "Loaded the key of circuit mulchain .*device memory: key points resident (.* MiB), MSMs not chunked; .* MiB of a 64.0 MiB budget (\[gpu\] device_memory)" \
+grep -q "Loaded the key of circuit mulchain .*device memory: key points resident (.* MiB), MSMs not chunked, NTT whole; .* MiB of a 64.0 MiB budget (\[gpu\] device_memory)" \
     "$T/logs/gpud.log" || fail "gpud does not log the key's plan against the cap: $(grep -i 'key' "$T/logs/gpud.log")"
 stop_all
 
@@ -29,7 +29,7 @@ start finalizerd
 start gpud
 J=$(submit mulchain NORMAL $M/witness-1.wtns)
 wait_job "$J" 200 && fail "a job ran on a device it does not fit"
-grep -q "device memory: a partition of this circuit (.* wires, domain .*) needs at least .* MiB on the device (key points streamed, MSMs in chunks of [0-9][0-9]* points), the budget is 0.0 MiB (device free memory and \[gpu\] device_memory)" \
+grep -q "device memory: a partition of this circuit (.* wires, domain .*) needs at least .* MiB on the device (key points streamed (.* MiB), MSMs .*, NTT in blocks of .*), the budget is 0.0 MiB (device free memory and \[gpu\] device_memory)" \
     "$T/wait-$J.err" || fail "the job's error does not name the sizes: $(cat "$T/wait-$J.err")"
 alive gpud || fail "gpud died: $(tail -5 "$T/logs/gpud.log")"
 grep -q "Failed to preload circuit mulchain: CUDA: device memory" "$T/logs/gpud.log" || fail "the preload does not name it"

@@ -106,6 +106,11 @@ start() {
     PIDS[$name]=$!
 }
 
+proc_field() { # proc_field INSTANCE FIELD: a value from gpud@INSTANCE's live process line of status
+    "$ZKPIPE" status --config "$CONF" | awk -v p="gpud@$1" -v f="$2" \
+        '$1 == "process" && $2 == p && $5 == "alive" {for (i = 1; i < NF; i++) if ($i == f) v = $(i + 1)} END {print v}'
+}
+
 alive() { [ -n "${PIDS[$1]:-}" ] && kill -0 "${PIDS[$1]}" 2>/dev/null; }
 
 # kill9 NAME: SIGKILL and reap

@@ -6,18 +6,14 @@
 #  2. kill -9 of one while it holds two partitions, the other busy with a long job: they go back to
 #     READY and the survivor proves them while it is still busy with the long job, nothing lost or
 #     proved twice beyond the lost ones;
-#  3. the killed one restarted rejoins and takes partitions again;
-#  4. the same pair on the emulated CUDA backend (zkpipe-gpud-emu), where it is built.
+#  3. the killed one restarted rejoins and takes partitions again.
+# Two gpud on one GPU's CUDA backend: tests/gpu/two_gpud_cuda.sh.
 . "$(dirname "$0")/lib.sh"
 GPU_INFLIGHT=2 write_config 6 0
 M=$DATA/bn128/mulchain
 B=$DATA/bls12381/mulchain
 W=("$M/witness-1.wtns" "$M/witness-2.wtns")
 wits() { local n=$1 k; for ((k = 0; k < n; k++)); do echo "${W[k % 2]}"; done; }
-proc_field() { # proc_field INSTANCE FIELD: a value from gpud@INSTANCE's live process line of status
-    "$ZKPIPE" status --config "$CONF" | awk -v p="gpud@$1" -v f="$2" \
-        '$1 == "process" && $2 == p && $5 == "alive" {for (i = 1; i < NF; i++) if ($i == f) v = $(i + 1)} END {print v}'
-}
 prove_counts() { # prove_counts JOB N: the partitions' prove counts, space-separated
     local k out=
     for ((k = 0; k < $2; k++)); do out="$out $(json_get "$(result_json "$1")" "r['partitions'][$k]['prove_count']")"; done
@@ -95,23 +91,4 @@ log "after the restart: gpud@0 $q0 (new process), gpud@1 $((q1 - p1)) more"
 stop_all
 all_slabs_free || fail "slabs not FREE: $(slab_line)"
 
-EMU=$BUILD/gpud/zkpipe-gpud-emu
-if [ -x "$EMU" ]; then
-    log "4. two gpud on the emulated CUDA backend"
-    sed -i 's/^backend = cpu$/backend = cuda/' "$CONF"
-    GPUD=$EMU
-    start synthd1
-    start finalizerd
-    start gpud0 ZKPIPE_TEST_DELAY=gpu.mid_prove:300
-    start gpud1 ZKPIPE_TEST_DELAY=gpu.mid_prove:300
-    mulchain_job 6
-    p0=$(proc_field 0 proved) p1=$(proc_field 1 proved)
-    log "emulated CUDA: gpud@0 $p0, gpud@1 $p1"
-    [ "${p0:-0}" -gt 0 ] && [ "${p1:-0}" -gt 0 ] || fail "not both emulated gpud proved partitions ($p0, $p1)"
-    [ "$(proc_field 0 device)" = cuda ] || fail "status does not name the cuda backend: $("$ZKPIPE" status --config "$CONF" | grep gpud)"
-    stop_all
-    all_slabs_free || fail "slabs not FREE: $(slab_line)"
-else
-    log "4. skipped: no $EMU (built with a C++ compiler)"
-fi
 log "PASS"
