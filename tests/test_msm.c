@@ -1,7 +1,8 @@
 /* MSM against naive double-and-add on random inputs, for G1 and G2 of both curves: sizes 1, 2, 3
  * and sizes that are not powers of two, with zero scalars, scalar 1, r-1, and infinity bases; the
  * scalar patterns (all zero, all one, mixed 0/1/small/large, scalars around lambda and 2^128) and
- * repeated points of the GLV path (G1); the GLV split itself on edge and random scalars. */
+ * repeated points of the GLV path (every group); the GLV split itself on edge and random scalars, and
+ * the endomorphism it relies on (phi = lambda on G1 and G2). */
 #include <stdlib.h>
 
 #include "kernel_sets.h"
@@ -182,8 +183,34 @@ static void pattern_scalar(uint8_t *s, const zk_curve_t *c, const zk_glv_t *glv,
         return 0;                                                                                                    \
     }
 
+/* phi(x, y) = (beta·x, y) acts as lambda on every group (zk/msm.c; on G2 with beta^2): a one-point
+ * MSM with scalar lambda (split into |k1|, |k2| < 2^128, so k2 != 0 and phi(P) is summed) against
+ * lambda·P by double-and-add, on the generator and on random multiples of it, one and two threads. */
+#define GLV_ENDO_TEST(G, CURVE, GLV)                                                                                 \
+    TEST(G##_glv_endomorphism) {                                                                                     \
+        for (int it = 0; it < 8; it++) {                                                                             \
+            G##_xyzz_t p, want, got;                                                                                 \
+            G##_aff_t base;                                                                                          \
+            G##_xyzz_from_aff(&p, &G##_gen);                                                                         \
+            if (it) {                                                                                                \
+                uint8_t k0[32];                                                                                      \
+                rnd_scalar(k0, CURVE.r);                                                                             \
+                G##_xyzz_mul(&p, &p, (const uint64_t *)k0, 4);                                                       \
+            }                                                                                                        \
+            G##_xyzz_to_aff(&base, &p);                                                                              \
+            G##_xyzz_mul(&want, &p, (GLV)->lambda, 4);                                                               \
+            G##_msm(&got, &base, (const uint8_t *)(GLV)->lambda, 1, 1 + it % 2);                                     \
+            CHECK_MSG(G##_xyzz_eq(&got, &want), #G " lambda·P by the endomorphism, case %d", it);                    \
+        }                                                                                                            \
+        return 0;                                                                                                    \
+    }
+
 GLV_SPLIT_TEST(bn, bn_fr, zk_curve_bn128)
 GLV_SPLIT_TEST(bls, bls_fr, zk_curve_bls12381)
+GLV_ENDO_TEST(bn_g1, zk_curve_bn128, &zk_glv_bn)
+GLV_ENDO_TEST(bn_g2, zk_curve_bn128, &zk_glv_bn)
+GLV_ENDO_TEST(bls_g1, zk_curve_bls12381, &zk_glv_bls)
+GLV_ENDO_TEST(bls_g2, zk_curve_bls12381, &zk_glv_bls)
 MSM_PATTERN_TEST(bn_g1, zk_curve_bn128, &zk_glv_bn)
 MSM_PATTERN_TEST(bn_g2, zk_curve_bn128, &zk_glv_bn)
 MSM_PATTERN_TEST(bls_g1, zk_curve_bls12381, &zk_glv_bls)
@@ -266,9 +293,11 @@ MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 5000, large)
 MSM_LARGE_TEST(bn_g2, bn_fr, zk_curve_bn128, 5000, large)
 MSM_LARGE_TEST(bls_g1, bls_fr, zk_curve_bls12381, 5000, large)
 MSM_LARGE_TEST(bls_g2, bls_fr, zk_curve_bls12381, 5000, large)
-/* Just above the size where G1 stops using the GLV split (zk/msm_tmpl.h: MSM_GLV_MAX = 2^15). */
+/* Just above the size where the MSM stops using the GLV split (zk/msm_tmpl.h: MSM_GLV_MAX = 2^15). */
 MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 32771, above_glv)
 MSM_LARGE_TEST(bls_g1, bls_fr, zk_curve_bls12381, 32771, above_glv)
+MSM_LARGE_TEST(bn_g2, bn_fr, zk_curve_bn128, 32771, above_glv)
+MSM_LARGE_TEST(bls_g2, bls_fr, zk_curve_bls12381, 32771, above_glv)
 /* 2^16 + 1 points: with the ifma kernels G1 takes the widest window, c = 15 (zk_msm_window). */
 MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 65537, wide_window)
 

@@ -373,14 +373,17 @@ void GF(msm_bucket_sum)(XYZZ_T *out, const AFF_T *bucket, const XYZZ_T *side, co
     GF(msm_ctx_free)(x);
 }
 
-/* Where the group has the GLV endomorphism (zk/msm.c: GF(glv) not NULL) and n <= MSM_GLV_MAX, the n
+/* Where the group has the GLV endomorphism (zk/msm.c: every group) and n <= MSM_GLV_MAX, the n
  * scalars become 2n half-length ones: k_i·P_i = k1·P_i + k2·phi(P_i), phi(P) = (beta·x, y) formed
  * once per point, the signs of k1, k2 folded into the digits. Half as many windows, twice as many
  * points: the bucket reductions (2^(c-1) per window) halve. Measured (bench/msm_ntt, CPU time, 1
  * thread, bn128 G1): 2^13 57 -> 41 ms, 2^14 111 -> 73 ms, 2^15 147 -> 135 ms, but 2^16 and 2^17
  * unchanged, where it would only add n points of memory: above MSM_GLV_MAX it is not used. With the
  * ifma kernels the bucket additions and reductions cost less, and GLV measured no faster above 2^14
- * (bn128 G1, 1 thread, CPU ms, plain vs GLV: 2^14 44.2 vs 42.9, 2^15 74.5 vs 80, 2^16 140 vs 155). */
+ * (bn128 G1, 1 thread, CPU ms, plain vs GLV: 2^14 44.2 vs 42.9, 2^15 74.5 vs 80, 2^16 140 vs 155).
+ * G2 takes the same limits (mulx, plain vs GLV, CPU ms: bn128 2^13 94 vs 83, 2^15 321 vs 297,
+ * bls12381 2^15 670 vs 591; ifma bn128 2^13 65 vs 59, 2^14 110 vs 110; instructions (callgrind,
+ * portable) bn128 2^16 -2 %). */
 #define MSM_GLV_MAX ((size_t)1 << 15)
 #define MSM_PREFETCH 8 /* points ahead whose bucket is prefetched */
 #define MSM_GLV_MAX_IFMA ((size_t)1 << 14)
