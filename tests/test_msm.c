@@ -251,9 +251,11 @@ TEST(signed_digits_reconstruct) {
 }
 
 /* Large sizes, where batches fill and buckets collide: bases i·G (i = 1..n), so that
- * Σ k_i·(i·G) = (Σ k_i·i mod r)·G is checked with one scalar multiplication. A third of the scalars
- * are 1 (all in one bucket), some are 0, some bases are infinity. */
-#define MSM_LARGE_TEST(G, FR, CURVE, N, NAME)                                                                        \
+ * Σ k_i·(i·G) = (Σ k_i·i mod r)·G is checked with one scalar multiplication. MIXED: a third of the
+ * scalars are 1 (all in one bucket), some are 0, every 29th base is infinity; otherwise every scalar
+ * is random and the bases with i % INF == 7 are infinity (the MSM leaves them out of Pippenger, so
+ * that INF sets the number of its terms exactly). */
+#define MSM_LARGE_TEST(G, FR, CURVE, N, NAME, MIXED, INF)                                                            \
     TEST(G##_msm_##NAME) {                                                                                           \
         const size_t n = N;                                                                                          \
         G##_aff_t *bases = calloc(n, sizeof(*bases));                                                                \
@@ -267,9 +269,9 @@ TEST(signed_digits_reconstruct) {
             G##_xyzz_to_aff(&bases[i], &p); /* (i+1)·G */                                                            \
             G##_xyzz_add(&p, &p, &g);                                                                                \
             rnd_scalar(sc + 32 * i, CURVE.r);                                                                        \
-            if (i % 3 == 0) { memset(sc + 32 * i, 0, 32); sc[32 * i] = 1; }                                          \
-            if (i % 17 == 5) memset(sc + 32 * i, 0, 32);                                                             \
-            if (i % 29 == 7) { memset(&bases[i], 0, sizeof(bases[i])); continue; }                                  \
+            if (MIXED && i % 3 == 0) { memset(sc + 32 * i, 0, 32); sc[32 * i] = 1; }                                 \
+            if (MIXED && i % 17 == 5) memset(sc + 32 * i, 0, 32);                                                    \
+            if (i % (MIXED ? 29 : (INF)) == 7) { memset(&bases[i], 0, sizeof(bases[i])); continue; }                \
             memcpy(k.l, sc + 32 * i, 32);                                                                            \
             FR##_to_mont(&k, &k);                                                                                    \
             FR##_set_u64(&idx, i + 1);                                                                               \
@@ -289,17 +291,22 @@ TEST(signed_digits_reconstruct) {
         return 0;                                                                                                    \
     }
 
-MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 5000, large)
-MSM_LARGE_TEST(bn_g2, bn_fr, zk_curve_bn128, 5000, large)
-MSM_LARGE_TEST(bls_g1, bls_fr, zk_curve_bls12381, 5000, large)
-MSM_LARGE_TEST(bls_g2, bls_fr, zk_curve_bls12381, 5000, large)
-/* Just above the size where the MSM stops using the GLV split (zk/msm_tmpl.h: MSM_GLV_MAX = 2^15). */
-MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 32771, above_glv)
-MSM_LARGE_TEST(bls_g1, bls_fr, zk_curve_bls12381, 32771, above_glv)
-MSM_LARGE_TEST(bn_g2, bn_fr, zk_curve_bn128, 32771, above_glv)
-MSM_LARGE_TEST(bls_g2, bls_fr, zk_curve_bls12381, 32771, above_glv)
-/* 2^16 + 1 points: with the ifma kernels G1 takes the widest window, c = 15 (zk_msm_window). */
-MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 65537, wide_window)
+MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 5000, large, 1, 0)
+MSM_LARGE_TEST(bn_g2, bn_fr, zk_curve_bn128, 5000, large, 1, 0)
+MSM_LARGE_TEST(bls_g1, bls_fr, zk_curve_bls12381, 5000, large, 1, 0)
+MSM_LARGE_TEST(bls_g2, bls_fr, zk_curve_bls12381, 5000, large, 1, 0)
+/* Either side of the size where the MSM stops using the GLV split (zk/msm_tmpl.h: MSM_GLV_MAX =
+ * 2^15 terms), 2^15 + 16 pairs: 8 infinity bases leave 2^15 + 8 terms (plain), 17 leave 2^15 - 1
+ * (GLV). */
+MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 32784, above_glv, 0, 4096)
+MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 32784, at_glv, 0, 2048)
+MSM_LARGE_TEST(bls_g1, bls_fr, zk_curve_bls12381, 32784, above_glv, 0, 4096)
+MSM_LARGE_TEST(bn_g2, bn_fr, zk_curve_bn128, 32784, above_glv, 0, 4096)
+MSM_LARGE_TEST(bn_g2, bn_fr, zk_curve_bn128, 32784, at_glv, 0, 2048)
+MSM_LARGE_TEST(bls_g2, bls_fr, zk_curve_bls12381, 32784, at_glv, 0, 2048)
+/* 2^16 terms and one infinity base: with the ifma kernels G1 takes the widest window, c = 15
+ * (zk_msm_window). */
+MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 65537, wide_window, 0, 1 << 20)
 
 /* The bucket reduction (msm_reduce: batch-affine runs from 512 buckets, the XYZZ running sum below
  * that or for sparse windows, the vectors of the ifma set for BN254) against the XYZZ running sum,
