@@ -175,26 +175,44 @@ static inline size_t P_(bitrev)(size_t i, unsigned logn) {
 
 /* Natural-order evaluations X on {w^i} -> evaluations on the odd coset {w_2n^(2i+1)}, in place:
  * iNTT (bit-reversed coefficients), scale coefficient k by n^-1 * inc^k, NTT back to natural order.
- * The scale factors are formed on the fly (coef[2] = {inc, n^-1}): one more multiplication per
- * element instead of an n-element table. */
+ * The scale factors are formed on the fly (coef[2] = {inc, n^-1}), one more multiplication per
+ * element instead of an n-element table, walking the array in order: the factor of position p is
+ * f(p) = n^-1 * inc^bitrev(p), and from p to p + 1, with t the trailing ones of p, bitrev grows by
+ * 3·2^(logn-1-t) - n, so f(p + 1) = f(p) * step[t], step[t] = -inc^(3·2^(logn-1-t)) (inc^n = -1).
+ * Each block runs SCALE_CHAINS independent chains (one product each per element, which would
+ * otherwise wait on the one before). */
+#define SCALE_CHAINS 4
 void P_(to_odd_coset)(FR_T *x, size_t n, unsigned logn, const FR_T *tw, const FR_T *itw,
                              const FR_T *coef, int threads) {
     P_(ntt_dif)(x, n, itw, threads);
-    size_t blocks = n >= 1024 ? 64 : 1, bs = n / blocks;
+    FR_T step[64];
+    for (unsigned t = 0; t < logn; t++) { /* step[t] = -inc^(3·2^(logn-1-t)) */
+        FR_T c2;
+        FR(sqr)(&c2, &coef[0]);
+        FR(mul)(&step[t], &c2, &coef[0]); /* inc^3 */
+        for (unsigned i = t + 1; i < logn; i++) FR(sqr)(&step[t], &step[t]);
+        FR(neg)(&step[t], &step[t]);
+    }
+    size_t blocks = n >= 1024 ? 64 : 1, bs = n / blocks, cl = bs >= SCALE_CHAINS ? bs / SCALE_CHAINS : bs;
+    unsigned chains = (unsigned)(bs / cl);
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t b = 0; b < blocks; b++) {
-        FR_T pw;
-        uint64_t e[1] = {(uint64_t)(b * bs)};
-        FR(pow)(&pw, &coef[0], e, 1);
-        FR(mul)(&pw, &pw, &coef[1]);
-        for (size_t k = b * bs; k < (b + 1) * bs; k++) {
-            FR_T *v = &x[P_(bitrev)(k, logn)];
-            FR(mul)(v, v, &pw);
-            FR(mul)(&pw, &pw, &coef[0]);
+        FR_T f[SCALE_CHAINS];
+        for (unsigned c = 0; c < chains; c++) {
+            uint64_t e[1] = {(uint64_t)P_(bitrev)(b * bs + c * cl, logn)};
+            FR(pow)(&f[c], &coef[0], e, 1);
+            FR(mul)(&f[c], &f[c], &coef[1]);
         }
+        for (size_t k = 0; k < cl; k++)
+            for (unsigned c = 0; c < chains; c++) {
+                size_t p = b * bs + c * cl + k;
+                FR(mul)(&x[p], &x[p], &f[c]);
+                if (k + 1 < cl) FR(mul)(&f[c], &f[c], &step[__builtin_ctzll(~(uint64_t)p)]);
+            }
     }
     P_(ntt_dit)(x, n, tw, threads);
 }
+#undef SCALE_CHAINS
 
 /* tw = w^k, itw = w^-k (k <= n/2), coef = {inc, n^-1} with inc = w_2n. */
 void P_(odd_coset_tables)(FR_T *tw, FR_T *itw, FR_T *coef, unsigned logn, int threads) {
