@@ -53,6 +53,20 @@
         G##_xyzz_t t;                                                                                                \
         G##_msm(&t, NULL, NULL, 0, 2);                                                                               \
         CHECK(G##_xyzz_is_inf(&t));                                                                                  \
+        /* every base infinity (nothing reaches Pippenger or the sum of ones), scalars random, 1 and 0 */           \
+        G##_aff_t *inf = calloc(300, sizeof(*inf));                                                                  \
+        uint8_t *sc = calloc(300, 32);                                                                               \
+        for (size_t i = 0; i < 300; i++) {                                                                           \
+            rnd_scalar(sc + 32 * i, CURVE.r);                                                                        \
+            if (i % 3 == 1) memset(sc + 32 * i, 0, 32), sc[32 * i] = 1;                                              \
+            if (i % 3 == 2) memset(sc + 32 * i, 0, 32);                                                              \
+        }                                                                                                            \
+        for (int threads = 1; threads <= 2; threads++) {                                                             \
+            G##_msm(&t, inf, sc, 300, threads);                                                                      \
+            CHECK_MSG(G##_xyzz_is_inf(&t), #G " msm of 300 infinity bases, %d threads", threads);                    \
+        }                                                                                                            \
+        free(inf);                                                                                                   \
+        free(sc);                                                                                                    \
         return 0;                                                                                                    \
     }
 
