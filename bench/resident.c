@@ -294,7 +294,7 @@ int main(int argc, char **argv) {
         int best = lanes && mw[K_LANES] < mw[K_TABLES] ? K_LANES : K_TABLES;
         printf("  zkpipe prove / rapidsnark: wall %.3f, CPU %.3f\n", have_zkpipe ? mw[K_ZKPIPE] / mw[K_RAPID] : 0,
                have_zkpipe ? mc[K_ZKPIPE] / mc[K_RAPID] : 0);
-        printf("  %s / rapidsnark: wall %.3f, CPU %.3f (issue 13 target: <= 0.33 of rapidsnark's time per proof)\n",
+        printf("  %s / rapidsnark: wall %.3f, CPU %.3f (issue 22 target: <= 0.20 of rapidsnark's time per proof)\n",
                kind_name[best], mw[best] / mw[K_RAPID], mc[best] / mc[K_RAPID]);
     }
     unlink(pf), unlink(pb), rmdir(proof);

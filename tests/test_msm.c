@@ -1,7 +1,8 @@
 /* MSM against naive double-and-add on random inputs, for G1 and G2 of both curves: sizes 1, 2, 3
  * and sizes that are not powers of two, with zero scalars, scalar 1, r-1, and infinity bases; the
  * scalar patterns (all zero, all one, mixed 0/1/small/large, scalars around lambda and 2^128) and
- * repeated points of the GLV path (G1); the GLV split itself on edge and random scalars. */
+ * repeated points of the GLV path (every group); the GLV split itself on edge and random scalars, and
+ * the endomorphism it relies on (phi = lambda on G1 and G2). */
 #include <stdlib.h>
 
 #include "kernel_sets.h"
@@ -52,6 +53,20 @@
         G##_xyzz_t t;                                                                                                \
         G##_msm(&t, NULL, NULL, 0, 2);                                                                               \
         CHECK(G##_xyzz_is_inf(&t));                                                                                  \
+        /* every base infinity (nothing reaches Pippenger or the sum of ones), scalars random, 1 and 0 */           \
+        G##_aff_t *inf = calloc(300, sizeof(*inf));                                                                  \
+        uint8_t *sc = calloc(300, 32);                                                                               \
+        for (size_t i = 0; i < 300; i++) {                                                                           \
+            rnd_scalar(sc + 32 * i, CURVE.r);                                                                        \
+            if (i % 3 == 1) memset(sc + 32 * i, 0, 32), sc[32 * i] = 1;                                              \
+            if (i % 3 == 2) memset(sc + 32 * i, 0, 32);                                                              \
+        }                                                                                                            \
+        for (int threads = 1; threads <= 2; threads++) {                                                             \
+            G##_msm(&t, inf, sc, 300, threads);                                                                      \
+            CHECK_MSG(G##_xyzz_is_inf(&t), #G " msm of 300 infinity bases, %d threads", threads);                    \
+        }                                                                                                            \
+        free(inf);                                                                                                   \
+        free(sc);                                                                                                    \
         return 0;                                                                                                    \
     }
 
@@ -182,8 +197,34 @@ static void pattern_scalar(uint8_t *s, const zk_curve_t *c, const zk_glv_t *glv,
         return 0;                                                                                                    \
     }
 
+/* phi(x, y) = (beta·x, y) acts as lambda on every group (zk/msm.c; on G2 with beta^2): a one-point
+ * MSM with scalar lambda (split into |k1|, |k2| < 2^128, so k2 != 0 and phi(P) is summed) against
+ * lambda·P by double-and-add, on the generator and on random multiples of it, one and two threads. */
+#define GLV_ENDO_TEST(G, CURVE, GLV)                                                                                 \
+    TEST(G##_glv_endomorphism) {                                                                                     \
+        for (int it = 0; it < 8; it++) {                                                                             \
+            G##_xyzz_t p, want, got;                                                                                 \
+            G##_aff_t base;                                                                                          \
+            G##_xyzz_from_aff(&p, &G##_gen);                                                                         \
+            if (it) {                                                                                                \
+                uint8_t k0[32];                                                                                      \
+                rnd_scalar(k0, CURVE.r);                                                                             \
+                G##_xyzz_mul(&p, &p, (const uint64_t *)k0, 4);                                                       \
+            }                                                                                                        \
+            G##_xyzz_to_aff(&base, &p);                                                                              \
+            G##_xyzz_mul(&want, &p, (GLV)->lambda, 4);                                                               \
+            G##_msm(&got, &base, (const uint8_t *)(GLV)->lambda, 1, 1 + it % 2);                                     \
+            CHECK_MSG(G##_xyzz_eq(&got, &want), #G " lambda·P by the endomorphism, case %d", it);                    \
+        }                                                                                                            \
+        return 0;                                                                                                    \
+    }
+
 GLV_SPLIT_TEST(bn, bn_fr, zk_curve_bn128)
 GLV_SPLIT_TEST(bls, bls_fr, zk_curve_bls12381)
+GLV_ENDO_TEST(bn_g1, zk_curve_bn128, &zk_glv_bn)
+GLV_ENDO_TEST(bn_g2, zk_curve_bn128, &zk_glv_bn)
+GLV_ENDO_TEST(bls_g1, zk_curve_bls12381, &zk_glv_bls)
+GLV_ENDO_TEST(bls_g2, zk_curve_bls12381, &zk_glv_bls)
 MSM_PATTERN_TEST(bn_g1, zk_curve_bn128, &zk_glv_bn)
 MSM_PATTERN_TEST(bn_g2, zk_curve_bn128, &zk_glv_bn)
 MSM_PATTERN_TEST(bls_g1, zk_curve_bls12381, &zk_glv_bls)
@@ -224,9 +265,11 @@ TEST(signed_digits_reconstruct) {
 }
 
 /* Large sizes, where batches fill and buckets collide: bases i·G (i = 1..n), so that
- * Σ k_i·(i·G) = (Σ k_i·i mod r)·G is checked with one scalar multiplication. A third of the scalars
- * are 1 (all in one bucket), some are 0, some bases are infinity. */
-#define MSM_LARGE_TEST(G, FR, CURVE, N, NAME)                                                                        \
+ * Σ k_i·(i·G) = (Σ k_i·i mod r)·G is checked with one scalar multiplication. MIXED: a third of the
+ * scalars are 1 (all in one bucket), some are 0, every 29th base is infinity; otherwise every scalar
+ * is random and the bases with i % INF == 7 are infinity (the MSM leaves them out of Pippenger, so
+ * that INF sets the number of its terms exactly). */
+#define MSM_LARGE_TEST(G, FR, CURVE, N, NAME, MIXED, INF)                                                            \
     TEST(G##_msm_##NAME) {                                                                                           \
         const size_t n = N;                                                                                          \
         G##_aff_t *bases = calloc(n, sizeof(*bases));                                                                \
@@ -240,9 +283,9 @@ TEST(signed_digits_reconstruct) {
             G##_xyzz_to_aff(&bases[i], &p); /* (i+1)·G */                                                            \
             G##_xyzz_add(&p, &p, &g);                                                                                \
             rnd_scalar(sc + 32 * i, CURVE.r);                                                                        \
-            if (i % 3 == 0) { memset(sc + 32 * i, 0, 32); sc[32 * i] = 1; }                                          \
-            if (i % 17 == 5) memset(sc + 32 * i, 0, 32);                                                             \
-            if (i % 29 == 7) { memset(&bases[i], 0, sizeof(bases[i])); continue; }                                  \
+            if (MIXED && i % 3 == 0) { memset(sc + 32 * i, 0, 32); sc[32 * i] = 1; }                                 \
+            if (MIXED && i % 17 == 5) memset(sc + 32 * i, 0, 32);                                                    \
+            if (i % (MIXED ? 29 : (INF)) == 7) { memset(&bases[i], 0, sizeof(bases[i])); continue; }                \
             memcpy(k.l, sc + 32 * i, 32);                                                                            \
             FR##_to_mont(&k, &k);                                                                                    \
             FR##_set_u64(&idx, i + 1);                                                                               \
@@ -262,15 +305,22 @@ TEST(signed_digits_reconstruct) {
         return 0;                                                                                                    \
     }
 
-MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 5000, large)
-MSM_LARGE_TEST(bn_g2, bn_fr, zk_curve_bn128, 5000, large)
-MSM_LARGE_TEST(bls_g1, bls_fr, zk_curve_bls12381, 5000, large)
-MSM_LARGE_TEST(bls_g2, bls_fr, zk_curve_bls12381, 5000, large)
-/* Just above the size where G1 stops using the GLV split (zk/msm_tmpl.h: MSM_GLV_MAX = 2^15). */
-MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 32771, above_glv)
-MSM_LARGE_TEST(bls_g1, bls_fr, zk_curve_bls12381, 32771, above_glv)
-/* 2^16 + 1 points: with the ifma kernels G1 takes the widest window, c = 15 (zk_msm_window). */
-MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 65537, wide_window)
+MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 5000, large, 1, 0)
+MSM_LARGE_TEST(bn_g2, bn_fr, zk_curve_bn128, 5000, large, 1, 0)
+MSM_LARGE_TEST(bls_g1, bls_fr, zk_curve_bls12381, 5000, large, 1, 0)
+MSM_LARGE_TEST(bls_g2, bls_fr, zk_curve_bls12381, 5000, large, 1, 0)
+/* Either side of the size where the MSM stops using the GLV split (zk/msm_tmpl.h: MSM_GLV_MAX =
+ * 2^15 terms), 2^15 + 16 pairs: 8 infinity bases leave 2^15 + 8 terms (plain), 17 leave 2^15 - 1
+ * (GLV). */
+MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 32784, above_glv, 0, 4096)
+MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 32784, at_glv, 0, 2048)
+MSM_LARGE_TEST(bls_g1, bls_fr, zk_curve_bls12381, 32784, above_glv, 0, 4096)
+MSM_LARGE_TEST(bn_g2, bn_fr, zk_curve_bn128, 32784, above_glv, 0, 4096)
+MSM_LARGE_TEST(bn_g2, bn_fr, zk_curve_bn128, 32784, at_glv, 0, 2048)
+MSM_LARGE_TEST(bls_g2, bls_fr, zk_curve_bls12381, 32784, at_glv, 0, 2048)
+/* 2^16 terms and one infinity base: with the ifma kernels G1 takes the widest window, c = 15
+ * (zk_msm_window). */
+MSM_LARGE_TEST(bn_g1, bn_fr, zk_curve_bn128, 65537, wide_window, 0, 1 << 20)
 
 /* The bucket reduction (msm_reduce: batch-affine runs from 512 buckets, the XYZZ running sum below
  * that or for sparse windows, the vectors of the ifma set for BN254) against the XYZZ running sum,

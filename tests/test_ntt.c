@@ -87,6 +87,62 @@ static size_t bitrev(size_t i, unsigned logn) {
 NTT_TEST(bn, zk_curve_bn128)
 NTT_TEST(bls, zk_curve_bls12381)
 
+/* The odd coset at sizes with many scale blocks and chains (zk/ntt_tmpl.h: to_odd_coset), 2^10 ..
+ * 2^13 on 1, 2 and 3 threads, against the same three steps written plainly: the inverse transform,
+ * coefficient k times n^-1·w_2n^k (a power for each k), the forward transform. */
+#define ODD_COSET_TEST(PFX, CURVE)                                                                                   \
+    TEST(PFX##_odd_coset_large) {                                                                                    \
+        for (unsigned logn = 10; logn <= 13; logn++) {                                                               \
+            size_t n = (size_t)1 << logn;                                                                            \
+            PFX##_fr_t *a = calloc(n, 32), *x = calloc(n, 32), *tw = calloc(n / 2, 32), *itw = calloc(n / 2, 32);    \
+            PFX##_fr_t w, iw, inc, ninv;                                                                             \
+            zk_fr_root_of_unity(&CURVE, logn, (uint8_t *)w.l);                                                       \
+            zk_fr_root_of_unity(&CURVE, logn + 1, (uint8_t *)inc.l);                                                 \
+            PFX##_fr_inv(&iw, &w);                                                                                   \
+            PFX##_fr_one(&tw[0]);                                                                                    \
+            PFX##_fr_one(&itw[0]);                                                                                   \
+            for (size_t k = 1; k < n / 2; k++) {                                                                     \
+                PFX##_fr_mul(&tw[k], &tw[k - 1], &w);                                                                \
+                PFX##_fr_mul(&itw[k], &itw[k - 1], &iw);                                                             \
+            }                                                                                                        \
+            PFX##_fr_set_u64(&ninv, n);                                                                              \
+            PFX##_fr_inv(&ninv, &ninv);                                                                              \
+            for (size_t i = 0; i < n; i++) {                                                                         \
+                rnd(&a[i], 32);                                                                                      \
+                a[i].l[3] >>= 4;                                                                                     \
+            }                                                                                                        \
+            memcpy(x, a, n * 32);                                                                                    \
+            PFX##_ntt_dif(x, n, itw, 1); /* coefficient k (times n) at position bitrev(k) */                         \
+            for (size_t k = 0; k < n; k++) {                                                                         \
+                size_t p = 0;                                                                                        \
+                for (unsigned bit = 0; bit < logn; bit++) p |= ((k >> bit) & 1) << (logn - 1 - bit);                 \
+                PFX##_fr_t f;                                                                                        \
+                uint64_t e[1] = {k};                                                                                 \
+                PFX##_fr_pow(&f, &inc, e, 1);                                                                        \
+                PFX##_fr_mul(&f, &f, &ninv);                                                                         \
+                PFX##_fr_mul(&x[p], &x[p], &f);                                                                      \
+            }                                                                                                        \
+            PFX##_ntt_dit(x, n, tw, 1);                                                                              \
+            for (int threads = 1; threads <= 3; threads++) {                                                         \
+                PFX##_fr_t *y = calloc(n, 32);                                                                       \
+                memcpy(y, a, n * 32);                                                                                \
+                CHECK(zk_fr_to_odd_coset(&CURVE, y, logn, threads) == 0);                                            \
+                size_t bad = n;                                                                                      \
+                for (size_t i = 0; i < n && bad == n; i++)                                                           \
+                    if (!PFX##_fr_eq(&x[i], &y[i])) bad = i;                                                         \
+                free(y);                                                                                             \
+                CHECK_MSG(bad == n, "odd coset n=2^%u, %d threads: element %zu differs", logn, threads, bad);       \
+            }                                                                                                        \
+            free(a);                                                                                                 \
+            free(x);                                                                                                 \
+            free(tw);                                                                                                \
+            free(itw);                                                                                               \
+        }                                                                                                            \
+        return 0;                                                                                                    \
+    }
+ODD_COSET_TEST(bn, zk_curve_bn128)
+ODD_COSET_TEST(bls, zk_curve_bls12381)
+
 TEST(large_ntt_roundtrip) {
     /* 2^14, threaded: dif with w, scale, dit with w^-1 gives back the input */
     unsigned logn = 14;

@@ -16,16 +16,7 @@
 #include "json_out.h"
 #include "msm.h"
 #include "msm_fixed.h"
-#include "kernels.h"
 #include "ntt.h"
-#include "ntt_ifma.h"
-
-static inline uint64_t zk_bitrev64(uint64_t x) {
-    x = ((x >> 1) & 0x5555555555555555ull) | ((x & 0x5555555555555555ull) << 1);
-    x = ((x >> 2) & 0x3333333333333333ull) | ((x & 0x3333333333333333ull) << 2);
-    x = ((x >> 4) & 0x0f0f0f0f0f0f0f0full) | ((x & 0x0f0f0f0f0f0f0f0full) << 4);
-    return __builtin_bswap64(x);
-}
 
 /* Gives back the whole pages inside [p, p+len) of private anonymous memory: they read as zero if
  * touched again, so only for memory whose contents are dead. */
@@ -37,35 +28,6 @@ static void zk_release_pages(void *p, size_t len) {
 
 #define ZK_CURVE_TMPL "groth16_tmpl.h"
 #include "each_curve.h"
-
-void zk_fr_root_of_unity(const zk_curve_t *curve, unsigned k, uint8_t out[32]) {
-    if (curve->id == ZK_CURVE_BN128) {
-        bn_fr_t w;
-        bn_root_of_unity(&w, k);
-        memcpy(out, w.l, 32);
-    } else {
-        bls_fr_t w;
-        bls_root_of_unity(&w, k);
-        memcpy(out, w.l, 32);
-    }
-}
-
-int zk_fr_to_odd_coset(const zk_curve_t *curve, void *x, unsigned logn, int threads) {
-    size_t n = (size_t)1 << logn;
-    uint8_t *t = aligned_alloc(64, (n + 4) * 32);
-    if (!t) return -ENOMEM;
-    if (curve->id == ZK_CURVE_BN128) {
-        bn_fr_t *tw = (bn_fr_t *)t, *itw = tw + n / 2 + 1, *scale = itw + n / 2 + 1;
-        bn_odd_coset_tables(tw, itw, scale, logn, threads);
-        bn_to_odd_coset(x, n, logn, tw, itw, scale, threads);
-    } else {
-        bls_fr_t *tw = (bls_fr_t *)t, *itw = tw + n / 2 + 1, *scale = itw + n / 2 + 1;
-        bls_odd_coset_tables(tw, itw, scale, logn, threads);
-        bls_to_odd_coset(x, n, logn, tw, itw, scale, threads);
-    }
-    free(t);
-    return 0;
-}
 
 size_t zk_abc_size(const zk_zkey_t *z) { return 3 * (size_t)z->domain_size * 32; }
 

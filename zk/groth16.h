@@ -63,10 +63,6 @@ size_t zk_core_inplace_scratch_size(const zk_zkey_t *z);
 int zk_prove_core_inplace(const zk_zkey_t *z, const uint8_t *witness, void *abc, void *scratch, zk_raw_t *out,
                           zk_core_times_t *times, int threads);
 
-/* x (Montgomery Fr, natural order, 2^logn values on {w^i}) -> values on the odd coset
- * {w_2n^(2i+1)}, in place (iNTT, scale by n^-1·w_2n^k, NTT). */
-int zk_fr_to_odd_coset(const zk_curve_t *curve, void *x, unsigned logn, int threads);
-
 /* One value uniformly in [0, mod) from getrandom(2), mod a 32-byte LE modulus (standard form). */
 int zk_random_below(const uint8_t *mod, uint8_t out[32]);
 

@@ -160,16 +160,22 @@ void zk_glv_split(const zk_glv_t *g, const uint64_t k[4], uint64_t k1[4], bool *
     glv_abs(k2, neg2, u);
 }
 
-/* Per group: the GLV constants and beta (Montgomery form) where the group has the endomorphism (G1
- * of both curves); NULL for G2. */
+/* Per group: the GLV constants and beta (Montgomery form) of phi(x, y) = (beta·x, y). Both groups of
+ * both curves have it: on the twist that holds G2 the same map, with beta in Fq, is an endomorphism
+ * too, and G2 (the curve's only subgroup of order r) is mapped into itself, multiplied by lambda or
+ * lambda^2. For both curves it is lambda^2 with G1's beta and lambda with beta^2, so G2 takes beta^2
+ * and the same split (tests/test_msm.c: phi(G) = lambda·G in every group). */
 static const zk_glv_t *const bn_g1_glv = &zk_glv_bn, *const bls_g1_glv = &zk_glv_bls;
-static const zk_glv_t *const bn_g2_glv = NULL, *const bls_g2_glv = NULL;
+static const zk_glv_t *const bn_g2_glv = &zk_glv_bn, *const bls_g2_glv = &zk_glv_bls;
 static const bn_fq_t bn_g1_glv_beta = {{0x71930c11d782e155ULL, 0xa6bb947cffbe3323ULL, 0xaa303344d4741444ULL,
                                         0x2c3b3f0d26594943ULL}};
 static const bls_fq_t bls_g1_glv_beta = {{0xcd03c9e48671f071ULL, 0x5dab22461fcda5d2ULL, 0x587042afd3851b95ULL,
                                           0x8eb60ebe01bacb9eULL, 0x03f97d6e83d050d2ULL, 0x18f0206554638741ULL}};
-static const bn_fq2_t bn_g2_glv_beta;   /* unused: G2 has no glv */
-static const bls_fq2_t bls_g2_glv_beta; /* unused */
+static const bn_fq2_t bn_g2_glv_beta = {.c0 = {{0x3350c88e13e80b9cULL, 0x7dce557cdb5e56b9ULL, 0x6001b4b8b615564aULL,
+                                                0x2682e617020217e0ULL}}}; /* beta^2 */
+static const bls_fq2_t bls_g2_glv_beta = {.c0 = {{0x30f1361b798a64e8ULL, 0xf3b8ddab7ece5a2aULL, 0x16a8ca3ac61577f7ULL,
+                                                  0xc26a2ff874fd029bULL, 0x3636b76660701c6eULL,
+                                                  0x051ba4ab241b6160ULL}}}; /* beta^2 */
 
 #define ZK_GROUP_TMPL "msm_tmpl.h"
 #include "each_group.h"

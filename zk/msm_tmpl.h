@@ -373,14 +373,17 @@ void GF(msm_bucket_sum)(XYZZ_T *out, const AFF_T *bucket, const XYZZ_T *side, co
     GF(msm_ctx_free)(x);
 }
 
-/* Where the group has the GLV endomorphism (zk/msm.c: GF(glv) not NULL) and n <= MSM_GLV_MAX, the n
+/* Where the group has the GLV endomorphism (zk/msm.c: every group) and n <= MSM_GLV_MAX, the n
  * scalars become 2n half-length ones: k_i·P_i = k1·P_i + k2·phi(P_i), phi(P) = (beta·x, y) formed
  * once per point, the signs of k1, k2 folded into the digits. Half as many windows, twice as many
  * points: the bucket reductions (2^(c-1) per window) halve. Measured (bench/msm_ntt, CPU time, 1
  * thread, bn128 G1): 2^13 57 -> 41 ms, 2^14 111 -> 73 ms, 2^15 147 -> 135 ms, but 2^16 and 2^17
  * unchanged, where it would only add n points of memory: above MSM_GLV_MAX it is not used. With the
  * ifma kernels the bucket additions and reductions cost less, and GLV measured no faster above 2^14
- * (bn128 G1, 1 thread, CPU ms, plain vs GLV: 2^14 44.2 vs 42.9, 2^15 74.5 vs 80, 2^16 140 vs 155). */
+ * (bn128 G1, 1 thread, CPU ms, plain vs GLV: 2^14 44.2 vs 42.9, 2^15 74.5 vs 80, 2^16 140 vs 155).
+ * G2 takes the same limits (mulx, plain vs GLV, CPU ms: bn128 2^13 94 vs 83, 2^15 321 vs 297,
+ * bls12381 2^15 670 vs 591; ifma bn128 2^13 65 vs 59, 2^14 110 vs 110; instructions (callgrind,
+ * portable) bn128 2^16 -2 %). */
 #define MSM_GLV_MAX ((size_t)1 << 15)
 #define MSM_PREFETCH 8 /* points ahead whose bucket is prefetched */
 #define MSM_GLV_MAX_IFMA ((size_t)1 << 14)
@@ -529,42 +532,43 @@ static void GF(msm_sum)(XYZZ_T *out, const AFF_T *bases, const uint32_t *list, s
 }
 #undef MSM_SUM_MIN
 
-/* Scalars 0 (and infinity bases) cost nothing and scalars 1 are summed apart (GF(msm_sum)): a
- * witness of bits (SHA-256: 60 % zeros, 40 % ones) leaves Pippenger little or nothing. The rest go
- * to Pippenger through an index list (none when every scalar is neither 0 nor 1). */
+/* What pair i adds: 0 nothing (scalar 0 or an infinity base), 1 its base (scalar 1), 2 a Pippenger
+ * term. The scalar is read first: the base only where it counts. */
+static inline unsigned GF(msm_kind)(const AFF_T *bases, const uint8_t *scalars, size_t i) {
+    const uint8_t *k = scalars + 32 * i;
+    uint64_t hi = 0, lo;
+    for (int j = 1; j < 4; j++) {
+        uint64_t v;
+        memcpy(&v, k + 8 * j, 8);
+        hi |= v;
+    }
+    memcpy(&lo, k, 8);
+    if (hi == 0 && lo == 0) return 0;
+    if (GF(aff_is_inf)(&bases[i])) return 0;
+    return hi == 0 && lo == 1 ? 1 : 2;
+}
+
+/* Scalars 0 and infinity bases cost nothing and scalars 1 are summed apart (GF(msm_sum)): a witness
+ * of bits (SHA-256: 60 % zeros, 40 % ones) leaves Pippenger little or nothing. The rest go to
+ * Pippenger through an index list (none when every pair is a term), so that its window and the GLV
+ * limit follow the terms it really has: a key's A, B1 and B2 points are infinity for every wire
+ * outside A (or B), pchain16's B2 for 44,733 of 65,145. */
 void GF(msm)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, size_t n, int threads) {
     GF(xyzz_set_inf)(out);
     if (n == 0) return;
-    size_t nones = 0, nrest = 0;
-    static const uint8_t one[32] = {1}, zero[32];
-    for (size_t i = 0; i < n; i++) {
-        const uint8_t *k = scalars + 32 * i;
-        uint64_t hi = 0, lo;
-        for (int j = 1; j < 4; j++) {
-            uint64_t v;
-            memcpy(&v, k + 8 * j, 8);
-            hi |= v;
-        }
-        memcpy(&lo, k, 8);
-        if (hi == 0 && lo <= 1)
-            nones += lo;
-        else
-            nrest++;
-    }
-    if (nrest == n) {
+    size_t cnt[3] = {0, 0, 0};
+    for (size_t i = 0; i < n; i++) cnt[GF(msm_kind)(bases, scalars, i)]++;
+    if (cnt[2] == n) {
         GF(msm_pippenger)(out, bases, scalars, NULL, n, threads);
         return;
     }
-    uint32_t *rest = malloc((nrest + 1) * sizeof(uint32_t)), *ones = malloc((nones + 1) * sizeof(uint32_t));
+    uint32_t *rest = malloc((cnt[2] + 1) * sizeof(uint32_t)), *ones = malloc((cnt[1] + 1) * sizeof(uint32_t));
     if (!rest || !ones) abort();
     size_t a = 0, b = 0;
     for (size_t i = 0; i < n; i++) {
-        const uint8_t *k = scalars + 32 * i;
-        if (memcmp(k, one, 32) == 0) {
-            if (!GF(aff_is_inf)(&bases[i])) ones[b++] = (uint32_t)i;
-        } else if (memcmp(k, zero, 32) != 0) {
-            rest[a++] = (uint32_t)i;
-        }
+        unsigned kind = GF(msm_kind)(bases, scalars, i);
+        if (kind == 1) ones[b++] = (uint32_t)i;
+        else if (kind == 2) rest[a++] = (uint32_t)i;
     }
     XYZZ_T s1;
     GF(msm_pippenger)(out, bases, scalars, rest, a, threads);

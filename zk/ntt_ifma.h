@@ -1,4 +1,4 @@
-/* AVX-512 IFMA NTT stages for BN254 Fr (zk/ntt_ifma.c), used by bn_ntt_dif/bn_ntt_dit (zk/groth16_tmpl.h)
+/* AVX-512 IFMA NTT stages for BN254 Fr (zk/ntt_ifma.c), used by bn_ntt_dif/bn_ntt_dit (zk/ntt_tmpl.h)
  * while the ifma kernel set is selected (zk/kernels.h).
  *
  * Layout: the vector stages work on "lanes" order, blocks of 8 elements with limb k of element e of a
@@ -11,10 +11,10 @@
 
 #include "field.h"
 
-/* a, tw: bn_fr_t arrays (untyped so that zk/groth16_tmpl.h can name them for both curves). */
+/* a, tw: bn_fr_t arrays (untyped so that zk/ntt_tmpl.h can name them for both curves). */
 void zk_ifma_fr_to_lanes(void *a, size_t n);
 void zk_ifma_fr_from_lanes(void *a, size_t n);
-/* The radix-2 stage of half-length len >= 8 for butterflies [lo, hi) (as in groth16_tmpl.h's
+/* The radix-2 stage of half-length len >= 8 for butterflies [lo, hi) (as in ntt_tmpl.h's
  * dif_stage/dit_stage): DIF x, y <- x + y, (x - y)·tw[j·stride]; DIT x, y <- x + y·tw, x - y·tw. */
 void zk_ifma_fr_dif_stage(void *a, size_t len, size_t stride, const void *tw, size_t lo, size_t hi);
 void zk_ifma_fr_dit_stage(void *a, size_t len, size_t stride, const void *tw, size_t lo, size_t hi);
