@@ -37,12 +37,7 @@ for j in "$J1" "$J2"; do
         [ "$c" = 1 ] || fail "partition $k of $j was proved $c times"
     done
 done
-p0=$(proc_field 0 proved) p1=$(proc_field 1 proved)
-log "proved: gpud@0 $p0, gpud@1 $p1"
-[ "${p0:-0}" -gt 0 ] && [ "${p1:-0}" -gt 0 ] || fail "not both gpud proved partitions ($p0, $p1)"
-[ $((p0 + p1)) = 10 ] || fail "the gpud proved $((p0 + p1)) partitions in all, the jobs have 10"
-[ "$(proc_field 0 device)" = cuda ] && [ "$(proc_field 1 device)" = cuda ] ||
-    fail "status does not name the cuda backend: $("$ZKPIPE" status --config "$CONF" | grep gpud)"
+both_gpud_proved 10 cuda
 for i in 0 1; do
     grep -q "Backend cuda on device 0 " "$T/logs/gpud$i.log" || fail "gpud@$i does not name device 0"
     grep -q "Loaded the key of circuit mulchain .*device memory: .* MiB of a 256.0 MiB budget (\[gpu\] device_memory)" \

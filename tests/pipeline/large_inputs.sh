@@ -11,22 +11,7 @@ need_snarkjs
 circom=$ROOT/node_modules/circom2/cli.js
 [ -e "$circom" ] && [ -d "$ROOT/node_modules/circomlib/circuits" ] || { echo "SKIP: circom2 or circomlib not installed (npm ci)"; exit 77; }
 mkdir -p "$T/c"
-cat >"$T/c/chain.circom" <<'C'
-pragma circom 2.0.0;
-include "circomlib/poseidon.circom";
-template PoseidonChain(n) {
-    signal input in[2];
-    signal output out;
-    component h[n];
-    for (var i = 0; i < n; i++) {
-        h[i] = Poseidon(2);
-        h[i].inputs[0] <== (i == 0) ? in[0] : h[i-1].out;
-        h[i].inputs[1] <== in[1];
-    }
-    out <== h[n-1].out;
-}
-component main {public [in]} = PoseidonChain(250);
-C
+cp "$ROOT/tests/witgen/pchain250.circom" "$T/c/chain.circom"
 cp -r "$ROOT/node_modules/circomlib/circuits" "$T/c/circomlib"
 (cd "$T/c" && node "$circom" chain.circom --r1cs --wasm -l . -o . >/dev/null) || fail "circom2 chain.circom"
 "$ZKPIPE" keygen --insecure-dev "$T/c/chain.r1cs" "$T/chain.zkey" "$T/vk.json" >"$T/keygen.out" 2>&1 || fail "keygen: $(tail -3 "$T/keygen.out")"

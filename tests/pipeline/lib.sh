@@ -111,6 +111,18 @@ proc_field() { # proc_field INSTANCE FIELD: a value from gpud@INSTANCE's live pr
         '$1 == "process" && $2 == p && $5 == "alive" {for (i = 1; i < NF; i++) if ($i == f) v = $(i + 1)} END {print v}'
 }
 
+# both_gpud_proved TOTAL BACKEND: gpud@0 and gpud@1 each proved some of the TOTAL partitions, TOTAL in
+# all, and status names BACKEND as each one's device
+both_gpud_proved() {
+    local p0 p1
+    p0=$(proc_field 0 proved) p1=$(proc_field 1 proved)
+    log "proved: gpud@0 $p0, gpud@1 $p1"
+    [ "${p0:-0}" -gt 0 ] && [ "${p1:-0}" -gt 0 ] || fail "not both gpud proved partitions (gpud@0 ${p0:-?}, gpud@1 ${p1:-?})"
+    [ $((p0 + p1)) = "$1" ] || fail "the gpud proved $((p0 + p1)) partitions in all, the jobs have $1"
+    [ "$(proc_field 0 device)" = "$2" ] && [ "$(proc_field 1 device)" = "$2" ] ||
+        fail "status does not name the $2 backend for each gpud: $("$ZKPIPE" status --config "$CONF" | grep gpud)"
+}
+
 alive() { [ -n "${PIDS[$1]:-}" ] && kill -0 "${PIDS[$1]}" 2>/dev/null; }
 
 # kill9 NAME: SIGKILL and reap

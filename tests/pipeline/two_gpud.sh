@@ -40,12 +40,8 @@ mulchain_job 8
 wait_job "$J2" 200 || fail "job $J2 failed: $(cat $T/wait-$J2.err)"
 verify_job "$J2" mulchain381 2
 [ "$(prove_counts "$J2" 2)" = "1 1" ] || fail "a partition of $J2 was proved twice: $(prove_counts "$J2" 2)"
+both_gpud_proved 10 cpu
 p0=$(proc_field 0 proved) p1=$(proc_field 1 proved)
-log "proved: gpud@0 $p0, gpud@1 $p1"
-[ "${p0:-0}" -gt 0 ] && [ "${p1:-0}" -gt 0 ] || fail "not both gpud proved partitions (gpud@0 ${p0:-?}, gpud@1 ${p1:-?})"
-[ $((p0 + p1)) = 10 ] || fail "the gpud proved $((p0 + p1)) partitions in all, the jobs have 10"
-[ "$(proc_field 0 device)" = cpu ] && [ "$(proc_field 1 device)" = cpu ] ||
-    fail "status does not name each gpud's backend: $("$ZKPIPE" status --config "$CONF" | grep gpud)"
 "$ZKPIPE" metrics --config "$CONF" >"$T/metrics.txt" || fail "zkpipe metrics failed"
 for i in 0 1; do
     grep -q "^zkpipe_stage_partitions_proved_total{stage=\"gpud\",instance=\"$i\",device=\"cpu 0\"} $([ $i = 0 ] && echo $p0 || echo $p1)\$" \

@@ -13,22 +13,7 @@ snarkjs=$root/node_modules/.bin/snarkjs
     { echo "SKIP: circom2, circomlib or snarkjs not installed (npm ci)"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cat >"$tmp/chain.circom" <<'C'
-pragma circom 2.0.0;
-include "circomlib/poseidon.circom";
-template PoseidonChain(n) {
-    signal input in[2];
-    signal output out;
-    component h[n];
-    for (var i = 0; i < n; i++) {
-        h[i] = Poseidon(2);
-        h[i].inputs[0] <== (i == 0) ? in[0] : h[i-1].out;
-        h[i].inputs[1] <== in[1];
-    }
-    out <== h[n-1].out;
-}
-component main {public [in]} = PoseidonChain(250);
-C
+cp "$root/tests/witgen/pchain250.circom" "$tmp/chain.circom"
 cp -r "$root/node_modules/circomlib/circuits" "$tmp/circomlib"
 (cd "$tmp" && node "$circom" chain.circom --wasm -l . -o . >/dev/null) || { echo "FAIL circom2"; exit 1; }
 printf '{"in": ["12345678901234567890", "98765432109876543210"]}\n' >"$tmp/in.json"
