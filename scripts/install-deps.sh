@@ -5,14 +5,18 @@
 #   scripts/install-deps.sh --main   only what the main job runs (scripts/main-job.sh): the CLI and
 #                                    the three daemons on the CPU backend, witness generation from
 #                                    inputs (nettle, wabt), snarkjs to check the proofs
+#   scripts/install-deps.sh --list [--main]   print the Debian packages it would install, one a line
 set -eu
 cd "$(dirname "$0")/.."
 main_only=0
-case "${1:-}" in
---main) main_only=1 ;;
-"") ;;
-*) echo "install-deps.sh: unknown option $1 (expected --main or nothing)" >&2; exit 2 ;;
-esac
+list=0
+for a in "$@"; do
+    case $a in
+    --main) main_only=1 ;;
+    --list) list=1 ;;
+    *) echo "install-deps.sh: unknown option $a (expected --main, --list or nothing)" >&2; exit 2 ;;
+    esac
+done
 # the build, the daemons (liburing, libsystemd, inih) and witness generation (nettle, wabt)
 pkgs="meson ninja-build pkg-config gcc python3 liburing-dev libsystemd-dev libinih-dev libjson-c-dev nettle-dev libxxhash-dev wabt"
 if [ $main_only = 0 ]; then
@@ -29,6 +33,7 @@ if [ $main_only = 0 ]; then
     # circom's C++ generator in a test (gmp, nasm, nlohmann-json)
     pkgs="$pkgs libgmp-dev nasm nlohmann-json3-dev"
 fi
+if [ $list = 1 ]; then printf '%s\n' $pkgs; exit 0; fi
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

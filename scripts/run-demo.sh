@@ -99,7 +99,7 @@ while :; do
     st=$("$ZKPIPE" status --config "$CONF")
     fin=$(echo "$st" | awk '/^counters/{for (i = 1; i < NF; i++) if ($i == "finalized") print $(i + 1)}')
     slabs=$(echo "$st" | grep '^slabs:' | sed 's/^slabs: //')
-    printf '   %5.1fs  proofs %2d/%d  slabs: %s\n' "$(echo "$(date +%s.%N) - $t0" | bc)" "${fin:-0}" "$total" "$slabs"
+    printf '   %5.1fs  proofs %2d/%d  slabs: %s\n' "$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { print a - b }')" "${fin:-0}" "$total" "$slabs"
     left=0
     for j in "${JOBS[@]}"; do [ -e "$SPOOL/done/$j" ] || [ -e "$SPOOL/failed/$j" ] || left=1; done
     [ $left = 0 ] && break
@@ -140,8 +140,7 @@ for j in jobs:
     print(f"   {r['circuit']:<12} {len(p)} proof(s): synth {avg('synth_ms'):7.1f} ms  gpu {avg('gpu_ms'):8.1f} ms  "
           f"finalize {avg('finalize_ms'):6.1f} ms  (job total {r['total_ms']:.0f} ms)")
 PY
-wall=$(echo "$t1 - $t0" | bc)
-echo "   $total proofs in $(printf %.1f "$wall") s = $(echo "scale=1; $total * 60 / $wall" | bc) proofs/min"
+awk -v t="$total" -v a="$t1" -v b="$t0" 'BEGIN { printf "   %d proofs in %.1f s = %.1f proofs/min\n", t, a - b, t * 60 / (a - b) }'
 echo "== stopping"
 for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
 for p in "${PIDS[@]}"; do wait "$p" || { echo "a daemon exited with an error"; rc=1; }; done
