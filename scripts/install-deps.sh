@@ -32,6 +32,8 @@ if [ $main_only = 0 ]; then
     pkgs="$pkgs libpq-dev postgresql"
     # circom's C++ generator in a test (gmp, nasm, nlohmann-json)
     pkgs="$pkgs libgmp-dev nasm nlohmann-json3-dev"
+    # the benchmarks' arithmetic in shell (bench/witness, witness-cold, scale/pipeline.sh)
+    pkgs="$pkgs bc"
 fi
 if [ $list = 1 ]; then printf '%s\n' $pkgs; exit 0; fi
 missing=""

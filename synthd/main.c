@@ -263,8 +263,9 @@ static bool witgen_stop(void *ctx) {
     return job < S.hdr->n_jobs && shm_job_state(&S.jobs[job]) != JOB_ACTIVE;
 }
 
-/* the main thread opens generators only from the cache: compiles happen on the build thread */
-static const witgen_opts_t witgen_opts = {
+/* the main thread opens generators only from the cache: compiles happen on the build thread;
+ * .hugepages is [pipeline] hugepages, set once the configuration is read */
+static witgen_opts_t witgen_opts = {
     .tick = witgen_tick, .log_line = witgen_log_line, .stop = witgen_stop, .cached_only = true};
 
 static bool build_stop(void *ctx) {
@@ -658,6 +659,7 @@ int main(int argc, char **argv) {
                     "shared segment, checks it, evaluates a, b, c there and marks the slab READY for gpud.",
                     false, true, &args, &cfg, &ex))
         return ex;
+    witgen_opts.hugepages = cfg.hugepages;
     if (!stage_attach(&cfg, &S, ROLE_SYNTHD, (uint32_t)args.instance)) return 1;
     job_kind = calloc(S.hdr->n_jobs, sizeof *job_kind);
     if (!job_kind) {

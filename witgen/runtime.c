@@ -57,6 +57,7 @@ struct witgen {
     uint32_t prime[16];
     const zk_curve_t *curve;
     uint64_t memory_limit;
+    bool hugepages; /* witgen_opts_t's: advise the linear memory MADV_HUGEPAGE */
     void (*log_line)(void *, const char *);
     void *log_ctx;
     unsigned timeout_s;
@@ -312,8 +313,16 @@ static const char *exception_name(uint32_t code) {
     }
 }
 
+/* wabt 1.0.32's wasm_rt_free_memory unmaps only the memory's current size of its 8 GiB reservation:
+ * the rest stayed mapped (PROT_NONE), so every instance dropped (a failed input, a closed
+ * generator) left 8 GiB of address space and a mapping behind, and synthd would have run out of
+ * either after some thousands of bad inputs. The tail is unmapped here, before the instance frees
+ * the rest: only the tail, because once freed the head's addresses may be another thread's. */
 static void drop_instance(struct witgen *g) {
-    if (g->inst) g->m->free_instance(g->inst);
+    if (!g->inst) return;
+    wasm_rt_memory_t *mem = g->m->memory(g->inst);
+    if (mem && mem->data) (void)munmap(mem->data + mem->size, RESERVATION - mem->size); /* size: 32 bits */
+    g->m->free_instance(g->inst);
     g->inst = NULL;
 }
 
@@ -374,9 +383,9 @@ static int make_instance(struct witgen *g, zk_err_t *err) {
     }
     stop_release(g);
     wasm_rt_memory_t *mem = g->m->memory(g->inst);
-    /* the linear memory in 2 MiB pages where the kernel has them (THP "madvise" mode): a generator
-     * touches tens of MiB once, and 4 KiB faults were a tenth of its time */
-    madvise(mem->data, RESERVATION, MADV_HUGEPAGE);
+    /* [pipeline] hugepages: the linear memory in 2 MiB pages where the kernel has them (a generator
+     * touches tens of MiB once); otherwise the system's THP policy decides (witgen.h, hugepages) */
+    if (g->hugepages) (void)madvise(mem->data, RESERVATION, MADV_HUGEPAGE);
     if (g->memory_limit) {
         uint64_t pages = g->memory_limit / WASM_PAGE;
         if (pages < mem->pages) {
@@ -542,6 +551,7 @@ int witgen_open(witgen_t **ret, const char *wasm_path, const witgen_opts_t *o, b
     g->m = m;
     g->host = (struct witgen_host){h_exception, h_print_error, h_write_buffer, h_show_shared};
     g->memory_limit = o->memory_limit;
+    g->hugepages = o->hugepages;
     g->log_line = o->log_line;
     g->log_ctx = o->log_ctx;
     g->timeout_s = o->timeout_s;

@@ -25,6 +25,11 @@ typedef void (*witgen_tick_fn)(void *ctx);
 typedef struct witgen_opts {
     const char *cache_dir;    /* where compiled generators are kept (created if missing) */
     uint64_t memory_limit;    /* cap on the wasm's linear memory in bytes; 0 = the wasm's own maximum */
+    /* true: the wasm's linear memory is advised MADV_HUGEPAGE (synthd with [pipeline] hugepages =
+     * yes); false leaves it to the system's THP policy (zkpipe witness, libzkpipe). Not by default:
+     * with THP defrag "madvise" each 2 MiB fault may compact memory first, and a quiet 2^20 witness
+     * took 0.411 s advised against 0.341 s without (bench/RESULTS.md, "First witness") */
+    bool hugepages;
     witgen_tick_fn tick;      /* may be NULL */
     void *tick_ctx;
     /* a run of the wasm generator (one input, from its parsing to the last witness value) may take

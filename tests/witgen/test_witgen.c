@@ -205,6 +205,75 @@ TEST(memory_limit) {
     return 0;
 }
 
+/* The bytes of this process's mappings that have "hg" (advised MADV_HUGEPAGE) in their VmFlags:
+ * a wasm memory's 8 GiB reservation, which mprotect splits into its used and unused parts, or none. */
+static unsigned long long advised_bytes(void) {
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return ~0ull;
+    char line[512];
+    unsigned long long lo = 0, hi = 0, n = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long a, b;
+        if (sscanf(line, "%llx-%llx ", &a, &b) == 2) /* a mapping's first line */
+            lo = a, hi = b;
+        else if (!strncmp(line, "VmFlags:", 8) && strstr(line, " hg"))
+            n += hi - lo;
+    }
+    fclose(f);
+    return n;
+}
+
+TEST(hugepages_advice_follows_the_option) {
+    witgen_t *g;
+    zk_err_t e = {{0}};
+    uint8_t out[1024];
+    size_t len;
+    /* [pipeline] hugepages = yes in synthd: the linear memory is advised */
+    witgen_opts_t yes = {.cache_dir = cache, .hugepages = true};
+    CHECK_MSG(witgen_open(&g, test_data("witgen/trap.wasm"), &yes, NULL, &e) == 0, "%s", e.msg);
+    CHECK(calc(g, "{\"mode\": 5}", out, sizeof out, &len, &e) == 0);
+    CHECK(advised_bytes() >= 0x200000000ull); /* runtime.c's RESERVATION */
+    witgen_close(g);
+    /* otherwise (zkpipe witness, the default) the system's policy decides: no advice */
+    witgen_opts_t no = {.cache_dir = cache};
+    CHECK_MSG(witgen_open(&g, test_data("witgen/trap.wasm"), &no, NULL, &e) == 0, "%s", e.msg);
+    CHECK(calc(g, "{\"mode\": 5}", out, sizeof out, &len, &e) == 0);
+    CHECK(advised_bytes() == 0);
+    witgen_close(g);
+    return 0;
+}
+
+static unsigned long long vm_size_kb(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    unsigned long long kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmSize: %llu kB", &kb) == 1) break;
+    if (f) fclose(f);
+    return kb;
+}
+
+/* Each instance reserves 8 GiB of address space; one dropped (a trap, a closed generator) must give
+ * all of it back, or a synthd fed bad inputs runs out of address space and mappings. */
+TEST(dropped_instances_return_their_address_space) {
+    witgen_t *g;
+    zk_err_t e = {{0}};
+    uint8_t out[1024];
+    size_t len;
+    witgen_opts_t o = {.cache_dir = cache};
+    unsigned long long before = vm_size_kb();
+    for (int k = 0; k < 4; k++) {
+        CHECK_MSG(witgen_open(&g, test_data("witgen/trap.wasm"), &o, NULL, &e) == 0, "%s", e.msg);
+        CHECK(calc(g, "{\"mode\": 1}", out, sizeof out, &len, &e) < 0); /* a trap: a fresh instance next */
+        CHECK(calc(g, "{\"mode\": 5}", out, sizeof out, &len, &e) == 0);
+        witgen_close(g);
+    }
+    unsigned long long after = vm_size_kb();
+    /* 8 instances made and dropped: 64 GiB of reservations if they leaked */
+    CHECK_MSG(after < before + (1ull << 20), "VmSize %llu kB -> %llu kB", before, after);
+    return 0;
+}
+
 TEST(prime_against_zkey) {
     witgen_opts_t o = {.cache_dir = cache};
     witgen_t *g;
