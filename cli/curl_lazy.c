@@ -1,21 +1,20 @@
 /* libcurl, loaded by the first --url command instead of when the zkpipe command starts.
  *
- * Linking libcurl made every start of zkpipe map 36 shared libraries (GnuTLS, OpenSSL, Kerberos,
- * LDAP, SSH, …) and run their relocations and constructors: about 20 ms of a 2^15 `zkpipe prove`
- * whose proving takes 73 ms (strace -tt of a start: execve to the first open of the key), for the
- * one-shot commands (prove, witness, verify) that never speak HTTP. So nothing links libcurl: each
- * libcurl function cli/apiclient.c calls is defined below with libcurl's own prototype (checked
- * against curl/curl.h) and goes through a pointer that curl_global_init() resolves with
- * dlopen("libcurl.so.4") — apiclient.c calls it first. The same pattern as fleet/pq_lazy.c for
+ * Linking libcurl made every start of zkpipe map 38 shared objects (GnuTLS, OpenSSL, Kerberos,
+ * LDAP, SSH, …) and run their relocations and constructors: 6.9-8.3 ms a start against 1.4 ms
+ * without (bench/startup, quiet), for the one-shot commands (prove, witness, verify) that never
+ * speak HTTP. So nothing links libcurl: each libcurl function cli/apiclient.c calls is defined
+ * below with libcurl's own prototype (checked against curl/curl.h) and goes through a pointer that
+ * curl_global_init() resolves (base/lazylib.h: dlopen("libcurl.so.4")) — apiclient.c calls it first. The same pattern as fleet/pq_lazy.c for
  * libpq. Invariant: when the load fails, curl_global_init says why on stderr and returns
  * CURLE_FAILED_INIT, and curl_easy_init returns NULL (apiclient.c's conn_open gives up), so no
  * other pointer below is reached unresolved. */
 #define CURL_DISABLE_TYPECHECK /* the real function names, not curl.h's type-checking macros */
 #include <curl/curl.h>
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+
+#include "base/lazylib.h"
 
 #define CLI_CURL_SONAME "libcurl.so.4"
 
@@ -29,41 +28,22 @@
     X(void, curl_easy_cleanup, (CURL * h), (h))                                                                        \
     X(void, curl_easy_reset, (CURL * h), (h))
 
-#define CLI_CURL_POINTER(ret, name, params, args) static ret(*p_##name) params;
-CLI_CURL_FUNCTIONS(CLI_CURL_POINTER)
-CLI_CURL_VOID_FUNCTIONS(CLI_CURL_POINTER)
+CLI_CURL_FUNCTIONS(LAZYLIB_POINTER)
+CLI_CURL_VOID_FUNCTIONS(LAZYLIB_POINTER)
 static CURLcode (*p_curl_global_init)(long flags);
 static CURL *(*p_curl_easy_init)(void);
 static CURLcode (*p_curl_easy_setopt)(CURL *h, CURLoption o, ...);
 static CURLcode (*p_curl_easy_getinfo)(CURL *h, CURLINFO i, ...);
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static char load_error[512];
-
-static void load(void) {
-    void *h = dlopen(CLI_CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        snprintf(load_error, sizeof load_error, "cannot load " CLI_CURL_SONAME " (Debian package libcurl4): %s",
-                 dlerror());
-        return;
-    }
-#define CLI_CURL_RESOLVE(ret, name, params, args)                                                                      \
-    if (!(*(void **)&p_##name = dlsym(h, #name))) {                                                                    \
-        snprintf(load_error, sizeof load_error, CLI_CURL_SONAME " has no %s", #name);                                  \
-        return;                                                                                                        \
-    }
-    CLI_CURL_FUNCTIONS(CLI_CURL_RESOLVE)
-    CLI_CURL_VOID_FUNCTIONS(CLI_CURL_RESOLVE)
-    CLI_CURL_RESOLVE(CURLcode, curl_global_init, , )
-    CLI_CURL_RESOLVE(CURL *, curl_easy_init, , )
-    CLI_CURL_RESOLVE(CURLcode, curl_easy_setopt, , )
-    CLI_CURL_RESOLVE(CURLcode, curl_easy_getinfo, , )
-}
+static const lazylib_sym_t curl_syms[] = {
+    CLI_CURL_FUNCTIONS(LAZYLIB_SYM) CLI_CURL_VOID_FUNCTIONS(LAZYLIB_SYM) LAZYLIB_SYM(, curl_global_init, , )
+        LAZYLIB_SYM(, curl_easy_init, , ) LAZYLIB_SYM(, curl_easy_setopt, , ) LAZYLIB_SYM(, curl_easy_getinfo, , )};
+static lazylib_t curl = LAZYLIB_INIT(CLI_CURL_SONAME, "libcurl4", curl_syms);
 
 CURLcode curl_global_init(long flags) {
-    pthread_once(&load_once, load);
-    if (load_error[0]) {
-        fprintf(stderr, "zkpipe: %s\n", load_error);
+    char err[512];
+    if (lazylib_load(&curl, err, sizeof err) < 0) {
+        fprintf(stderr, "zkpipe: %s\n", err);
         return CURLE_FAILED_INIT;
     }
     return p_curl_global_init(flags);
@@ -72,12 +52,8 @@ CURLcode curl_global_init(long flags) {
 /* NULL unless curl_global_init loaded the library */
 CURL *curl_easy_init(void) { return p_curl_easy_init ? p_curl_easy_init() : NULL; }
 
-#define CLI_CURL_DEFINE(ret, name, params, args)                                                                       \
-    ret name params { return p_##name args; }
-CLI_CURL_FUNCTIONS(CLI_CURL_DEFINE)
-#define CLI_CURL_DEFINE_VOID(ret, name, params, args)                                                                  \
-    void name params { p_##name args; }
-CLI_CURL_VOID_FUNCTIONS(CLI_CURL_DEFINE_VOID)
+CLI_CURL_FUNCTIONS(LAZYLIB_DEFINE)
+CLI_CURL_VOID_FUNCTIONS(LAZYLIB_DEFINE_VOID)
 
 /* The variadic two pass their one argument on by its kind, which libcurl encodes in the option's
  * number (curl.h: CURLOPTTYPE_*; every CURLINFO argument is a pointer). */

@@ -5,16 +5,13 @@
  * GnuTLS …) at about 3 ms of CPU per run (`perf stat` of an empty main with and without -lpq),
  * for commands that never touch a database. So nothing here links libpq: each libpq function that
  * fleet/ calls is defined below with libpq's own prototype (checked against libpq-fe.h) and goes
- * through a pointer that fleet_pq_load() resolves with dlopen("libpq.so.5") on the first
- * connection. Invariant: no PQ* function below is reached before fleet_pq_load() succeeded —
+ * through a pointer that fleet_pq_load() resolves (base/lazylib.h: dlopen("libpq.so.5")) on the
+ * first connection. Invariant: no PQ* function below is reached before fleet_pq_load() succeeded —
  * fleet_connect() calls it first, and every other call takes the PGconn or PGresult that only a
  * connection gives. */
-#include <dlfcn.h>
-#include <errno.h>
 #include <libpq-fe.h>
-#include <pthread.h>
-#include <stdio.h>
 
+#include "base/lazylib.h"
 #include "fleet.h"
 
 #define FLEET_PQ_SONAME "libpq.so.5"
@@ -59,39 +56,12 @@
     X(void, PQclear, (PGresult * r), (r))                                                                              \
     X(void, PQfreemem, (void *p), (p))
 
-#define FLEET_PQ_POINTER(ret, name, params, args) static ret(*p_##name) params;
-FLEET_PQ_FUNCTIONS(FLEET_PQ_POINTER)
-FLEET_PQ_VOID_FUNCTIONS(FLEET_PQ_POINTER)
+FLEET_PQ_FUNCTIONS(LAZYLIB_POINTER)
+FLEET_PQ_VOID_FUNCTIONS(LAZYLIB_POINTER)
+static const lazylib_sym_t pq_syms[] = {FLEET_PQ_FUNCTIONS(LAZYLIB_SYM) FLEET_PQ_VOID_FUNCTIONS(LAZYLIB_SYM)};
+static lazylib_t pq = LAZYLIB_INIT(FLEET_PQ_SONAME, "libpq5", pq_syms);
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static char load_error[512];
+int fleet_pq_load(char *err, size_t errlen) { return lazylib_load(&pq, err, errlen); }
 
-static void load(void) {
-    void *h = dlopen(FLEET_PQ_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        snprintf(load_error, sizeof load_error, "cannot load " FLEET_PQ_SONAME " (Debian package libpq5): %s",
-                 dlerror());
-        return;
-    }
-#define FLEET_PQ_RESOLVE(ret, name, params, args)                                                                      \
-    if (!(p_##name = (ret(*) params)dlsym(h, #name))) {                                                                \
-        snprintf(load_error, sizeof load_error, FLEET_PQ_SONAME " has no %s", #name);                                  \
-        return;                                                                                                        \
-    }
-    FLEET_PQ_FUNCTIONS(FLEET_PQ_RESOLVE)
-    FLEET_PQ_VOID_FUNCTIONS(FLEET_PQ_RESOLVE)
-}
-
-int fleet_pq_load(char *err, size_t errlen) {
-    pthread_once(&load_once, load);
-    if (!load_error[0]) return 0;
-    snprintf(err, errlen, "%s", load_error);
-    return -ELIBACC;
-}
-
-#define FLEET_PQ_DEFINE(ret, name, params, args)                                                                       \
-    ret name params { return p_##name args; }
-FLEET_PQ_FUNCTIONS(FLEET_PQ_DEFINE)
-#define FLEET_PQ_DEFINE_VOID(ret, name, params, args)                                                                  \
-    void name params { p_##name args; }
-FLEET_PQ_VOID_FUNCTIONS(FLEET_PQ_DEFINE_VOID)
+FLEET_PQ_FUNCTIONS(LAZYLIB_DEFINE)
+FLEET_PQ_VOID_FUNCTIONS(LAZYLIB_DEFINE_VOID)

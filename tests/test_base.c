@@ -19,6 +19,7 @@
 
 #include "base/align.h"
 #include "base/file.h"
+#include "base/lazylib.h"
 #include "base/testpoint.h"
 #include "test.h"
 
@@ -263,6 +264,42 @@ static long point_ms(const char *delay, const char *point, int part) {
     int st;
     waitpid(pid, &st, 0);
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? ms : -1;
+}
+
+/* A library opened on first use: all symbols or none, the first outcome kept, errors named. */
+static size_t (*p_strlen)(const char *);
+static int (*p_abs)(int);
+static void *p_nothing;
+
+TEST(lazylib_all_or_none) {
+    const lazylib_sym_t good[] = {{"strlen", (void **)&p_strlen}, {"abs", (void **)&p_abs}};
+    lazylib_t libc = LAZYLIB_INIT("libc.so.6", "libc6", good);
+    char err[600] = "";
+    CHECK_EQ_INT(lazylib_load(&libc, err, sizeof err), 0);
+    CHECK(p_strlen && p_abs);
+    CHECK_EQ_INT((int)p_strlen("four"), 4);
+    CHECK_EQ_INT(p_abs(-3), 3);
+    CHECK_EQ_INT(lazylib_load(&libc, err, sizeof err), 0); /* once: the same outcome */
+
+    /* a symbol the library lacks: every slot NULL again, the symbol named */
+    p_strlen = NULL, p_abs = NULL;
+    const lazylib_sym_t partial[] = {{"strlen", (void **)&p_strlen}, {"zkpipe_no_such_function", &p_nothing},
+                                     {"abs", (void **)&p_abs}};
+    lazylib_t half = LAZYLIB_INIT("libc.so.6", "libc6", partial);
+    CHECK_EQ_INT(lazylib_load(&half, err, sizeof err), -ELIBACC);
+    CHECK_STR_CONTAINS(err, "libc.so.6 has no zkpipe_no_such_function");
+    CHECK(!p_strlen && !p_nothing && !p_abs);
+    err[0] = 0;
+    CHECK_EQ_INT(lazylib_load(&half, err, sizeof err), -ELIBACC); /* remembered, not retried */
+    CHECK_STR_CONTAINS(err, "has no zkpipe_no_such_function");
+
+    /* a library that is not installed: the package to install is named */
+    const lazylib_sym_t one[] = {{"strlen", (void **)&p_strlen}};
+    lazylib_t missing = LAZYLIB_INIT("libzkpipe-absent.so.9", "libzkpipe-absent9", one);
+    CHECK_EQ_INT(lazylib_load(&missing, err, sizeof err), -ELIBACC);
+    CHECK_STR_CONTAINS(err, "cannot load libzkpipe-absent.so.9 (Debian package libzkpipe-absent9)");
+    CHECK(!p_strlen);
+    return 0;
 }
 
 TEST(test_point_delay) {
