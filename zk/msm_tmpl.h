@@ -387,7 +387,8 @@ void GF(msm_bucket_sum)(XYZZ_T *out, const AFF_T *bucket, const XYZZ_T *side, co
 #define MSM_GLV_MAX ((size_t)1 << 15)
 #define MSM_PREFETCH 8 /* points ahead whose bucket is prefetched */
 #define MSM_GLV_MAX_IFMA ((size_t)1 << 14)
-/* The MSM over the pairs sel[i] (i < n; all of 0..n-1 when sel is NULL). */
+/* The MSM over the pairs sel[i] (i < n; all of 0..n-1 when sel is NULL). Its one caller, GF(msm),
+ * gives it only terms (GF(msm_kind) 2): no scalar 0 or 1, no infinity base. */
 static void GF(msm_pippenger)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, const uint32_t *sel, size_t n,
                               int threads) {
     GF(xyzz_set_inf)(out);
@@ -411,7 +412,6 @@ static void GF(msm_pippenger)(XYZZ_T *out, const AFF_T *bases, const uint8_t *sc
         int16_t d[2][256 / 2 + 1];
         size_t s = sel ? sel[i] : i;
         memcpy(k, scalars + 32 * s, 32);
-        if (GF(aff_is_inf)(&bases[s])) memset(k, 0, sizeof(k));
         if (!glv) {
             zk_msm_signed_digits(d[0], k, c, nwin);
             for (unsigned w = 0; w < nwin; w++) digits[w * m + i] = d[0][w];
@@ -426,7 +426,7 @@ static void GF(msm_pippenger)(XYZZ_T *out, const AFF_T *bases, const uint8_t *sc
             digits[w * m + i] = neg1 ? (int16_t)-d[0][w] : d[0][w];
             digits[w * m + n + i] = neg2 ? (int16_t)-d[1][w] : d[1][w];
         }
-        FF(mul)(&phi[i].x, &bases[s].x, &GF(glv_beta)); /* infinity (0, 0) stays (0, 0) */
+        FF(mul)(&phi[i].x, &bases[s].x, &GF(glv_beta));
         phi[i].y = bases[s].y;
     }
 
@@ -556,9 +556,13 @@ static inline unsigned GF(msm_kind)(const AFF_T *bases, const uint8_t *scalars, 
 void GF(msm)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, size_t n, int threads) {
     GF(xyzz_set_inf)(out);
     if (n == 0) return;
+    /* each pair's kind once (its base read once), then the two lists from the kinds */
+    uint8_t *kind = malloc(n);
+    if (!kind) abort();
     size_t cnt[3] = {0, 0, 0};
-    for (size_t i = 0; i < n; i++) cnt[GF(msm_kind)(bases, scalars, i)]++;
+    for (size_t i = 0; i < n; i++) cnt[kind[i] = (uint8_t)GF(msm_kind)(bases, scalars, i)]++;
     if (cnt[2] == n) {
+        free(kind);
         GF(msm_pippenger)(out, bases, scalars, NULL, n, threads);
         return;
     }
@@ -566,10 +570,10 @@ void GF(msm)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, size_t n, 
     if (!rest || !ones) abort();
     size_t a = 0, b = 0;
     for (size_t i = 0; i < n; i++) {
-        unsigned kind = GF(msm_kind)(bases, scalars, i);
-        if (kind == 1) ones[b++] = (uint32_t)i;
-        else if (kind == 2) rest[a++] = (uint32_t)i;
+        if (kind[i] == 1) ones[b++] = (uint32_t)i;
+        else if (kind[i] == 2) rest[a++] = (uint32_t)i;
     }
+    free(kind);
     XYZZ_T s1;
     GF(msm_pippenger)(out, bases, scalars, rest, a, threads);
     GF(msm_sum)(&s1, bases, ones, b, threads);
