@@ -728,26 +728,17 @@ uint32_t shm_job_outstanding(shm_t *s, uint32_t slot) {
     return n;
 }
 
-bool shm_critical_pending(shm_t *s) {
-    for (uint32_t i = 0; i < s->hdr->n_jobs; i++) {
-        shm_job_t *j = &s->jobs[i];
-        if (atomic_load_explicit(&j->state, ACQ) != JOB_ACTIVE || j->prio != CFG_PRIO_CRITICAL) continue;
-        for (uint32_t k = 0; k < j->n_parts; k++)
-            if (shm_part_state(&j->parts[k]) == PART_PENDING) return true;
-    }
-    return false;
-}
-
 bool shm_slab_stale(shm_t *s, uint32_t idx) {
     shm_slab_t *d = &s->slabs[idx];
     shm_job_t *j = &s->jobs[atomic_load_explicit(&d->job, RLX)];
     return shm_job_gen(j) != atomic_load_explicit(&d->job_gen, RLX) || shm_job_state(j) != JOB_ACTIVE;
 }
 
-bool shm_part_pending(shm_t *s, bool (*skip)(uint32_t job, void *ctx), void *ctx) {
+bool shm_part_pending(shm_t *s, bool critical_only, bool (*skip)(uint32_t job, void *ctx), void *ctx) {
     for (uint32_t i = 0; i < s->hdr->n_jobs; i++) {
         shm_job_t *j = &s->jobs[i];
-        if (shm_job_state(j) != JOB_ACTIVE) continue;
+        if (atomic_load_explicit(&j->state, ACQ) != JOB_ACTIVE) continue;
+        if (critical_only && j->prio != CFG_PRIO_CRITICAL) continue;
         for (uint32_t k = 0; k < j->n_parts; k++)
             if (shm_part_state(&j->parts[k]) == PART_PENDING) {
                 if (skip && skip(i, ctx)) break;

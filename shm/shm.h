@@ -419,11 +419,11 @@ int shm_part_claim_skip(shm_t *s, uint32_t slab, bool critical_only, bool (*skip
                         uint32_t *ret_job, uint32_t *ret_part);
 /* Number of partitions of a live job still pending or in flight. */
 uint32_t shm_job_outstanding(shm_t *s, uint32_t slot);
+/* A pending partition of an ACTIVE job exists (of a CRITICAL one with critical_only) that
+ * shm_part_claim_skip would not pass over for skip (NULL: none). */
+bool shm_part_pending(shm_t *s, bool critical_only, bool (*skip)(uint32_t job, void *ctx), void *ctx);
 /* Pending partitions of a live CRITICAL job exist. */
-bool shm_critical_pending(shm_t *s);
-/* A pending partition of an ACTIVE job exists that shm_part_claim_skip would not pass over for
- * skip (NULL: none). */
-bool shm_part_pending(shm_t *s, bool (*skip)(uint32_t job, void *ctx), void *ctx);
+static inline bool shm_critical_pending(shm_t *s) { return shm_part_pending(s, true, NULL, NULL); }
 /* Whether the work in slab idx (owned by the caller, READY or later) is no longer wanted: the job it
  * was filled for is no longer ACTIVE, or its record was reused for another job since (another
  * generation). The stage then gives the partition up as a cancel (shm_part_give_up, reason NULL). */

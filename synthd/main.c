@@ -712,7 +712,7 @@ int main(int argc, char **argv) {
         bool (*skip)(uint32_t, void *) = NULL;
         int cap_ms = 0;
 #endif
-        if (!shm_part_pending(&S, skip, NULL)) {
+        if (!shm_part_pending(&S, false, skip, NULL)) {
             (void)stage_wait(&L, &S.hdr->job_seq, jseq, cap_ms);
             continue;
         }

@@ -468,15 +468,15 @@ TEST(part_pending) {
     shm_t s;
     int j;
     if (open_fresh(&s, "pending", ROLE_SYNTHD, 1, &j)) return 1;
-    CHECK(shm_part_pending(&s, NULL, NULL));
-    CHECK(!shm_part_pending(&s, skip_all, NULL));
+    CHECK(shm_part_pending(&s, false, NULL, NULL));
+    CHECK(!shm_part_pending(&s, false, skip_all, NULL));
     uint32_t slab, job;
     if (claim_one(&s, &slab, &job)) return 1;
-    CHECK(!shm_part_pending(&s, NULL, NULL)); /* in flight: nothing pending */
+    CHECK(!shm_part_pending(&s, false, NULL, NULL)); /* in flight: nothing pending */
     int j2 = new_job(&s, "pending2", 2, 1);
-    CHECK(j2 >= 0 && shm_part_pending(&s, NULL, NULL));
+    CHECK(j2 >= 0 && shm_part_pending(&s, false, NULL, NULL));
     CHECK(shm_job_cancel(&s, (uint32_t)j2) == 0);
-    CHECK(!shm_part_pending(&s, NULL, NULL)); /* its partition dropped, the job not ACTIVE */
+    CHECK(!shm_part_pending(&s, false, NULL, NULL)); /* its partition dropped, the job not ACTIVE */
     return close_fresh(&s);
 }
 
