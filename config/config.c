@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
+#include "base/file.h"
+
 struct parse_state {
     cfg_t *c;
     const char *name;
@@ -22,9 +24,7 @@ struct parse_state {
     char *err;
     size_t errlen;
     bool failed;
-    /* stream input */
-    FILE *f;
-    const char *text;
+    const char *text; /* what is left of the ini to read */
     /* the line each key (outside [circuit NAME]) was set on, 0 when not set: for defaults that
      * depend on other keys and for errors about the whole file (keys[] below) */
     int key_line[64];
@@ -503,25 +503,7 @@ static void line_too_long(struct parse_state *st, int size) {
     perr(st, "line is longer than %d characters (the longest line the ini parser takes)", size - 3);
 }
 
-/* inih stream readers that count lines for error messages. */
-static char *read_file_line(char *buf, int size, void *user) {
-    struct parse_state *st = user;
-    char *r = fgets(buf, size, st->f);
-    if (r) {
-        st->line++;
-        size_t n = strlen(r);
-        if (n == (size_t)size - 1 && r[n - 1] != '\n') {
-            int ch = getc(st->f);
-            if (ch != EOF) {
-                line_too_long(st, size);
-                return NULL;
-            }
-        }
-        note_section(st, r);
-    }
-    return r;
-}
-
+/* inih's stream reader over the ini's text, counting lines for error messages. */
 static char *read_string_line(char *buf, int size, void *user) {
     struct parse_state *st = user;
     if (!*st->text || size < 2) return NULL;
@@ -629,25 +611,26 @@ static int finish(struct parse_state *st) {
     return 0;
 }
 
+/* An ini larger than this is not a configuration. */
+#define CFG_FILE_MAX ((size_t)16 << 20)
+
+/* The file through the ground floor's reader (a regular file only: a FIFO or a device named as the
+ * configuration is refused, not waited on), then parsed as text. */
 int cfg_load(cfg_t *c, const char *path, char *err, size_t errlen) {
-    set_defaults(c);
-    snprintf(c->path, sizeof c->path, "%s", path);
-    struct parse_state st = {.c = c, .name = path, .err = err, .errlen = errlen, .cur_circuit = -1};
-    raise_line_limit();
-    st.f = fopen(path, "re");
-    if (!st.f) {
-        int e = errno;
-        ferr(err, errlen, "%s: cannot open: %s", path, strerror(e));
-        return -e;
+    char *text = NULL, why[CFG_PATH_MAX + 160];
+    size_t len = 0;
+    int r = file_read(AT_FDCWD, path, 0, CFG_FILE_MAX, 0, &text, &len, why, sizeof why);
+    if (r >= 0 && memchr(text, 0, len)) snprintf(why, sizeof why, "%s: has a NUL byte: not an ini file", path), r = -EINVAL;
+    if (r < 0) {
+        set_defaults(c);
+        snprintf(c->path, sizeof c->path, "%s", path);
+        ferr(err, errlen, "%s", why);
+        free(text);
+        return r;
     }
-    int r = ini_parse_stream(read_file_line, &st, handler, &st);
-    fclose(st.f);
-    if (st.failed) return -EINVAL;
-    if (r != 0) {
-        ferr(err, errlen, "%s:%d: syntax error (expected [section] or key = value)", path, r > 0 ? r : st.line);
-        return -EINVAL;
-    }
-    return finish(&st);
+    r = cfg_load_string(c, path, text, err, errlen);
+    free(text);
+    return r;
 }
 
 int cfg_load_string(cfg_t *c, const char *name, const char *text, char *err, size_t errlen) {

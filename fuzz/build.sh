@@ -37,4 +37,4 @@ link fuzz_vk $ver
 link fuzz_proof $ver
 link fuzz_public $ver
 link fuzz_jobini $o/spool_spool.o $o/config_config.o $o/base_text.o $base
-link fuzz_ini $o/config_config.o
+link fuzz_ini $o/config_config.o $base

@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -100,6 +102,24 @@ TEST(errors_have_file_and_line) {
     CHECK_STR_CONTAINS(err, "j.ini:2:");
     CHECK(cfg_load(&c, "/nonexistent/zk.ini", err, sizeof err) == -ENOENT);
     CHECK_STR_CONTAINS(err, "/nonexistent/zk.ini: cannot open");
+    /* a FIFO where the ini belongs: refused at once, never waited on (fopen blocked on it before) */
+    char fifo[] = "/tmp/zkpipe-test-config-XXXXXX";
+    CHECK(mkdtemp(fifo) != NULL);
+    char path[64];
+    snprintf(path, sizeof path, "%s/zk.ini", fifo);
+    CHECK(mkfifo(path, 0600) == 0);
+    CHECK(cfg_load(&c, path, err, sizeof err) < 0);
+    CHECK_STR_CONTAINS(err, "zk.ini");
+    CHECK_STR_CONTAINS(err, "FIFO");
+    unlink(path);
+    /* a NUL byte inside: not an ini, said so (it used to end the file early) */
+    int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+    CHECK(fd >= 0 && write(fd, "[pipeline]\nslabs = 2\0junk\n", 27) == 27);
+    close(fd);
+    CHECK(cfg_load(&c, path, err, sizeof err) == -EINVAL);
+    CHECK_STR_CONTAINS(err, "has a NUL byte");
+    unlink(path);
+    rmdir(fifo);
     return 0;
 }
 
