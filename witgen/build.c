@@ -307,7 +307,9 @@ static size_t cc_jobs(void) {
     return n < 1 ? 1 : n > WITGEN_MAX_UNITS ? WITGEN_MAX_UNITS : (size_t)n;
 }
 
-static int write_file(const char *path, const void *data, size_t n) { return witgen_write_file(path, data, n, true); }
+/* the build folder's files (wasm, C, glue): scratch, removed after the build, so not synced (the one
+ * durable write is the object's, file_write_atomic) */
+static int write_file(const char *path, const void *data, size_t n) { return witgen_write_file(path, data, n); }
 
 /* Every export the loader calls; a wasm without one is not a circom 2 witness generator. */
 static const char *const needed_exports[] = {
@@ -321,8 +323,7 @@ static int check_exports(const char *wasm_path, const char *header, zk_err_t *er
     size_t n;
     zk_err_t e2;
     if (zk_read_file(header, 0, &h, &n, &e2) < 0) return zk_fail(err, EIO, "%s: wasm2c wrote no header", wasm_path);
-    char *txt = realloc(h, n + 1);
-    txt[n] = 0;
+    char *txt = (char *)h; /* zk_read_file ends it with a NUL */
     int r = 0;
     for (size_t i = 0; i < sizeof needed_exports / sizeof needed_exports[0] && !r; i++) {
         char pat[80];
@@ -430,8 +431,7 @@ static int use_native_fr(const char *c_path, const char *native_path, int *ret_c
     *ret_curve = 0;
     int r = zk_read_file(c_path, 0, &b, &n, err);
     if (r < 0) return r;
-    char *txt = realloc(b, n + 1);
-    txt[n] = 0;
+    char *txt = (char *)b; /* zk_read_file ends it with a NUL */
     int curve = native_fr_curve(txt);
     if (!curve) {
         free(txt);

@@ -29,6 +29,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file.h"
+
 #include "module.h"
 #include "split.h"
 
@@ -56,26 +58,18 @@ static bool put(buf_t *o, const char *s, size_t n) {
 }
 static bool puts_(buf_t *o, const char *s) { return put(o, s, strlen(s)); }
 
-int witgen_write_file(const char *path, const void *data, size_t n, bool sync) {
+int witgen_write_file(const char *path, const void *data, size_t n) {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) return -errno;
-    const char *s = data;
-    int e = fchmod(fd, 0644) < 0 ? errno : 0;
-    while (!e && n) {
-        ssize_t k = write(fd, s, n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k < 0) e = errno;
-        else s += k, n -= (size_t)k;
-    }
-    if (!e && sync && fsync(fd) < 0) e = errno;
-    if (close(fd) < 0 && !e) e = errno;
-    return -e;
+    int r = fchmod(fd, 0644) < 0 ? -errno : fd_write_all(fd, data, n);
+    if (close(fd) < 0 && r >= 0) r = -errno;
+    return r < 0 ? r : 0;
 }
 
 static int write_all(const char *dir, const char *name, const void *data, size_t n) {
     char p[1300];
     snprintf(p, sizeof p, "%s/%s", dir, name);
-    return witgen_write_file(p, data, n, false);
+    return witgen_write_file(p, data, n);
 }
 
 /* "w2c_NAME" at p, as a C identifier: its length, 0 when p does not start with one */

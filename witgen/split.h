@@ -19,6 +19,6 @@ int witgen_split(const char *dir, const char *unit_prefix, int fr_curve, int max
  * and its length, NULL when out of memory. For test_witgen. */
 char *witgen_fold_copies(const char *text, size_t *ret_n);
 
-/* Writes a file (created 0644 whatever the umask, never through a symbolic link), fsync'd when
- * sync: 0 or -errno. */
-int witgen_write_file(const char *path, const void *data, size_t n, bool sync);
+/* Writes a file of the build folder (created 0644 whatever the umask, never through a symbolic
+ * link; not synced: scratch): 0 or -errno. */
+int witgen_write_file(const char *path, const void *data, size_t n);

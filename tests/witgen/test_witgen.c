@@ -209,7 +209,7 @@ TEST(memory_limit) {
  * a wasm memory's 8 GiB reservation, which mprotect splits into its used and unused parts, or none. */
 static unsigned long long advised_bytes(void) {
     FILE *f = fopen("/proc/self/smaps", "r");
-    if (!f) return ~0ull;
+    if (!f) return 0; /* unreadable: counts as none, so the advised check fails */
     char line[512];
     unsigned long long lo = 0, hi = 0, n = 0;
     while (fgets(line, sizeof line, f)) {
