@@ -53,7 +53,7 @@ configure() {
     sed -i 's/^events = .*/events = 65536/' "$CONF"
     [ "$INPUTS" = 1 ] && [ ${#EXTRA[@]} = 0 ] && sed -i "s|^r1cs = \(.*\)/$CIRCUIT.r1cs$|&\nwasm = \1/$CIRCUIT.wasm|" "$CONF"
     if [ "$BACKEND" = replay ]; then
-        sed -i "s|^backend = cpu|backend = replay\nreplay_model = $MODEL\nreplay_cache = $T/replay|" "$CONF"
+        use_replay "$MODEL"
         sed -i "s|^\[pipeline\]|&\ncache = $T/cache|" "$CONF"
     fi
 }

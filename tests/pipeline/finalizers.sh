@@ -17,18 +17,10 @@ msm_g2 = 2^10 0.2ms
 ntt = 2^10 0.01ms
 INI
 write_config 6 0 "[finalizer]" "instances = 3"
-sed -i "s|^backend = cpu|backend = replay\nreplay_model = $T/model.ini\nreplay_cache = $T/replay|; s|^inflight = .*|inflight = 2|" "$CONF"
+use_replay "$T/model.ini" 2
 "$ZKPIPE" replay prepare --config "$CONF" --circuit mulchain --threads 1 "$M/witness-1.wtns" "$M/witness-2.wtns" \
     >"$T/prep.out" 2>&1 || fail "replay prepare failed: $(cat "$T/prep.out")"
 ws() { local i; for ((i = 0; i < $1; i++)); do echo "$M/witness-$((i % 2 + 1)).wtns"; done; }
-verify_job() { # verify_job JOB N
-    local k
-    for ((k = 0; k < $2; k++)); do
-        "$ZKPIPE" verify "$M/vk.json" "$SPOOL/done/$1/public-$k.json" "$SPOOL/done/$1/proof-$k.json" >/dev/null ||
-            fail "job $1 partition $k: the proof does not verify"
-    done
-    [ -z "$(find "$SPOOL/done/$1" -name '.*tmp*')" ] || fail "job $1: temporaries left: $(ls -a "$SPOOL/done/$1")"
-}
 finalized() { "$ZKPIPE" status --config "$CONF" | awk '/^counters/{for (i = 1; i < NF; i++) if ($i == "finalized") print $(i + 1)}'; }
 
 log "three finalizerd share 2 jobs of 24 partitions"
@@ -39,7 +31,7 @@ for i in 1 2 3; do start "finalizerd$i"; done
 J1=$(submit mulchain NORMAL $(ws 24))
 J2=$(submit mulchain NORMAL $(ws 24))
 for j in "$J1" "$J2"; do wait_job "$j" 120 || fail "job $j failed: $(cat "$T/wait-$j.err")"; done
-for j in "$J1" "$J2"; do verify_job "$j" 24; done
+for j in "$J1" "$J2"; do verify_job "$j" mulchain 24; done
 [ "$(finalized)" = 48 ] || fail "48 partitions, finalized $(finalized) times"
 for j in "$J1" "$J2"; do
     n=$(cat "$T"/logs/finalizerd*.log | grep -c "Job $j done")
@@ -62,7 +54,7 @@ start finalizerd1
 start finalizerd3
 kill9 finalizerd2
 wait_job "$J3" 60 || fail "job $J3 failed after finalizerd2 was killed: $(cat "$T/wait-$J3.err")"
-verify_job "$J3" 8
+verify_job "$J3" mulchain 8
 [ "$(finalized)" = 56 ] || fail "56 partitions, finalized $(finalized) times"
 stop_all
 log "PASS"

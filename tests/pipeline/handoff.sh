@@ -24,7 +24,7 @@ ntt = 2^10 1ms
 INI
 SLOW_MS=3707
 write_config 4 0
-sed -i "s|^backend = cpu|backend = replay\nreplay_model = $T/model.ini\nreplay_cache = $T/replay|; s|^inflight = .*|inflight = 2|" "$CONF"
+use_replay "$T/model.ini" 2
 for c in mulchain:$BN mulchain381:$BLS; do
     "$ZKPIPE" replay prepare --config "$CONF" --circuit "${c%%:*}" --threads 1 "${c#*:}/witness-1.wtns" >>"$T/prep.out" 2>&1 ||
         fail "replay prepare ${c%%:*} failed: $(cat "$T/prep.out")"
@@ -53,11 +53,8 @@ assert ready_before > 1000, "the fast partition became READY too late to tell (a
 assert fast["t_prove_start_ns"] < slow_end, "the fast partition was picked only after the slow one ended (gpud waited in collect)"
 assert fast["ready_wait_ms"] < 500, f"the fast partition waited {fast['ready_wait_ms']:.1f} ms for a free lane"
 PY
-for j in "$SLOW" "$FAST"; do
-    c=$([ "$j" = "$SLOW" ] && echo mulchain381 || echo mulchain)
-    "$ZKPIPE" verify "$(vk_of $c)" "$SPOOL/done/$j/public-0.json" "$SPOOL/done/$j/proof-0.json" >/dev/null ||
-        fail "job $j: the proof does not verify"
-done
+verify_job "$SLOW" mulchain381 1
+verify_job "$FAST" mulchain 1
 stop gpud || fail "gpud did not stop cleanly"
 stop_all
 log "PASS"

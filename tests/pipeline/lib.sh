@@ -222,6 +222,13 @@ need_snarkjs() {
     exit 77
 }
 
+# use_replay MODEL [INFLIGHT]: the written config's gpud on the replay backend with device model
+# MODEL (an ini, docs/replay.md) and its cache in $T/replay; INFLIGHT partitions in flight when given
+use_replay() {
+    sed -i "s|^backend = cpu|backend = replay\nreplay_model = $1\nreplay_cache = $T/replay|" "$CONF"
+    [ -z "${2:-}" ] || sed -i "s|^inflight = .*|inflight = $2|" "$CONF"
+}
+
 # verify_job JOB CIRCUIT N [snarkjs]: every proof of a done job verifies (native verifier, or snarkjs)
 verify_job() {
     local job=$1 circuit=$2 n=$3 tool=${4:-native} vk k dir
