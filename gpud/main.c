@@ -117,7 +117,8 @@ static void start(uint32_t slab, uint64_t t_pick, uint64_t last_done) {
     shm_slab_hdr_t *h = shm_slab_header(&S, slab);
     uint32_t job = atomic_load_explicit(&d->job, memory_order_relaxed), part = atomic_load_explicit(&d->part, memory_order_relaxed);
     shm_job_t *J = &S.jobs[job];
-    uint64_t t_ready = atomic_load_explicit(&d->t_ready_ns, memory_order_relaxed);
+    /* the partition's READY time, which synthd wrote before publishing READY */
+    uint64_t t_ready = atomic_load_explicit(&J->parts[part].t_ready_ns, memory_order_relaxed);
     shm_pass_t ps = shm_pass(job, part, slab);
     /* idle gap since the previous partition (none while one is in flight): did a READY slab wait? */
     if (last_done && !n_flights)

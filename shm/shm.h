@@ -204,7 +204,6 @@ typedef struct shm_slab {
     /* Written by the FILLING owner, read after READY (acquire). */
     _Atomic uint32_t job, job_gen, part, prio;
     _Atomic uint64_t order;
-    _Atomic uint64_t t_ready_ns; /* CLOCK_MONOTONIC when published READY (synthd, with the rest) */
     _Atomic uint32_t fills; /* times this slab was filled (diagnostics) */
 } shm_slab_t;
 
@@ -260,7 +259,7 @@ _Static_assert(sizeof(shm_proc_t) == 256 && offsetof(shm_proc_t, disk_wait) == 6
                    offsetof(shm_proc_t, device) == 84 && offsetof(shm_proc_t, compile_since_ns) == 128 &&
                    offsetof(shm_proc_t, compiling) == 136,
                "shm_proc_t layout");
-_Static_assert(sizeof(shm_slab_t) == 64 && offsetof(shm_slab_t, fills) == 40, "shm_slab_t layout");
+_Static_assert(sizeof(shm_slab_t) == 64 && offsetof(shm_slab_t, fills) == 32, "shm_slab_t layout");
 _Static_assert(sizeof(shm_part_t) == 96, "shm_part_t layout");
 _Static_assert(sizeof(shm_job_t) == 25088 && offsetof(shm_job_t, parts) == 488, "shm_job_t layout");
 _Static_assert(sizeof(shm_event_t) == 88, "shm_event_t layout");

@@ -622,7 +622,6 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     uint64_t now = daemon_now_ns();
     shm_part_t *P = &J->parts[part];
     atomic_store_explicit(&P->t_ready_ns, now, memory_order_relaxed);
-    atomic_store_explicit(&S.slabs[slab].t_ready_ns, now, memory_order_relaxed);
     /* the release-CAS to READY publishes the header page and the data */
     if (shm_slab_move(&S, slab, SLAB_FILLING, SLAB_READY) < 0) {
         log_msg(LOG_ERR, &lc, NULL, "Slab %u was taken from us while filling (reclaimed as dead?)", slab);
