@@ -453,11 +453,17 @@ static int begin_section(struct parse_state *st, const char *section) {
         st->cur_circuit = st->c->n_circuits++;
         return 1;
     }
-    return perr(st,
-                "unknown section [%s] (expected pipeline, synth, gpu, finalizer, exporter, api, source postgres or "
-                "circuit NAME)",
-                section),
-           0;
+    /* the sections the key table has, in its order, then [circuit NAME] */
+    char known[256] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < N_KEYS; i++) {
+        if (!strcmp(keys[i].section, "circuit")) continue;
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++) seen = !strcmp(keys[k].section, keys[i].section);
+        if (!seen) len += (size_t)snprintf(known + len, sizeof known - len, "%s, ", keys[i].section);
+        if (len >= sizeof known) len = sizeof known - 1;
+    }
+    return perr(st, "unknown section [%s] (expected %scircuit NAME)", section, known), 0;
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value) {

@@ -86,6 +86,7 @@ TEST(errors_have_file_and_line) {
     CHECK_STR_CONTAINS(err, "f.ini:2: threads in [finalizer] is not a setting");
     CHECK(cfg_load_string(&c, "d.ini", "[pipline]\nslabs = 2\n", err, sizeof err) == -EINVAL);
     CHECK_STR_CONTAINS(err, "d.ini:1: unknown section [pipline]");
+    CHECK_STR_CONTAINS(err, "(expected pipeline, synth, gpu, finalizer, exporter, api, source postgres, circuit NAME)");
     CHECK(cfg_load_string(&c, "e.ini", "[gpu]\nbackend = opencl\n", err, sizeof err) == -EINVAL);
     CHECK_STR_CONTAINS(err, "e.ini:2: backend = opencl");
     CHECK(cfg_load_string(&c, "e2.ini", "[gpu]\nprecompute = lots\n", err, sizeof err) == -EINVAL);

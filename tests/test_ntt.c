@@ -114,8 +114,7 @@ NTT_TEST(bls, zk_curve_bls12381)
             memcpy(x, a, n * 32);                                                                                    \
             PFX##_ntt_dif(x, n, itw, 1); /* coefficient k (times n) at position bitrev(k) */                         \
             for (size_t k = 0; k < n; k++) {                                                                         \
-                size_t p = 0;                                                                                        \
-                for (unsigned bit = 0; bit < logn; bit++) p |= ((k >> bit) & 1) << (logn - 1 - bit);                 \
+                size_t p = bitrev(k, logn);                                                                          \
                 PFX##_fr_t f;                                                                                        \
                 uint64_t e[1] = {k};                                                                                 \
                 PFX##_fr_pow(&f, &inc, e, 1);                                                                        \
