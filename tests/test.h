@@ -181,3 +181,14 @@ int main(int argc, char **argv) {
     if (skipped == ran) return TEST_SKIP;
     return 0;
 }
+
+/* kB of a /proc/self/status field ("RssFile:", "VmSize:"), -1 when it has none. */
+static inline long status_kb(const char *key) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long v = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, key, strlen(key))) v = atol(line + strlen(key) + 1);
+    if (f) fclose(f);
+    return v;
+}

@@ -27,17 +27,6 @@
 #include "tmpdir.h"
 
 
-/* Entries of a folder that file_is_temporary calls temporaries. */
-static int count_tmp(const char *dir) {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) return -1;
-    int c = 0;
-    struct dirent *de;
-    while ((de = readdir(d))) c += file_is_temporary(de->d_name);
-    closedir(d);
-    return c;
-}
 
 /* ---- the reader ---- */
 

@@ -48,16 +48,6 @@ static int read_path(uring_reader_t *u, const char *path, void *buf, size_t cap,
     return r;
 }
 
-/* Entries of a folder whose name contains ".tmp." (a temporary file left behind), dot files
- * included: the writers' temporaries are ".NAME.tmp.PID.RAND". */
-static int count_tmp(const char *dir) {
-    DIR *d = opendir(dir);
-    if (!d) return -1;
-    int c = 0;
-    for (struct dirent *e; (e = readdir(d));) c += strstr(e->d_name, ".tmp.") != NULL;
-    closedir(d);
-    return c;
-}
 
 /* ---- spool ---- */
 

@@ -220,17 +220,6 @@ static const struct wtns_fixture wtnss[] = {
     {"vectors/bls12381_mc.wtns", "vectors/bls12381_mc_public.json", &zk_curve_bls12381, 1003},
 };
 
-/* kB of a /proc/self/status field (RssFile, RssAnon). */
-static long status_kb(const char *key) {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long v = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, key, strlen(key))) v = atol(line + strlen(key) + 1);
-    if (f) fclose(f);
-    return v;
-}
-
 /* ZK_ZKEY_LAZY keeps nothing of the key resident past its step: an aligned section read in place
  * leaves the process's RSS again at zk_zkey_drop (and reads the file's bytes when touched again), an
  * unaligned one's copy is filled at hold and given back at drop; the coefs (id 4) too. */

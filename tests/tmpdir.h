@@ -10,6 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <dirent.h>
+#include <fcntl.h>
+
+#include "base/file.h"
 
 static char tmp_root[512];
 
@@ -66,4 +70,15 @@ static const char *read_text(const char *path) {
 static bool is_dir(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Entries of a folder that the atomic writer's rule calls temporaries (file_is_temporary), dot
+ * files included: a writer that left one behind. -1 when the folder cannot be read. */
+static int count_tmp(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int c = 0;
+    for (struct dirent *e; (e = readdir(d));) c += file_is_temporary(e->d_name);
+    closedir(d);
+    return c;
 }
