@@ -231,16 +231,29 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* How long test_point(point, part) took in a fresh child with that environment, in ms; with
- * pause set, it must not stop. */
-static long point_ms(const char *delay, const char *point, int part) {
-    int fd[2];
+/* A child for the test points: a pipe to it in fd, killed with its parent, ZKPIPE_TEST_DELAY and
+ * ZKPIPE_TEST_PAUSE set to delay and pause (NULL: unset). Returns as fork does; -1 when the pipe or
+ * the fork failed. */
+static pid_t point_child(int fd[2], const char *delay, const char *pause) {
     if (pipe(fd)) return -1;
     pid_t pid = fork();
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
-        setenv("ZKPIPE_TEST_DELAY", delay, 1);
-        unsetenv("ZKPIPE_TEST_PAUSE");
+        if (delay) setenv("ZKPIPE_TEST_DELAY", delay, 1);
+        else unsetenv("ZKPIPE_TEST_DELAY");
+        if (pause) setenv("ZKPIPE_TEST_PAUSE", pause, 1);
+        else unsetenv("ZKPIPE_TEST_PAUSE");
+    }
+    return pid;
+}
+
+/* How long test_point(point, part) took in a fresh child with that environment, in ms; with
+ * pause set, it must not stop. */
+static long point_ms(const char *delay, const char *point, int part) {
+    int fd[2];
+    pid_t pid = point_child(fd, delay, NULL);
+    if (pid < 0) return -1;
+    if (pid == 0) {
         uint64_t t0 = now_ns();
         test_point(point, part);
         long ms = (long)((now_ns() - t0) / 1000000);
@@ -328,12 +341,9 @@ TEST(test_point_delay) {
  * that partition, and only then. */
 TEST(test_point_pause) {
     int fd[2];
-    CHECK(pipe(fd) == 0);
-    pid_t pid = fork();
+    pid_t pid = point_child(fd, NULL, "gpu.prove:1");
+    CHECK(pid >= 0);
     if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        setenv("ZKPIPE_TEST_PAUSE", "gpu.prove:1", 1);
-        unsetenv("ZKPIPE_TEST_DELAY");
         test_point("gpu.prove", 0); /* another partition */
         test_point("gpu.load_key", 1);
         (void)!write(fd[1], "a", 1);
@@ -370,11 +380,9 @@ static void on_term(int sig) {
 /* A delay ends early once the stop flag given to test_point_stop_flag is set (a daemon's SIGTERM). */
 TEST(test_point_delay_ends_at_stop) {
     int fd[2];
-    CHECK(pipe(fd) == 0);
-    pid_t pid = fork();
+    pid_t pid = point_child(fd, "slow.step:3000", NULL);
+    CHECK(pid >= 0);
     if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        setenv("ZKPIPE_TEST_DELAY", "slow.step:3000", 1);
         struct sigaction sa = {0};
         sa.sa_handler = on_term;
         sigaction(SIGTERM, &sa, NULL);
