@@ -138,10 +138,14 @@ log "(b2) synthd killed -9 while its witness_cmd child runs"
 start gpud
 start finalizerd
 touch "$T/hold"
+# synthd ticks (and so stops here) right after its fork, maybe before the child has run at all: the
+# child is the line slowgen.sh appends after the ones earlier runs left
+seen=$(cat "$T/slowgen.pids" 2>/dev/null | wc -l)
 start synthd1 ZKPIPE_TEST_PAUSE=synth.witgen_tick:0
 J=$(submit_inputs slownative $M/input-1.json $M/input-2.json $M/input-1.json)
 wait_for 60 "synthd1 to stop while partition 0's generator runs" is_stopped synthd1
-child=$(tail -n 1 "$T/slowgen.pids")
+wait_for 30 "partition 0's generator to start" bash -c "[ \$(cat '$T/slowgen.pids' 2>/dev/null | wc -l) -gt $seen ]"
+child=$(sed -n "$((seen + 1))p" "$T/slowgen.pids")
 kill -0 "$child" 2>/dev/null || fail "the generator is not running while synthd1 is stopped"
 kill9 synthd1
 wait_for 10 "the generator to die with synthd1 (it would run 60 s)" bash -c "! kill -0 $child 2>/dev/null"
