@@ -24,6 +24,18 @@ static bool match_point(const char *spec, const char *point, int part, long *ret
     return true;
 }
 
+/* The first of the comma-separated delay specs that matches, its MS in *ret_ms. */
+static bool match_any(const char *specs, const char *point, int part, long *ret_ms) {
+    for (const char *p = specs; *p;) {
+        size_t n = strcspn(p, ",");
+        char one[128];
+        snprintf(one, sizeof one, "%.*s", (int)n, p);
+        if (match_point(one, point, part, ret_ms, true)) return true;
+        p += n + (p[n] == ',');
+    }
+    return false;
+}
+
 void test_point(const char *point, int part) {
     static int inited;
     static char pause_spec[128], delay_spec[128];
@@ -39,7 +51,7 @@ void test_point(const char *point, int part) {
         paused = true;
         raise(SIGSTOP);
     }
-    if (delay_spec[0] && match_point(delay_spec, point, part, &ms, true) && ms > 0) {
+    if (delay_spec[0] && match_any(delay_spec, point, part, &ms) && ms > 0) {
         struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
         while (nanosleep(&ts, &ts) < 0 && !(stop_flag && *stop_flag)) {
         }

@@ -24,6 +24,7 @@
 #include "config/config.h"
 #include "base/cleanup.h"
 #include "base/file.h"
+#include "base/testpoint.h"
 #include "shm/shm.h"
 #include "shm/slab.h"
 #include "zk/groth16.h"
@@ -298,13 +299,15 @@ static void finalize(uint32_t slab) {
     uint64_t now = daemon_now_ns();
     atomic_store_explicit(&P->t_done_ns, now, memory_order_relaxed);
     disk_release(slab);
-    if (shm_part_finish(&S, slab, job, part) < 0)
-        log_msg(LOG_WARNING, &lc, NULL, "Partition %u of job %s was taken from us while it was finalized", part,
-                J->id);
+    /* counted before the partition is finished: another finalizer may end the job right after */
     finalized++;
     shm_count(&S, CNT_FINALIZED, 1);
     shm_count(&S, CNT_FIN_BUSY_NS, now - t0);
     atomic_fetch_add_explicit(&S.procs[S.self].busy_ns, now - t0, memory_order_relaxed);
+    if (shm_part_finish(&S, slab, job, part) < 0)
+        log_msg(LOG_WARNING, &lc, NULL, "Partition %u of job %s was taken from us while it was finalized", part,
+                J->id);
+    test_point("finalize.handed_on", (int)part);
     stage_log_pass(LOG_DEBUG, &lc, &ps, "Finalized partition %u of job %s in %.1f ms", part, J->id, ms(now - t0));
     if (shm_job_outstanding(&S, job) == 0) complete_job(job);
     stage_tick(&L, SHM_NONE);

@@ -208,16 +208,18 @@ static uint64_t finish(int lane, uint64_t prev_done) {
         at += core[i];
     }
     atomic_store_explicit(&P->t_proved_ns, t1, memory_order_relaxed);
-    if (shm_slab_move(&S, slab, SLAB_PROVING, SLAB_PROVED) < 0) {
-        log_msg(LOG_ERR, &lc, NULL, "Slab %u was taken from us while proving", slab);
-        return t1;
-    }
+    /* counted before PROVED too: once the job is done, advise and the metrics read the same figures */
     proved++;
     busy_ns += t1 - tb;
     shm_count(&S, CNT_PROVED, 1);
     atomic_fetch_add_explicit(&S.procs[S.self].steps, 1, memory_order_relaxed);
     shm_count(&S, CNT_GPU_BUSY_NS, t1 - tb);
     atomic_fetch_add_explicit(&S.procs[S.self].busy_ns, t1 - tb, memory_order_relaxed);
+    if (shm_slab_move(&S, slab, SLAB_PROVING, SLAB_PROVED) < 0) {
+        log_msg(LOG_ERR, &lc, NULL, "Slab %u was taken from us while proving", slab);
+        return t1;
+    }
+    test_point("gpu.handed_on", (int)part);
     stage_log_pass(LOG_DEBUG, &lc, &f.pass, "Proved partition %u of job %s in %.1f ms", part, h->job_id,
                    (t1 - t0) / 1e6);
     return t1;

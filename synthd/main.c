@@ -622,16 +622,18 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
     uint64_t now = daemon_now_ns();
     shm_part_t *P = &J->parts[part];
     atomic_store_explicit(&P->t_ready_ns, now, memory_order_relaxed);
-    /* the release-CAS to READY publishes the header page and the data */
-    if (shm_slab_move(&S, slab, SLAB_FILLING, SLAB_READY) < 0) {
-        log_msg(LOG_ERR, &lc, NULL, "Slab %u was taken from us while filling (reclaimed as dead?)", slab);
-        return;
-    }
+    /* counted before READY: once the job is done, every reader sees its partitions' figures */
     shm_count(&S, CNT_SYNTHESIZED, 1);
     shm_count(&S, CNT_SYNTH_BUSY_NS, now - t_start);
     atomic_fetch_add_explicit(&S.procs[S.self].busy_ns, now - t_start, memory_order_relaxed);
     synth_busy_ns += now - t_start;
     synth_count++;
+    /* the release-CAS to READY publishes the header page and the data */
+    if (shm_slab_move(&S, slab, SLAB_FILLING, SLAB_READY) < 0) {
+        log_msg(LOG_ERR, &lc, NULL, "Slab %u was taken from us while filling (reclaimed as dead?)", slab);
+        return;
+    }
+    test_point("synth.handed_on", (int)part);
     uint64_t trim_ns = trim_heap(&ps);
     stage_log_pass(LOG_DEBUG, &lc, &ps, "Synthesized partition %u of job %s in %.1f ms (trim %.2f ms)", part, id,
                    (now - t_start) / 1e6, trim_ns / 1e6);

@@ -323,6 +323,11 @@ TEST(test_point_delay) {
         {"synth.eval", "synth.eval", 0, false},       /* no time: nothing */
         {"synth.eval:soon", "synth.eval", 0, false},  /* not a number: nothing */
         {"synth.eval:-300", "synth.eval", 0, false},  /* negative: nothing */
+        {"gpu.prove:300,synth.eval:300:1", "synth.eval", 1, true},  /* the second of a list */
+        {"gpu.prove:300,synth.eval:300:1", "synth.eval", 0, false}, /* with its part */
+        {"gpu.prove:300,synth.eval:300:1", "gpu.prove", 0, true},   /* the first of it */
+        {"gpu.prove:300,", "gpu.prove", 0, true},                   /* a trailing comma */
+        {"synth.eval:300,gpu", "gpu.prove", 0, false},              /* no prefix match in a list */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         long ms = point_ms(cases[i].spec, cases[i].point, cases[i].part);

@@ -18,6 +18,10 @@ run_batch() {
     local j
     j=$(submit mulchain NORMAL $(wits 6))
     wait_job "$j" 300 || fail "job $j failed: $(cat "$T/wait-$j.err")"
+    # every stage counted each partition before it handed it on (the first batches hold synthd and
+    # gpud right after their hand-on: a count made after it would be missing here)
+    "$ZKPIPE" status --config "$CONF" | grep -q "^counters: synthesized 6 proved 6 finalized 6 " ||
+        fail "the job is done and the counters lag: $("$ZKPIPE" status --config "$CONF" | grep '^counters')"
     "$ZKPIPE" advise --config "$CONF" >"$T/advise.out" 2>&1 || fail "advise failed: $(cat "$T/advise.out")"
     cat "$T/advise.out"
     # the metrics carry the numbers, zkpipe status the same advice line
@@ -53,7 +57,7 @@ more() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(b > a)}'; }
 
 log "synthesis-starved: one synthd, 1.5 s a fill"
 write_config 4 0 "[synth]" "instances = 1" "[exporter]" "listen = 127.0.0.1:$EXP_PORT"
-run_batch 1 ZKPIPE_TEST_DELAY=synth.mid_fill:1500 ""
+run_batch 1 ZKPIPE_TEST_DELAY=synth.mid_fill:1500,synth.handed_on:300 ZKPIPE_TEST_DELAY=gpu.handed_on:400
 grep -q "^advice: the GPU waited for synthesis: raise \[synth\] instances from 1 to 2$" "$T/advise.out" ||
     fail "advise does not name [synth] instances"
 b1=$(busy)
