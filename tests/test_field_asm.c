@@ -162,26 +162,31 @@ ASM_TESTS(bls_fr, 4)
 
 /* The AVX-512 IFMA bucket additions (zk/msm_ifma.c, the ifma kernel set; skipped on a CPU without
  * it) against the affine addition formulas of the scalar flush (zk/msm_tmpl.h) in the scalar
- * kernels, for G1 (Fq) and G2 (Fq2): coordinates are edge values (p-1, 1, carry patterns ...) and
+ * kernels, for G1 (Fq) and G2 (Fq2) of both curves: coordinates are edge values (p-1, 1, carry patterns ...) and
  * random field elements (the formulas do not need points on the curve), batch sizes 1..17 (lanes
  * left over in the last vector), 63, 64, 1000 and 1024, buckets in a scattered order; every result
  * must be fully reduced. */
 #include "zk/msm_ifma.h"
 
-static void bn_fq_pick(bn_fq_t *x, const bn_fq_t *e, int ne) {
-    int pick = (int)(rng() % 3);
-    if (pick == 0) *x = e[rng() % (unsigned)ne];
-    else if (pick == 1) bn_fq_rand_pattern(x);
-    else bn_fq_rand(x);
-}
-static void bn_fq2_pick(bn_fq2_t *x, const bn_fq_t *e, int ne) {
-    bn_fq_pick(&x->c0, e, ne);
-    bn_fq_pick(&x->c1, e, ne);
-    if (rng() % 8 == 0) bn_fq_zero(rng() % 2 ? &x->c0 : &x->c1);
-}
-static bool bn_fq2_below_p(const bn_fq2_t *x) { return bn_fq_below_p(&x->c0) && bn_fq_below_p(&x->c1); }
+/* Coordinates for the flush tests over the base field FQ and FQ2: edge values, carry patterns,
+ * random elements, and in FQ2 now and then a zero half. */
+#define IFMA_PICK(FQ)                                                                                                \
+    static void FQ##_pick(FQ##_t *x, const FQ##_t *e, int ne) {                                                      \
+        int pick = (int)(rng() % 3);                                                                                 \
+        if (pick == 0) *x = e[rng() % (unsigned)ne];                                                                 \
+        else if (pick == 1) FQ##_rand_pattern(x);                                                                    \
+        else FQ##_rand(x);                                                                                           \
+    }                                                                                                                \
+    static void FQ##2_pick(FQ##2_t *x, const FQ##_t *e, int ne) {                                                    \
+        FQ##_pick(&x->c0, e, ne);                                                                                    \
+        FQ##_pick(&x->c1, e, ne);                                                                                    \
+        if (rng() % 8 == 0) FQ##_zero(rng() % 2 ? &x->c0 : &x->c1);                                                  \
+    }                                                                                                                \
+    static bool FQ##2_below_p(const FQ##2_t *x) { return FQ##_below_p(&x->c0) && FQ##_below_p(&x->c1); }
+IFMA_PICK(bn_fq)
+IFMA_PICK(bls_fq)
 
-#define IFMA_FLUSH_TEST(G, F)                                                                                        \
+#define IFMA_FLUSH_TEST(G, F, FQ)                                                                                        \
     static void G##_ifma_ref_add(G##_aff_t *b, const G##_aff_t *p) {                                                 \
         F##_t d, lam, t, x3;                                                                                         \
         F##_sub(&d, &p->x, &b->x);                                                                                   \
@@ -203,8 +208,8 @@ static bool bn_fq2_below_p(const bn_fq2_t *x) { return bn_fq_below_p(&x->c0) && 
         static G##_aff_t bucket[NB], want[NB], pt[ZK_IFMA_BATCH_MAX];                                                \
         static F##_t den[ZK_IFMA_BATCH_MAX];                                                                         \
         static uint32_t bidx[ZK_IFMA_BATCH_MAX];                                                                     \
-        bn_fq_t e[N_EDGE_MAX];                                                                                       \
-        int ne = bn_fq_edges(e);                                                                                     \
+        FQ##_t e[N_EDGE_MAX];                                                                                        \
+        int ne = FQ##_edges(e);                                                                                      \
         static const unsigned sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 63, 64, 1000, 1024}; \
         for (unsigned si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {                                         \
             unsigned n = sizes[si];                                                                                  \
@@ -234,8 +239,10 @@ static bool bn_fq2_below_p(const bn_fq2_t *x) { return bn_fq_below_p(&x->c0) && 
         return 0;                                                                                                    \
     }
 
-IFMA_FLUSH_TEST(bn_g1, bn_fq)
-IFMA_FLUSH_TEST(bn_g2, bn_fq2)
+IFMA_FLUSH_TEST(bn_g1, bn_fq, bn_fq)
+IFMA_FLUSH_TEST(bn_g2, bn_fq2, bn_fq)
+IFMA_FLUSH_TEST(bls_g1, bls_fq, bls_fq)
+IFMA_FLUSH_TEST(bls_g2, bls_fq2, bls_fq)
 
 /* The vector bucket reduction (zk_ifma_*_reduce, the ifma set) against the scalar running sum, on
  * real points (multiples of the generator): random empty/occupied/side patterns, every bucket the
@@ -295,3 +302,5 @@ IFMA_FLUSH_TEST(bn_g2, bn_fq2)
 
 IFMA_REDUCE_TEST(bn_g1)
 IFMA_REDUCE_TEST(bn_g2)
+IFMA_REDUCE_TEST(bls_g1)
+IFMA_REDUCE_TEST(bls_g2)

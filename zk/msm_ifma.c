@@ -1,5 +1,5 @@
-/* AVX-512 IFMA batch-affine bucket additions for BN254 G1 and G2 (zk/msm_ifma.h), eight field elements per
- * vector in 52-bit limbs.
+/* AVX-512 IFMA batch-affine bucket additions and bucket reductions for G1 and G2 of BN254 and
+ * BLS12-381 (zk/msm_ifma.h), eight field elements per vector in 52-bit limbs.
  *
  * The arithmetic (52-bit limbs, Montgomery form unchanged) is zk/ifma52.h.
  *
@@ -16,111 +16,143 @@
 
 #include "ifma52.h"
 
-/* The two element types of the flush template: Fq (G1) and Fq2 = Fq[u]/(u^2 + 1) (G2), eight per
+/* The element types of the flush and reduction templates, for a field of W 64-bit words and its
+ * vector arithmetic V (zk/ifma52.h): E1 the base field (G1), E2 = E1[u]/(u^2 + 1) (G2), eight per
  * vector. Loads and stores take the element's offset `off` in 64-bit words within records that idx
- * points to (idx in words); `one` fills the lanes that k leaves out with 1 instead of 0. */
-typedef v52_t e1_t;
-typedef struct {
-    v52_t c0, c1;
-} e2_t;
-
-IFMA_FN void e1_load(e1_t *r, __mmask8 k, __m512i idx, const uint64_t *base, int off, bool one, const v52_mod_t *m) {
-    __m512i fill[4];
-    for (int i = 0; i < 4; i++) fill[i] = _mm512_set1_epi64(one ? (long long)m->one[i] : 0);
-    v52_gather(r, k, idx, base, off, 0, fill, m);
-}
-IFMA_FN void e1_store(uint64_t *base, __mmask8 k, __m512i idx, int off, const e1_t *a) {
-    v52_scatter(base, k, idx, off, a);
-}
-IFMA_FN void e1_mul(e1_t *r, const e1_t *a, const e1_t *b, const v52_mod_t *m) { v52_mulr(r, a, b, m); }
-IFMA_FN void e1_sqr(e1_t *r, const e1_t *a, const v52_mod_t *m) { v52_mulr(r, a, a, m); }
-IFMA_FN void e1_sub(e1_t *r, const e1_t *a, const e1_t *b, const v52_mod_t *m) { v52_sub(r, a, b, m); }
-/* lane l of a <-> w[4 l .. 4 l + 4) (the 64-bit limbs of element l) */
-IFMA_FN void e1_to_words(uint64_t *w, const e1_t *a) {
-    __m512i q[4];
-    v52_to64(q, a);
-    for (int i = 0; i < 4; i++) {
-        uint64_t t[8];
-        _mm512_storeu_si512(t, q[i]);
-        for (int l = 0; l < 8; l++) w[4 * l + i] = t[l];
+ * points to (idx in words); `one` fills the lanes that k leaves out with 1 instead of 0. to_words
+ * and from_words convert between vectors and eight consecutive elements in memory. */
+#define IFMA_ELEMS(E1, E2, V, W)                                                                                       \
+    typedef V##_t E1##_t;                                                                                              \
+    typedef struct {                                                                                                   \
+        V##_t c0, c1;                                                                                                  \
+    } E2##_t;                                                                                                          \
+    IFMA_FN void E1##_load(E1##_t *r, __mmask8 k, __m512i idx, const uint64_t *base, int off, bool one,               \
+                           const V##_mod_t *m) {                                                                       \
+        __m512i fill[W];                                                                                               \
+        for (int i = 0; i < (W); i++) fill[i] = _mm512_set1_epi64(one ? (long long)m->one[i] : 0);                     \
+        V##_gather(r, k, idx, base, off, 0, fill, m);                                                                  \
+    }                                                                                                                  \
+    IFMA_FN void E1##_store(uint64_t *base, __mmask8 k, __m512i idx, int off, const E1##_t *a) {                       \
+        V##_scatter(base, k, idx, off, a);                                                                             \
+    }                                                                                                                  \
+    IFMA_FN void E1##_mul(E1##_t *r, const E1##_t *a, const E1##_t *b, const V##_mod_t *m) { V##_mulr(r, a, b, m); }  \
+    IFMA_FN void E1##_sqr(E1##_t *r, const E1##_t *a, const V##_mod_t *m) { V##_mulr(r, a, a, m); }                   \
+    IFMA_FN void E1##_sub(E1##_t *r, const E1##_t *a, const E1##_t *b, const V##_mod_t *m) { V##_sub(r, a, b, m); }   \
+    IFMA_FN void E1##_add(E1##_t *r, const E1##_t *a, const E1##_t *b, const V##_mod_t *m) { V##_add(r, a, b, m); }   \
+    IFMA_FN __mmask8 E1##_is_zero(const E1##_t *a) { return V##_is_zero(a); }                                         \
+    IFMA_FN void E1##_blend(E1##_t *r, __mmask8 k, const E1##_t *b) { V##_blend(r, k, b); }                           \
+    /* lane l of a <-> w[W l .. W l + W) (the 64-bit words of element l) */                                            \
+    IFMA_FN void E1##_to_words(uint64_t *w, const E1##_t *a) {                                                         \
+        __m512i q[W];                                                                                                  \
+        V##_to64(q, a);                                                                                                \
+        for (int i = 0; i < (W); i++) {                                                                                \
+            uint64_t t[8];                                                                                             \
+            _mm512_storeu_si512(t, q[i]);                                                                              \
+            for (int l = 0; l < 8; l++) w[(W)*l + i] = t[l];                                                           \
+        }                                                                                                              \
+    }                                                                                                                  \
+    IFMA_FN void E1##_from_words(E1##_t *r, const uint64_t *w, const V##_mod_t *m) {                                   \
+        __m512i q[W];                                                                                                  \
+        for (int i = 0; i < (W); i++) {                                                                                \
+            uint64_t t[8];                                                                                             \
+            for (int l = 0; l < 8; l++) t[l] = w[(W)*l + i];                                                           \
+            q[i] = _mm512_loadu_si512(t);                                                                              \
+        }                                                                                                              \
+        V##_from64(r, q, 0, m);                                                                                        \
+    }                                                                                                                  \
+    IFMA_FN void E2##_load(E2##_t *r, __mmask8 k, __m512i idx, const uint64_t *base, int off, bool one,               \
+                           const V##_mod_t *m) {                                                                       \
+        E1##_load(&r->c0, k, idx, base, off, one, m);                                                                  \
+        E1##_load(&r->c1, k, idx, base, off + (W), false, m);                                                          \
+    }                                                                                                                  \
+    IFMA_FN void E2##_store(uint64_t *base, __mmask8 k, __m512i idx, int off, const E2##_t *a) {                       \
+        V##_scatter(base, k, idx, off, &a->c0);                                                                        \
+        V##_scatter(base, k, idx, off + (W), &a->c1);                                                                  \
+    }                                                                                                                  \
+    /* Karatsuba: c0 = a0 b0 - a1 b1, c1 = (a0 + a1)(b0 + b1) - a0 b0 - a1 b1 */                                      \
+    IFMA_FN void E2##_mul(E2##_t *r, const E2##_t *a, const E2##_t *b, const V##_mod_t *m) {                          \
+        V##_t v0, v1, sa, sb, s;                                                                                       \
+        V##_mulr(&v0, &a->c0, &b->c0, m);                                                                              \
+        V##_mulr(&v1, &a->c1, &b->c1, m);                                                                              \
+        V##_add(&sa, &a->c0, &a->c1, m);                                                                               \
+        V##_add(&sb, &b->c0, &b->c1, m);                                                                               \
+        V##_mulr(&s, &sa, &sb, m);                                                                                     \
+        V##_sub(&r->c0, &v0, &v1, m);                                                                                  \
+        V##_sub(&s, &s, &v0, m);                                                                                       \
+        V##_sub(&r->c1, &s, &v1, m);                                                                                   \
+    }                                                                                                                  \
+    /* c0 = (a0 + a1)(a0 - a1), c1 = 2 a0 a1 */                                                                        \
+    IFMA_FN void E2##_sqr(E2##_t *r, const E2##_t *a, const V##_mod_t *m) {                                           \
+        V##_t s, d, p;                                                                                                 \
+        V##_add(&s, &a->c0, &a->c1, m);                                                                                \
+        V##_sub(&d, &a->c0, &a->c1, m);                                                                                \
+        V##_mulr(&p, &a->c0, &a->c1, m);                                                                               \
+        V##_mulr(&r->c0, &s, &d, m);                                                                                   \
+        V##_add(&r->c1, &p, &p, m);                                                                                    \
+    }                                                                                                                  \
+    IFMA_FN void E2##_sub(E2##_t *r, const E2##_t *a, const E2##_t *b, const V##_mod_t *m) {                          \
+        V##_sub(&r->c0, &a->c0, &b->c0, m);                                                                            \
+        V##_sub(&r->c1, &a->c1, &b->c1, m);                                                                            \
+    }                                                                                                                  \
+    IFMA_FN void E2##_add(E2##_t *r, const E2##_t *a, const E2##_t *b, const V##_mod_t *m) {                          \
+        V##_add(&r->c0, &a->c0, &b->c0, m);                                                                            \
+        V##_add(&r->c1, &a->c1, &b->c1, m);                                                                            \
+    }                                                                                                                  \
+    IFMA_FN __mmask8 E2##_is_zero(const E2##_t *a) { return V##_is_zero(&a->c0) & V##_is_zero(&a->c1); }              \
+    IFMA_FN void E2##_blend(E2##_t *r, __mmask8 k, const E2##_t *b) {                                                  \
+        V##_blend(&r->c0, k, &b->c0);                                                                                  \
+        V##_blend(&r->c1, k, &b->c1);                                                                                  \
+    }                                                                                                                  \
+    IFMA_FN void E2##_to_words(uint64_t *w, const E2##_t *a) {                                                         \
+        uint64_t t0[8 * (W)], t1[8 * (W)];                                                                             \
+        E1##_to_words(t0, &a->c0);                                                                                     \
+        E1##_to_words(t1, &a->c1);                                                                                     \
+        for (int l = 0; l < 8; l++)                                                                                    \
+            memcpy(w + 2 * (W)*l, t0 + (W)*l, 8 * (W)), memcpy(w + 2 * (W)*l + (W), t1 + (W)*l, 8 * (W));              \
+    }                                                                                                                  \
+    IFMA_FN void E2##_from_words(E2##_t *r, const uint64_t *w, const V##_mod_t *m) {                                   \
+        uint64_t t0[8 * (W)], t1[8 * (W)];                                                                             \
+        for (int l = 0; l < 8; l++)                                                                                    \
+            memcpy(t0 + (W)*l, w + 2 * (W)*l, 8 * (W)), memcpy(t1 + (W)*l, w + 2 * (W)*l + (W), 8 * (W));              \
+        E1##_from_words(&r->c0, t0, m);                                                                                \
+        E1##_from_words(&r->c1, t1, m);                                                                                \
+    }                                                                                                                  \
+    /* elements j0 .. j0+7 of a contiguous array (the lanes past k: 1 when one, else 0), and x, y of   \
+     * the points j0 .. j0+7 of a contiguous array of affine points, by gathers */                                     \
+    IFMA_FN void E2##_load_seq(E2##_t *r, __mmask8 k, const uint64_t *base, size_t j0, bool one, const V##_mod_t *m) { \
+        const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);                                                \
+        E2##_load(r, k, mul_w(_mm512_add_epi64(_mm512_set1_epi64((long long)j0), lane), 2 * (W)), base, 0, one, m);  \
+    }                                                                                                                  \
+    IFMA_FN void E2##_load_pts(E2##_t *x, E2##_t *y, __mmask8 k, const uint64_t *base, size_t j0,                     \
+                               const V##_mod_t *m) {                                                                   \
+        const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);                                                \
+        __m512i pi = mul_w(_mm512_add_epi64(_mm512_set1_epi64((long long)j0), lane), 4 * (W));                         \
+        E2##_load(x, k, pi, base, 0, false, m);                                                                        \
+        E2##_load(y, k, pi, base, 2 * (W), false, m);                                                                  \
+    }                                                                                                                  \
+    IFMA_FN void E1##_gload_seq(E1##_t *r, __mmask8 k, const uint64_t *base, size_t j0, bool one,                     \
+                                const V##_mod_t *m) {                                                                  \
+        const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);                                                \
+        E1##_load(r, k, mul_w(_mm512_add_epi64(_mm512_set1_epi64((long long)j0), lane), (W)), base, 0, one, m);      \
+    }                                                                                                                  \
+    IFMA_FN void E1##_gload_pts(E1##_t *x, E1##_t *y, __mmask8 k, const uint64_t *base, size_t j0,                    \
+                                const V##_mod_t *m) {                                                                  \
+        const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);                                                \
+        __m512i pi = mul_w(_mm512_add_epi64(_mm512_set1_epi64((long long)j0), lane), 2 * (W));                         \
+        E1##_load(x, k, pi, base, 0, false, m);                                                                        \
+        E1##_load(y, k, pi, base, (W), false, m);                                                                      \
     }
-}
-IFMA_FN void e1_from_words(e1_t *r, const uint64_t *w, const v52_mod_t *m) {
-    __m512i q[4];
-    for (int i = 0; i < 4; i++) {
-        uint64_t t[8];
-        for (int l = 0; l < 8; l++) t[l] = w[4 * l + i];
-        q[i] = _mm512_loadu_si512(t);
-    }
-    v52_from64(r, q, 0, m);
+
+/* x·w for a small constant w (a sum of shifts; AVX512DQ's vpmullq is not assumed) */
+IFMA_FN __m512i mul_w(__m512i x, unsigned w) {
+    __m512i r = _mm512_setzero_si512();
+    for (unsigned b = 0; b < 32; b++)
+        if (w >> b & 1) r = _mm512_add_epi64(r, _mm512_slli_epi64(x, b));
+    return r;
 }
 
-IFMA_FN void e2_load(e2_t *r, __mmask8 k, __m512i idx, const uint64_t *base, int off, bool one, const v52_mod_t *m) {
-    e1_load(&r->c0, k, idx, base, off, one, m);
-    e1_load(&r->c1, k, idx, base, off + 4, false, m);
-}
-IFMA_FN void e2_store(uint64_t *base, __mmask8 k, __m512i idx, int off, const e2_t *a) {
-    v52_scatter(base, k, idx, off, &a->c0);
-    v52_scatter(base, k, idx, off + 4, &a->c1);
-}
-/* Karatsuba: c0 = a0 b0 - a1 b1, c1 = (a0 + a1)(b0 + b1) - a0 b0 - a1 b1 */
-IFMA_FN void e2_mul(e2_t *r, const e2_t *a, const e2_t *b, const v52_mod_t *m) {
-    v52_t v0, v1, sa, sb, s;
-    v52_mulr(&v0, &a->c0, &b->c0, m);
-    v52_mulr(&v1, &a->c1, &b->c1, m);
-    v52_add(&sa, &a->c0, &a->c1, m);
-    v52_add(&sb, &b->c0, &b->c1, m);
-    v52_mulr(&s, &sa, &sb, m);
-    v52_sub(&r->c0, &v0, &v1, m);
-    v52_sub(&s, &s, &v0, m);
-    v52_sub(&r->c1, &s, &v1, m);
-}
-/* c0 = (a0 + a1)(a0 - a1), c1 = 2 a0 a1 */
-IFMA_FN void e2_sqr(e2_t *r, const e2_t *a, const v52_mod_t *m) {
-    v52_t s, d, p;
-    v52_add(&s, &a->c0, &a->c1, m);
-    v52_sub(&d, &a->c0, &a->c1, m);
-    v52_mulr(&p, &a->c0, &a->c1, m);
-    v52_mulr(&r->c0, &s, &d, m);
-    v52_add(&r->c1, &p, &p, m);
-}
-IFMA_FN void e2_sub(e2_t *r, const e2_t *a, const e2_t *b, const v52_mod_t *m) {
-    v52_sub(&r->c0, &a->c0, &b->c0, m);
-    v52_sub(&r->c1, &a->c1, &b->c1, m);
-}
-IFMA_FN void e2_to_words(uint64_t *w, const e2_t *a) {
-    uint64_t t0[32], t1[32];
-    e1_to_words(t0, &a->c0);
-    e1_to_words(t1, &a->c1);
-    for (int l = 0; l < 8; l++) memcpy(w + 8 * l, t0 + 4 * l, 32), memcpy(w + 8 * l + 4, t1 + 4 * l, 32);
-}
-IFMA_FN void e2_from_words(e2_t *r, const uint64_t *w, const v52_mod_t *m) {
-    uint64_t t0[32], t1[32];
-    for (int l = 0; l < 8; l++) memcpy(t0 + 4 * l, w + 8 * l, 32), memcpy(t1 + 4 * l, w + 8 * l + 4, 32);
-    e1_from_words(&r->c0, t0, m);
-    e1_from_words(&r->c1, t1, m);
-}
-
-IFMA_FN __mmask8 e1_is_zero(const e1_t *a) {
-    __m512i o = _mm512_or_si512(_mm512_or_si512(a->l[0], a->l[1]), _mm512_or_si512(a->l[2], a->l[3]));
-    return _mm512_cmpeq_epi64_mask(_mm512_or_si512(o, a->l[4]), _mm512_setzero_si512());
-}
-IFMA_FN void e1_blend(e1_t *r, __mmask8 k, const e1_t *b) { /* r = b in the lanes of k */
-    for (int i = 0; i < 5; i++) r->l[i] = _mm512_mask_blend_epi64(k, r->l[i], b->l[i]);
-}
-IFMA_FN void e1_add(e1_t *r, const e1_t *a, const e1_t *b, const v52_mod_t *m) { v52_add(r, a, b, m); }
-IFMA_FN __mmask8 e2_is_zero(const e2_t *a) { return e1_is_zero(&a->c0) & e1_is_zero(&a->c1); }
-IFMA_FN void e2_blend(e2_t *r, __mmask8 k, const e2_t *b) {
-    e1_blend(&r->c0, k, &b->c0);
-    e1_blend(&r->c1, k, &b->c1);
-}
-IFMA_FN void e2_add(e2_t *r, const e2_t *a, const e2_t *b, const v52_mod_t *m) {
-    v52_add(&r->c0, &a->c0, &b->c0, m);
-    v52_add(&r->c1, &a->c1, &b->c1, m);
-}
-
-/* idx · w for a power of two w (a shift; AVX512DQ's vpmullq is not assumed) */
-#define _mm512_mullo_epi64_w(x, w) _mm512_slli_epi64((x), (unsigned)__builtin_ctzll(w))
+IFMA_ELEMS(e1, e2, v52, 4)     /* BN254: Fq in 4 words, five limbs */
+IFMA_ELEMS(e1x, e2x, v52x, 6)  /* BLS12-381: Fq in 6 words, eight limbs */
 
 /* 8 consecutive elements of 4 words held as two per vector (q[i] = elements 2i, 2i+1) -> limb
  * vectors (limb k of the eight in r[k]): an 8x4 transpose by two rounds of permutes. */
@@ -159,16 +191,12 @@ IFMA_FN void e1_load_pts(e1_t *x, e1_t *y, __mmask8 k, const uint64_t *base, siz
     for (int i = 0; i < 4; i++) t[i] = _mm512_maskz_mov_epi64(k, t[i]);
     v52_from64(y, t, 0, m);
 }
-/* The same for Fq2 (G2): element pairs by gathers, as before. */
-IFMA_FN void e2_load_seq(e2_t *r, __mmask8 k, const uint64_t *base, size_t j0, bool one, const v52_mod_t *m) {
-    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-    e2_load(r, k, _mm512_slli_epi64(_mm512_add_epi64(_mm512_set1_epi64((long long)j0), lane), 3), base, 0, one, m);
+/* BLS12-381 G1: elements and points by gathers (six words do not transpose as neatly). */
+IFMA_FN void e1x_load_seq(e1x_t *r, __mmask8 k, const uint64_t *base, size_t j0, bool one, const v52x_mod_t *m) {
+    e1x_gload_seq(r, k, base, j0, one, m);
 }
-IFMA_FN void e2_load_pts(e2_t *x, e2_t *y, __mmask8 k, const uint64_t *base, size_t j0, const v52_mod_t *m) {
-    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-    __m512i pi = _mm512_slli_epi64(_mm512_add_epi64(_mm512_set1_epi64((long long)j0), lane), 4);
-    e2_load(x, k, pi, base, 0, false, m);
-    e2_load(y, k, pi, base, 8, false, m);
+IFMA_FN void e1x_load_pts(e1x_t *x, e1x_t *y, __mmask8 k, const uint64_t *base, size_t j0, const v52x_mod_t *m) {
+    e1x_gload_pts(x, y, k, base, j0, m);
 }
 
 #define IFMA_MAXV (ZK_IFMA_BATCH_MAX / 8)
@@ -176,14 +204,14 @@ IFMA_FN void e2_load_pts(e2_t *x, e2_t *y, __mmask8 k, const uint64_t *base, siz
 /* The flush for element type E (e1, e2) of W 64-bit words, the group's affine type AFF and the
  * scalar field F (for the one inversion of the eight lane products). Element j sits in lane j % 8 of
  * vector j / 8; lanes past n hold den = 1 and are neither read from nor written to memory. */
-#define IFMA_FLUSH(NAME, E, W, AFF, F)                                                                                 \
+#define IFMA_FLUSH(NAME, E, W, AFF, F, V, FQ, INV)                                                                                 \
     __attribute__((target("avx512f,avx512ifma"))) void NAME(void *bucket_v, const uint32_t *bidx, const void *pt_v,    \
                                                             const void *den_v, unsigned n) {                           \
         uint64_t *bucket = bucket_v; /* the records as 64-bit words (both types are arrays of them) */                 \
         const uint64_t *pt = pt_v, *den = den_v;                                                                       \
         _Static_assert(sizeof(AFF) == 16 * (W) && sizeof(F##_t) == 8 * (W), "layout");                                 \
-        v52_mod_t m;                                                                                                   \
-        v52_mod_init(&m, bn_fq_P.l, BN_FQ_INV, bn_fq_ONE.l);                                                           \
+        V##_mod_t m;                                                                                                   \
+        V##_mod_init(&m, FQ##_P.l, INV, FQ##_ONE.l);                                                                   \
         unsigned nv = (n + 7) / 8;                                                                                     \
         E##_t pre[IFMA_MAXV], acc, t;                                                                                  \
         const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);                                                 \
@@ -202,7 +230,7 @@ IFMA_FN void e2_load_pts(e2_t *x, e2_t *y, __mmask8 k, const uint64_t *base, siz
         for (unsigned v = nv; v-- > 0;) {                                                                              \
             unsigned left = n - 8 * v;                                                                                 \
             __mmask8 k = left >= 8 ? 0xff : (__mmask8)((1u << left) - 1);                                              \
-            __m512i bi = _mm512_mullo_epi64_w(                                                                         \
+            __m512i bi = mul_w(                                                                         \
                 _mm512_cvtepu32_epi64(_mm512_castsi512_si256(_mm512_maskz_loadu_epi32((__mmask16)k, bidx + 8 * v))),   \
                 2 * (W));                                                                                              \
             E##_t inv, d, bx, by, px, py, lam, x3, y3;                                                                 \
@@ -226,8 +254,10 @@ IFMA_FN void e2_load_pts(e2_t *x, e2_t *y, __mmask8 k, const uint64_t *base, siz
         }                                                                                                              \
     }
 
-IFMA_FLUSH(zk_ifma_bn_g1_flush, e1, 4, bn_g1_aff_t, bn_fq)
-IFMA_FLUSH(zk_ifma_bn_g2_flush, e2, 8, bn_g2_aff_t, bn_fq2)
+IFMA_FLUSH(zk_ifma_bn_g1_flush, e1, 4, bn_g1_aff_t, bn_fq, v52, bn_fq, BN_FQ_INV)
+IFMA_FLUSH(zk_ifma_bn_g2_flush, e2, 8, bn_g2_aff_t, bn_fq2, v52, bn_fq, BN_FQ_INV)
+IFMA_FLUSH(zk_ifma_bls_g1_flush, e1x, 6, bls_g1_aff_t, bls_fq, v52x, bls_fq, BLS_FQ_INV)
+IFMA_FLUSH(zk_ifma_bls_g2_flush, e2x, 12, bls_g2_aff_t, bls_fq2, v52x, bls_fq, BLS_FQ_INV)
 
 /* Eight XYZZ points per vector (lane l: one point of eight), for the bucket reduction. */
 #define IFMA_XYZZ(E)                                                                                                   \
@@ -237,6 +267,8 @@ IFMA_FLUSH(zk_ifma_bn_g2_flush, e2, 8, bn_g2_aff_t, bn_fq2)
 
 IFMA_XYZZ(e1)
 IFMA_XYZZ(e2)
+IFMA_XYZZ(e1x)
+IFMA_XYZZ(e2x)
 
 /* The bucket reduction sum_i (i+1)·(bucket[i] + side[i]) (zk/msm_tmpl.h: msm_reduce) with the nb
  * buckets cut into eight runs of L = nb/8, one per lane: lane l keeps the running sum S_l and the
@@ -244,7 +276,7 @@ IFMA_XYZZ(e2)
  * is sum_l (A_l + l·L·S_l). The vector XYZZ additions (madd-2008-s, add-2008-s) cover the usual
  * case; a lane whose addition is exceptional (equal x: a doubling or a cancellation) or whose bucket
  * has a side accumulator is done by the scalar group law, and infinity is a lane mask. */
-#define IFMA_REDUCE(NAME, E, W, G, F)                                                                                  \
+#define IFMA_REDUCE(NAME, E, W, G, F, V, FQ, INV)                                                                                  \
     IFMA_FN void NAME##_get(G##_xyzz_t r[8], const E##_xyzz_t *v) {                                                    \
         uint64_t w[4][8 * (W)];                                                                                        \
         E##_to_words(w[0], &v->x), E##_to_words(w[1], &v->y), E##_to_words(w[2], &v->zz);                              \
@@ -254,7 +286,7 @@ IFMA_XYZZ(e2)
             memcpy(&r[l].zz, w[2] + (W)*l, 8 * (W)), memcpy(&r[l].zzz, w[3] + (W)*l, 8 * (W));                         \
         }                                                                                                              \
     }                                                                                                                  \
-    IFMA_FN void NAME##_put(E##_xyzz_t *v, const G##_xyzz_t r[8], const v52_mod_t *m) {                                \
+    IFMA_FN void NAME##_put(E##_xyzz_t *v, const G##_xyzz_t r[8], const V##_mod_t *m) {                                \
         uint64_t w[4][8 * (W)];                                                                                        \
         for (int l = 0; l < 8; l++) {                                                                                  \
             memcpy(w[0] + (W)*l, &r[l].x, 8 * (W)), memcpy(w[1] + (W)*l, &r[l].y, 8 * (W));                            \
@@ -269,11 +301,11 @@ IFMA_XYZZ(e2)
         const G##_aff_t *baff = bucket_v;                                                                              \
         const G##_xyzz_t *side = side_v;                                                                               \
         G##_xyzz_t *out = out_v;                                                                                       \
-        v52_mod_t m;                                                                                                   \
-        v52_mod_init(&m, bn_fq_P.l, BN_FQ_INV, bn_fq_ONE.l);                                                           \
+        V##_mod_t m;                                                                                                   \
+        V##_mod_init(&m, FQ##_P.l, INV, FQ##_ONE.l);                                                                   \
         const size_t L = nb / 8;                                                                                       \
         const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);                                                 \
-        const __m512i start = _mm512_mullo_epi64_w(lane, L); /* L is a power of two */                                 \
+        const __m512i start = mul_w(lane, L); /* L is a power of two */                                 \
         E##_t one;                                                                                                     \
         E##_load(&one, 0, lane, bucket, 0, true, &m);                                                                  \
         E##_xyzz_t S = {one, one, one, one}, A = S, T;                                                                 \
@@ -289,7 +321,7 @@ IFMA_XYZZ(e2)
             }                                                                                                          \
             if (occ) { /* S += bucket */                                                                               \
                 __m512i bi =                                                                                           \
-                    _mm512_mullo_epi64_w(_mm512_add_epi64(start, _mm512_set1_epi64((long long)off)), 2 * (W));         \
+                    mul_w(_mm512_add_epi64(start, _mm512_set1_epi64((long long)off)), 2 * (W));         \
                 E##_t bx, by, u, P, R, PP, PPP, Q;                                                                     \
                 E##_load(&bx, occ, bi, bucket, 0, false, &m);                                                          \
                 E##_load(&by, occ, bi, bucket, W, false, &m);                                                          \
@@ -396,8 +428,10 @@ IFMA_XYZZ(e2)
         G##_xyzz_add(out, &total, &wsum);                                                                              \
     }
 
-IFMA_REDUCE(zk_ifma_bn_g1_reduce, e1, 4, bn_g1, bn_fq)
-IFMA_REDUCE(zk_ifma_bn_g2_reduce, e2, 8, bn_g2, bn_fq2)
+IFMA_REDUCE(zk_ifma_bn_g1_reduce, e1, 4, bn_g1, bn_fq, v52, bn_fq, BN_FQ_INV)
+IFMA_REDUCE(zk_ifma_bn_g2_reduce, e2, 8, bn_g2, bn_fq2, v52, bn_fq, BN_FQ_INV)
+IFMA_REDUCE(zk_ifma_bls_g1_reduce, e1x, 6, bls_g1, bls_fq, v52x, bls_fq, BLS_FQ_INV)
+IFMA_REDUCE(zk_ifma_bls_g2_reduce, e2x, 12, bls_g2, bls_fq2, v52x, bls_fq, BLS_FQ_INV)
 
 #else
 void zk_ifma_bn_g1_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n) {
@@ -407,11 +441,23 @@ void zk_ifma_bn_g1_flush(void *bucket, const uint32_t *bidx, const void *pt, con
 void zk_ifma_bn_g2_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n) {
     zk_ifma_bn_g1_flush(bucket, bidx, pt, den, n);
 }
+void zk_ifma_bls_g1_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n) {
+    zk_ifma_bn_g1_flush(bucket, bidx, pt, den, n);
+}
+void zk_ifma_bls_g2_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n) {
+    zk_ifma_bn_g1_flush(bucket, bidx, pt, den, n);
+}
 void zk_ifma_bn_g1_reduce(void *out, const void *bucket, const void *side, const uint8_t *state, size_t nb) {
     (void)out, (void)bucket, (void)side, (void)state, (void)nb;
     abort();
 }
 void zk_ifma_bn_g2_reduce(void *out, const void *bucket, const void *side, const uint8_t *state, size_t nb) {
+    zk_ifma_bn_g1_reduce(out, bucket, side, state, nb);
+}
+void zk_ifma_bls_g1_reduce(void *out, const void *bucket, const void *side, const uint8_t *state, size_t nb) {
+    zk_ifma_bn_g1_reduce(out, bucket, side, state, nb);
+}
+void zk_ifma_bls_g2_reduce(void *out, const void *bucket, const void *side, const uint8_t *state, size_t nb) {
     zk_ifma_bn_g1_reduce(out, bucket, side, state, nb);
 }
 #endif

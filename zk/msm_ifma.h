@@ -1,6 +1,6 @@
 /* AVX-512 IFMA bucket additions and reductions for the batch-affine MSM (zk/msm_tmpl.h), used
  * while the ifma kernel set is selected (zk/kernels.h). A flush keeps its prefix products on the
- * stack: about 40 KB (G1) or 80 KB (G2) besides the caller's frame, so callers' threads need a
+ * stack: about 40 KB (BN254 G1) to 128 KB (BLS12-381 G2) besides the caller's frame, so callers' threads need a
  * stack of a few hundred KB at least (OpenMP's and glibc's defaults are megabytes). */
 #pragma once
 #include <stddef.h>
@@ -20,6 +20,9 @@ typedef void (*zk_vec_flush_fn)(void *bucket, const uint32_t *bidx, const void *
 void zk_ifma_bn_g1_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n);
 /* bucket, pt: bn_g2_aff_t; den: bn_fq2_t. */
 void zk_ifma_bn_g2_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n);
+/* The same for BLS12-381: bls_g1_aff_t and bls_fq_t, bls_g2_aff_t and bls_fq2_t. */
+void zk_ifma_bls_g1_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n);
+void zk_ifma_bls_g2_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n);
 
 /* The bucket reduction of zk/msm_tmpl.h (msm_reduce): *out (the group's xyzz_t) = sum over i < nb of
  * (i+1)·(bucket[i] if state[i] & 1, plus side[i] if state[i] & 4), bucket the group's aff_t array,
@@ -28,3 +31,5 @@ void zk_ifma_bn_g2_flush(void *bucket, const uint32_t *bidx, const void *pt, con
 typedef void (*zk_vec_reduce_fn)(void *out, const void *bucket, const void *side, const uint8_t *state, size_t nb);
 void zk_ifma_bn_g1_reduce(void *out, const void *bucket, const void *side, const uint8_t *state, size_t nb);
 void zk_ifma_bn_g2_reduce(void *out, const void *bucket, const void *side, const uint8_t *state, size_t nb);
+void zk_ifma_bls_g1_reduce(void *out, const void *bucket, const void *side, const uint8_t *state, size_t nb);
+void zk_ifma_bls_g2_reduce(void *out, const void *bucket, const void *side, const uint8_t *state, size_t nb);

@@ -25,7 +25,7 @@ _Static_assert(MSM_BATCH <= ZK_IFMA_BATCH_MAX, "a batch fits zk_ifma_*_flush");
 /* The group's vector flush (zk/msm_ifma.h) when the ifma kernel set is selected, else none. */
 static const zk_vec_flush_fn GF(msm_vec_flush) =
     _Generic((AFF_T *)0, bn_g1_aff_t *: zk_ifma_bn_g1_flush, bn_g2_aff_t *: zk_ifma_bn_g2_flush,
-             default: (zk_vec_flush_fn)0);
+             bls_g1_aff_t *: zk_ifma_bls_g1_flush, bls_g2_aff_t *: zk_ifma_bls_g2_flush, default: (zk_vec_flush_fn)0);
 
 /* A point whose bucket is already waiting in the batch is deferred (kept at pt/bidx[MSM_BATCH +
  * k]) and tried once more right after the batch is applied (msm_flush, also when the batch
@@ -209,6 +209,7 @@ static void GF(msm_flush)(GF(msm_ctx_t) *x) {
 
 static const zk_vec_reduce_fn GF(msm_vec_reduce) =
     _Generic((AFF_T *)0, bn_g1_aff_t *: zk_ifma_bn_g1_reduce, bn_g2_aff_t *: zk_ifma_bn_g2_reduce,
+             bls_g1_aff_t *: zk_ifma_bls_g1_reduce, bls_g2_aff_t *: zk_ifma_bls_g2_reduce,
              default: (zk_vec_reduce_fn)0);
 
 /* Folds every side accumulator into its bucket (for msm_reduce_affine): up to MSM_BATCH/2 at a time

@@ -1,0 +1,200 @@
+/* AVX-512 IFMA arithmetic modulo one prime, eight elements per vector in 52-bit limbs, instantiated
+ * by zk/ifma52.h with V52_NL (52-bit limbs), V52_NW (64-bit words of the scalar form), V52_(name)
+ * (the prefix) and V52_T, V52_MOD_T (the element and modulus types). See zk/ifma52.h for the
+ * representation and the bounds. */
+
+#define V52_SH (52 * V52_NL - 64 * V52_NW) /* the operand form's shift: 2^(52 NL) / 2^(64 NW) */
+
+typedef struct {
+    __m512i l[V52_NL];
+} V52_T;
+
+/* p in 52-bit limbs, -p^-1 mod 2^52, and 1 in Montgomery form (64-bit words). */
+typedef struct {
+    __m512i p[V52_NL], inv, mask;
+    uint64_t one[V52_NW];
+} V52_MOD_T;
+
+/* Bits [b, b + 52) of the NW-word integer w (b may be negative: zeros below bit 0). */
+static inline uint64_t V52_(bits52)(const uint64_t *w, int b) {
+    if (b < 0) return (w[0] << -b) & M52;
+    int k = b / 64, o = b % 64;
+    uint64_t x = k < V52_NW ? w[k] >> o : 0;
+    if (o > 12 && k + 1 < V52_NW) x |= w[k + 1] << (64 - o);
+    return x & M52;
+}
+
+IFMA_FN void V52_(mod_init)(V52_MOD_T *m, const uint64_t p[V52_NW], uint64_t inv, const uint64_t one[V52_NW]) {
+    for (int i = 0; i < V52_NL; i++) m->p[i] = _mm512_set1_epi64((long long)V52_(bits52)(p, 52 * i));
+    m->inv = _mm512_set1_epi64((long long)(inv & M52));
+    memcpy(m->one, one, sizeof(m->one));
+    m->mask = _mm512_set1_epi64((long long)M52);
+}
+
+/* NW 64-bit word vectors (word k of eight elements in q[k]) -> NL 52-bit limbs; shl = 1 gives
+ * 2^V52_SH times the value (the operand form of mul). Shift counts are constants once unrolled. */
+IFMA_FN void V52_(from64)(V52_T *r, const __m512i q[V52_NW], int shl, const V52_MOD_T *m) {
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL; i++) {
+        int b = 52 * i - (shl ? V52_SH : 0);
+        __m512i x;
+        if (b < 0) {
+            x = _mm512_slli_epi64(q[0], (unsigned)-b);
+        } else {
+            int k = b / 64, o = b % 64;
+            x = k < V52_NW ? _mm512_srli_epi64(q[k], (unsigned)o) : _mm512_setzero_si512();
+            if (o > 12 && k + 1 < V52_NW) x = _mm512_or_si512(x, _mm512_slli_epi64(q[k + 1], (unsigned)(64 - o)));
+        }
+        r->l[i] = _mm512_and_si512(x, m->mask);
+    }
+}
+
+IFMA_FN void V52_(to64)(__m512i q[V52_NW], const V52_T *a) {
+#pragma GCC unroll 8
+    for (int k = 0; k < V52_NW; k++) {
+        __m512i x = _mm512_setzero_si512();
+#pragma GCC unroll 8
+        for (int i = 0; i < V52_NL; i++) {
+            int s = 52 * i - 64 * k; /* limb i's place within word k */
+            if (s <= -52 || s >= 64) continue;
+            x = _mm512_or_si512(x, s >= 0 ? _mm512_slli_epi64(a->l[i], (unsigned)s)
+                                          : _mm512_srli_epi64(a->l[i], (unsigned)-s));
+        }
+        q[k] = x;
+    }
+}
+
+/* r = 2^V52_SH·a (a < p: no reduction needed for the operand form). */
+IFMA_FN void V52_(shl)(V52_T *r, const V52_T *a, const V52_MOD_T *m) {
+    __m512i c = _mm512_setzero_si512();
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL; i++) {
+        __m512i x = a->l[i];
+        r->l[i] = _mm512_or_si512(_mm512_and_si512(_mm512_slli_epi64(x, V52_SH), m->mask), c);
+        c = _mm512_srli_epi64(x, 52 - V52_SH);
+    }
+}
+
+/* t (limbs possibly negative or above 52 bits, value in [0, 2p)) -> normalized, minus p if >= p. */
+IFMA_FN void V52_(norm_reduce)(V52_T *r, __m512i t[V52_NL], const V52_MOD_T *m) {
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL - 1; i++) {
+        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srai_epi64(t[i], 52));
+        t[i] = _mm512_and_si512(t[i], m->mask);
+    }
+    __m512i s[V52_NL];
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL; i++) s[i] = _mm512_sub_epi64(t[i], m->p[i]);
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL - 1; i++) {
+        s[i + 1] = _mm512_add_epi64(s[i + 1], _mm512_srai_epi64(s[i], 52));
+        s[i] = _mm512_and_si512(s[i], m->mask);
+    }
+    __mmask8 ge = _mm512_cmpge_epi64_mask(s[V52_NL - 1], _mm512_setzero_si512()); /* t - p >= 0 */
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL; i++) r->l[i] = _mm512_mask_blend_epi64(ge, t[i], s[i]);
+}
+
+/* r = a·bs·2^-(52 NL) with bs = 2^V52_SH·b in operand form: the Montgomery product a·b·2^-(64 NW), < p. */
+IFMA_FN void V52_(mul)(V52_T *r, const V52_T *a, const V52_T *bs, const V52_MOD_T *m) {
+    __m512i t[V52_NL + 1];
+    const __m512i z = _mm512_setzero_si512();
+#pragma GCC unroll 9
+    for (int i = 0; i < V52_NL + 1; i++) t[i] = z;
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL; i++) {
+        __m512i bi = bs->l[i];
+#pragma GCC unroll 8
+        for (int j = 0; j < V52_NL; j++) t[j] = _mm512_madd52lo_epu64(t[j], a->l[j], bi);
+#pragma GCC unroll 8
+        for (int j = 0; j < V52_NL; j++) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], a->l[j], bi);
+        __m512i q = _mm512_madd52lo_epu64(z, t[0], m->inv); /* t0·(-1/p) mod 2^52 */
+#pragma GCC unroll 8
+        for (int j = 0; j < V52_NL; j++) t[j] = _mm512_madd52lo_epu64(t[j], q, m->p[j]);
+#pragma GCC unroll 8
+        for (int j = 0; j < V52_NL; j++) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], q, m->p[j]);
+        /* t0 is now 0 mod 2^52: shift one limb down, its carry into the next */
+        t[0] = _mm512_add_epi64(t[1], _mm512_srli_epi64(t[0], 52));
+#pragma GCC unroll 8
+        for (int j = 1; j < V52_NL; j++) t[j] = t[j + 1];
+        t[V52_NL] = z;
+    }
+    V52_(norm_reduce)(r, t, m);
+}
+
+/* r = a - b mod p (a, b < p). */
+IFMA_FN void V52_(sub)(V52_T *r, const V52_T *a, const V52_T *b, const V52_MOD_T *m) {
+    __m512i t[V52_NL];
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL; i++) t[i] = _mm512_sub_epi64(a->l[i], b->l[i]);
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL - 1; i++) {
+        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srai_epi64(t[i], 52));
+        t[i] = _mm512_and_si512(t[i], m->mask);
+    }
+    __mmask8 neg = _mm512_cmplt_epi64_mask(t[V52_NL - 1], _mm512_setzero_si512());
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL; i++) t[i] = _mm512_mask_add_epi64(t[i], neg, t[i], m->p[i]);
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL - 1; i++) {
+        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srai_epi64(t[i], 52));
+        t[i] = _mm512_and_si512(t[i], m->mask);
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL; i++) r->l[i] = t[i];
+}
+
+/* Loads field element `off` (in 64-bit words) of eight records at word index idx. */
+IFMA_FN void V52_(gather)(V52_T *r, __mmask8 k, __m512i idx, const uint64_t *base, int off, int shl,
+                          const __m512i fill[V52_NW], const V52_MOD_T *m) {
+    __m512i q[V52_NW];
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NW; i++)
+        q[i] = _mm512_mask_i64gather_epi64(fill[i], k, _mm512_add_epi64(idx, _mm512_set1_epi64(off + i)),
+                                           (const long long *)base, 8);
+    V52_(from64)(r, q, shl, m);
+}
+
+IFMA_FN void V52_(scatter)(uint64_t *base, __mmask8 k, __m512i idx, int off, const V52_T *a) {
+    __m512i q[V52_NW];
+    V52_(to64)(q, a);
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NW; i++)
+        _mm512_mask_i64scatter_epi64((long long *)base, k, _mm512_add_epi64(idx, _mm512_set1_epi64(off + i)), q[i], 8);
+}
+
+/* r = a·b mod p for a, b < p (b put in operand form here). */
+IFMA_FN void V52_(mulr)(V52_T *r, const V52_T *a, const V52_T *b, const V52_MOD_T *m) {
+    V52_T bs;
+    V52_(shl)(&bs, b, m);
+    V52_(mul)(r, a, &bs, m);
+}
+
+/* r = a + b mod p (a, b < p). */
+IFMA_FN void V52_(add)(V52_T *r, const V52_T *a, const V52_T *b, const V52_MOD_T *m) {
+    __m512i t[V52_NL];
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL; i++) t[i] = _mm512_add_epi64(a->l[i], b->l[i]);
+    V52_(norm_reduce)(r, t, m);
+}
+
+/* Mask of the lanes equal to 0. */
+IFMA_FN __mmask8 V52_(is_zero)(const V52_T *a) {
+    __m512i o = a->l[0];
+#pragma GCC unroll 8
+    for (int i = 1; i < V52_NL; i++) o = _mm512_or_si512(o, a->l[i]);
+    return _mm512_cmpeq_epi64_mask(o, _mm512_setzero_si512());
+}
+
+/* r = b in the lanes of k. */
+IFMA_FN void V52_(blend)(V52_T *r, __mmask8 k, const V52_T *b) {
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL; i++) r->l[i] = _mm512_mask_blend_epi64(k, r->l[i], b->l[i]);
+}
+
+#undef V52_SH
+#undef V52_NL
+#undef V52_NW
+#undef V52_
+#undef V52_T
+#undef V52_MOD_T
