@@ -24,7 +24,7 @@ static const char *const kern_names[ZK_KERNELS_COUNT] = {"portable", "mulx", "if
 static const char *const kern_what[ZK_KERNELS_COUNT] = {
     "portable C Montgomery multiplication",
     "x86-64 BMI2+ADX MULX/ADCX/ADOX multiplication",
-    "MULX/ADX multiplication, AVX-512 IFMA MSM buckets (BN254, BLS12-381) and BN254 NTT",
+    "MULX/ADX multiplication, AVX-512 IFMA MSM buckets and NTT",
 };
 
 static void kern_detect(void) {

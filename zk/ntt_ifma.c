@@ -1,9 +1,12 @@
-/* AVX-512 IFMA NTT stages for BN254 Fr (zk/ntt_ifma.h), eight butterflies per vector with the
- * arithmetic of zk/ifma52.h; compiled for baseline x86-64 with function-level target attributes. */
+/* AVX-512 IFMA NTT stages over Fr of either curve (zk/ntt_ifma.h), eight butterflies per vector with
+ * the arithmetic of zk/ifma52.h; compiled for baseline x86-64 with function-level target attributes. */
 #include "ntt_ifma.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
+
+const zk_ifma_fr_mod_t zk_ifma_bn_fr = {BN_FR_P, BN_FR_ONE, BN_FR_INV};
+const zk_ifma_fr_mod_t zk_ifma_bls_fr = {BLS_FR_P, BLS_FR_ONE, BLS_FR_INV};
 
 void zk_ifma_fr_to_lanes(void *av, size_t n) {
     bn_fr_t *a = av;
@@ -28,7 +31,7 @@ void zk_ifma_fr_from_lanes(void *av, size_t n) {
 #if defined(__x86_64__) && defined(__GNUC__)
 #include "ifma52.h"
 
-IFMA_FN void fr_mod(v52_mod_t *m) { v52_mod_init(m, bn_fr_P.l, BN_FR_INV, bn_fr_ONE.l); }
+IFMA_FN void fr_mod(v52_mod_t *m, const zk_ifma_fr_mod_t *f) { v52_mod_init(m, f->p, f->inv, f->one); }
 
 /* the block of 8 elements at word w (lanes order) */
 IFMA_FN void blk_load(v52_t *r, const uint64_t *w, const v52_mod_t *m) {
@@ -55,11 +58,11 @@ IFMA_FN void v52_perm(v52_t *r, const v52_t *a, __m512i idx) {
 /* One radix-2 stage on blocks [lo, hi): DIF (x, y) -> (x + y, (x − y)·w), DIT (x, y) -> (x + y·w,
  * x − y·w); dit is a constant at each call, so each entry point is its own loop. */
 static inline __attribute__((always_inline, target("avx512f,avx512ifma"))) void
-fr_stage(void *av, size_t len, size_t stride, const void *twv, size_t lo, size_t hi, bool dit) {
+fr_stage(const zk_ifma_fr_mod_t *f, void *av, size_t len, size_t stride, const void *twv, size_t lo, size_t hi, bool dit) {
     bn_fr_t *a = av;
     const bn_fr_t *tw = twv;
     v52_mod_t m;
-    fr_mod(&m);
+    fr_mod(&m, f);
     unsigned sh = (unsigned)__builtin_ctzll(len);
     const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), vs = _mm512_set1_epi64((long long)stride);
     for (size_t i = lo; i < hi; i += 8) {
@@ -79,12 +82,14 @@ fr_stage(void *av, size_t len, size_t stride, const void *twv, size_t lo, size_t
     }
 }
 
-NTT_FN void zk_ifma_fr_dif_stage(void *av, size_t len, size_t stride, const void *twv, size_t lo, size_t hi) {
-    fr_stage(av, len, stride, twv, lo, hi, false);
+NTT_FN void zk_ifma_fr_dif_stage(const zk_ifma_fr_mod_t *f, void *av, size_t len, size_t stride, const void *twv,
+                                  size_t lo, size_t hi) {
+    fr_stage(f, av, len, stride, twv, lo, hi, false);
 }
 
-NTT_FN void zk_ifma_fr_dit_stage(void *av, size_t len, size_t stride, const void *twv, size_t lo, size_t hi) {
-    fr_stage(av, len, stride, twv, lo, hi, true);
+NTT_FN void zk_ifma_fr_dit_stage(const zk_ifma_fr_mod_t *f, void *av, size_t len, size_t stride, const void *twv,
+                                  size_t lo, size_t hi) {
+    fr_stage(f, av, len, stride, twv, lo, hi, true);
 }
 
 /* Inside a block: lane l pairs with lane l ^ h; the low lane of a pair holds x, the high one y, and
@@ -98,11 +103,11 @@ IFMA_FN void small_setup(v52_t *T, __m512i *perm, __mmask8 *high, unsigned h, si
     tw_gather(T, tw, _mm512_mullox_epi64(j, _mm512_set1_epi64((long long)stride)), m);
 }
 
-NTT_FN void zk_ifma_fr_dif_small(void *av, size_t n, size_t stride4, const void *twv) {
+NTT_FN void zk_ifma_fr_dif_small(const zk_ifma_fr_mod_t *f, void *av, size_t n, size_t stride4, const void *twv) {
     bn_fr_t *a = av;
     const bn_fr_t *tw = twv;
     v52_mod_t m;
-    fr_mod(&m);
+    fr_mod(&m, f);
     v52_t T4, T2;
     __m512i p4, p2, p1;
     __mmask8 h4, h2, h1;
@@ -135,11 +140,11 @@ NTT_FN void zk_ifma_fr_dif_small(void *av, size_t n, size_t stride4, const void 
     }
 }
 
-NTT_FN void zk_ifma_fr_dit_small(void *av, size_t n, size_t stride1, const void *twv) {
+NTT_FN void zk_ifma_fr_dit_small(const zk_ifma_fr_mod_t *f, void *av, size_t n, size_t stride1, const void *twv) {
     bn_fr_t *a = av;
     const bn_fr_t *tw = twv;
     v52_mod_t m;
-    fr_mod(&m);
+    fr_mod(&m, f);
     v52_t T1, T2, T4;
     __m512i p1, p2, p4;
     __mmask8 h1, h2, h4;
@@ -173,17 +178,19 @@ NTT_FN void zk_ifma_fr_dit_small(void *av, size_t n, size_t stride1, const void 
     }
 }
 #else
-void zk_ifma_fr_dif_stage(void *a, size_t len, size_t stride, const void *tw, size_t lo, size_t hi) {
-    (void)a, (void)len, (void)stride, (void)tw, (void)lo, (void)hi;
+void zk_ifma_fr_dif_stage(const zk_ifma_fr_mod_t *f, void *a, size_t len, size_t stride, const void *tw, size_t lo,
+                          size_t hi) {
+    (void)f, (void)a, (void)len, (void)stride, (void)tw, (void)lo, (void)hi;
     abort(); /* never selected: zk/kernels.c offers the ifma set only on x86-64 */
 }
-void zk_ifma_fr_dit_stage(void *a, size_t len, size_t stride, const void *tw, size_t lo, size_t hi) {
-    zk_ifma_fr_dif_stage(a, len, stride, tw, lo, hi);
+void zk_ifma_fr_dit_stage(const zk_ifma_fr_mod_t *f, void *a, size_t len, size_t stride, const void *tw, size_t lo,
+                          size_t hi) {
+    zk_ifma_fr_dif_stage(f, a, len, stride, tw, lo, hi);
 }
-void zk_ifma_fr_dif_small(void *a, size_t n, size_t stride4, const void *tw) {
-    zk_ifma_fr_dif_stage(a, n, stride4, tw, 0, 0);
+void zk_ifma_fr_dif_small(const zk_ifma_fr_mod_t *f, void *a, size_t n, size_t stride4, const void *tw) {
+    zk_ifma_fr_dif_stage(f, a, n, stride4, tw, 0, 0);
 }
-void zk_ifma_fr_dit_small(void *a, size_t n, size_t stride1, const void *tw) {
-    zk_ifma_fr_dif_stage(a, n, stride1, tw, 0, 0);
+void zk_ifma_fr_dit_small(const zk_ifma_fr_mod_t *f, void *a, size_t n, size_t stride1, const void *tw) {
+    zk_ifma_fr_dif_stage(f, a, n, stride1, tw, 0, 0);
 }
 #endif

@@ -1,5 +1,6 @@
-/* AVX-512 IFMA NTT stages for BN254 Fr (zk/ntt_ifma.c), used by bn_ntt_dif/bn_ntt_dit (zk/ntt_tmpl.h)
- * while the ifma kernel set is selected (zk/kernels.h).
+/* AVX-512 IFMA NTT stages over the scalar field Fr of either curve (zk/ntt_ifma.c), used by
+ * bn_ntt_dif/bn_ntt_dit and bls_ntt_dif/bls_ntt_dit (zk/ntt_tmpl.h) while the ifma kernel set is
+ * selected (zk/kernels.h).
  *
  * Layout: the vector stages work on "lanes" order, blocks of 8 elements with limb k of element e of a
  * block at word 8k + e (the same 256 bytes as the 8 elements in natural layout, so a block boundary
@@ -11,15 +12,21 @@
 
 #include "field.h"
 
-/* a, tw: bn_fr_t arrays (untyped so that zk/ntt_tmpl.h can name them for both curves). */
+/* The field of a transform: p and 1 in Montgomery form (4 words, p < 2^255), -p^-1 mod 2^64. */
+typedef struct {
+    uint64_t p[4], one[4], inv;
+} zk_ifma_fr_mod_t;
+extern const zk_ifma_fr_mod_t zk_ifma_bn_fr, zk_ifma_bls_fr;
+
+/* a, tw: arrays of the curve's fr_t (untyped so that zk/ntt_tmpl.h can name them for both curves). */
 void zk_ifma_fr_to_lanes(void *a, size_t n);
 void zk_ifma_fr_from_lanes(void *a, size_t n);
 /* The radix-2 stage of half-length len >= 8 for butterflies [lo, hi) (as in ntt_tmpl.h's
  * dif_stage/dit_stage): DIF x, y <- x + y, (x - y)·tw[j·stride]; DIT x, y <- x + y·tw, x - y·tw. */
-void zk_ifma_fr_dif_stage(void *a, size_t len, size_t stride, const void *tw, size_t lo, size_t hi);
-void zk_ifma_fr_dit_stage(void *a, size_t len, size_t stride, const void *tw, size_t lo, size_t hi);
+void zk_ifma_fr_dif_stage(const zk_ifma_fr_mod_t *f, void *a, size_t len, size_t stride, const void *tw, size_t lo, size_t hi);
+void zk_ifma_fr_dit_stage(const zk_ifma_fr_mod_t *f, void *a, size_t len, size_t stride, const void *tw, size_t lo, size_t hi);
 /* The three stages of half-length 4, 2, 1 inside every block of a[0..n), in registers: DIF in that
  * order with stride4 the stride of the half-length-4 stage (2·stride4, 4·stride4 after it); DIT in
  * the order 1, 2, 4 with stride1 the stride of the half-length-1 stage (stride1/2, stride1/4 after). */
-void zk_ifma_fr_dif_small(void *a, size_t n, size_t stride4, const void *tw);
-void zk_ifma_fr_dit_small(void *a, size_t n, size_t stride1, const void *tw);
+void zk_ifma_fr_dif_small(const zk_ifma_fr_mod_t *f, void *a, size_t n, size_t stride4, const void *tw);
+void zk_ifma_fr_dit_small(const zk_ifma_fr_mod_t *f, void *a, size_t n, size_t stride1, const void *tw);

@@ -97,13 +97,12 @@ static inline size_t P_(ntt_split)(size_t n, int threads) {
     return threads > 1 ? blocks : 1;
 }
 
-/* With the ifma kernel set (BN254 only) the stages run eight butterflies to a vector
- * (zk/ntt_ifma.h) on the array in lanes order, converted in place before and after; the three
- * stages of half-length 4, 2, 1 run inside each block of 8 in registers. */
-static const bool P_(ntt_has_vec) = _Generic((FR_T *)0, bn_fr_t *: true, default: false);
-static inline bool P_(ntt_vec)(size_t n, size_t blocks) {
-    return P_(ntt_has_vec) && zk_kernels_ifma && n >= 64 && n / blocks >= 16;
-}
+/* With the ifma kernel set the stages run eight butterflies to a vector (zk/ntt_ifma.h) on the
+ * array in lanes order, converted in place before and after; the three stages of half-length 4, 2,
+ * 1 run inside each block of 8 in registers. */
+static const zk_ifma_fr_mod_t *const P_(ntt_ifma_fr) =
+    _Generic((FR_T *)0, bn_fr_t *: &zk_ifma_bn_fr, bls_fr_t *: &zk_ifma_bls_fr);
+static inline bool P_(ntt_vec)(size_t n, size_t blocks) { return zk_kernels_ifma && n >= 64 && n / blocks >= 16; }
 /* The share [lo, hi) of thread t of n/2 butterflies (multiples of 8 for the vector stages). */
 static inline size_t P_(ntt_share)(size_t n, int t, int threads, bool vec) {
     size_t v = n / 2 * (size_t)t / (size_t)threads;
@@ -111,13 +110,13 @@ static inline size_t P_(ntt_share)(size_t n, int t, int threads, bool vec) {
 }
 static inline void P_(dif_any)(bool vec, FR_T *a, size_t len, size_t stride, const FR_T *tw, size_t lo, size_t hi) {
     if (vec)
-        zk_ifma_fr_dif_stage(a, len, stride, tw, lo, hi);
+        zk_ifma_fr_dif_stage(P_(ntt_ifma_fr), a, len, stride, tw, lo, hi);
     else
         P_(dif_stage)(a, len, stride, tw, lo, hi);
 }
 static inline void P_(dit_any)(bool vec, FR_T *a, size_t len, size_t stride, const FR_T *tw, size_t lo, size_t hi) {
     if (vec)
-        zk_ifma_fr_dit_stage(a, len, stride, tw, lo, hi);
+        zk_ifma_fr_dit_stage(P_(ntt_ifma_fr), a, len, stride, tw, lo, hi);
     else
         P_(dit_stage)(a, len, stride, tw, lo, hi);
 }
@@ -142,7 +141,7 @@ void P_(ntt_dif)(FR_T *a, size_t n, const FR_T *tw, int threads) {
     for (size_t b = 0; b < blocks; b++) {
         size_t l = len, st = stride;
         for (; l >= (vec ? 8 : 1); l /= 2, st *= 2) P_(dif_any)(vec, a + b * bs, l, st, tw, 0, bs / 2);
-        if (vec) zk_ifma_fr_dif_small(a + b * bs, bs, st, tw);
+        if (vec) zk_ifma_fr_dif_small(P_(ntt_ifma_fr), a + b * bs, bs, st, tw);
     }
     if (vec) zk_ifma_fr_from_lanes(a, n);
 }
@@ -157,7 +156,7 @@ void P_(ntt_dit)(FR_T *a, size_t n, const FR_T *tw, int threads) {
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (blocks > 1)
     for (size_t b = 0; b < blocks; b++) {
         size_t l = 1, st = n / 2;
-        if (vec) zk_ifma_fr_dit_small(a + b * bs, bs, st, tw), l = 8, st /= 8;
+        if (vec) zk_ifma_fr_dit_small(P_(ntt_ifma_fr), a + b * bs, bs, st, tw), l = 8, st /= 8;
         for (; l < bs; l *= 2, st /= 2) P_(dit_any)(vec, a + b * bs, l, st, tw, 0, bs / 2);
     }
     for (size_t len = bs, stride = n / (2 * bs); len < n; len *= 2, stride /= 2) {
