@@ -57,7 +57,7 @@
 #include "zk/wtns.h"
 #include "zk/zkey.h"
 
-enum { IDLE_S = 10, REQUEST_S = 60, KEY_MAX = 255, PROOF_FILE_MAX = 1 << 20 };
+enum { IDLE_S = 10, REQUEST_S = 60, KEY_MAX = 255 };
 
 static cfg_t cfg;
 static api_tokens_t tokens;
@@ -288,11 +288,10 @@ static void view_free(view_t *v) {
 static bool terminal(job_state_t s) { return s >= ST_DONE; }
 
 /* proof-<k>.json or public-<k>.json of the job, parsed (NULL when absent or not JSON); text too */
-static json_object *read_part_json(int dfd, const char *kind, uint32_t k, char **ret_text) {
-    char name[64], why[600], *buf = NULL;
+static json_object *read_part_json(int dfd, spool_file_t f, uint32_t k, char **ret_text) {
+    char why[600], *buf = NULL;
     size_t len;
-    snprintf(name, sizeof name, "%s-%u.json", kind, k);
-    if (file_read(dfd, name, FILE_NOFOLLOW, PROOF_FILE_MAX, 0, &buf, &len, why, sizeof why) < 0) return NULL;
+    if (spool_read_part(dfd, f, k, &buf, &len, why, sizeof why) < 0) return NULL;
     json_object *o = json_tokener_parse(buf);
     if (ret_text)
         *ret_text = buf;
@@ -315,9 +314,9 @@ static json_object *view_json(view_t *v) {
             if (!strcmp(v->res.parts[k].status, "done")) finished++;
     } else if (v->state == ST_RUNNING && dfd >= 0) {
         for (uint32_t k = 0; k < v->job.n_parts; k++) {
-            char name[64];
+            char name[SPOOL_FILE_NAME_MAX];
             struct stat st;
-            snprintf(name, sizeof name, "public-%u.json", k); /* written after the proof */
+            spool_file_name(name, SPOOL_F_PUBLIC, k); /* written after the proof */
             if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) finished++;
         }
     }
@@ -327,8 +326,8 @@ static json_object *view_json(view_t *v) {
     if (v->state == ST_DONE && dfd >= 0)
         for (uint32_t k = 0; k < v->job.n_parts; k++) {
             json_object *p = json_object_new_object();
-            json_object_object_add(p, "proof", read_part_json(dfd, "proof", k, NULL));
-            json_object_object_add(p, "public", read_part_json(dfd, "public", k, NULL));
+            json_object_object_add(p, "proof", read_part_json(dfd, SPOOL_F_PROOF, k, NULL));
+            json_object_object_add(p, "public", read_part_json(dfd, SPOOL_F_PUBLIC, k, NULL));
             json_object_array_add(proofs, p);
         }
     json_object_object_add(o, "proofs", proofs);
@@ -806,8 +805,8 @@ static enum MHD_Result compat_status(struct MHD_Connection *c, req_t *r) {
     if (v.state == ST_DONE) {
         _cleanup_close_ int dfd = spool_open_dir(v.dir);
         char *proof = NULL, *pub = NULL;
-        json_object_put(read_part_json(dfd, "proof", 0, &proof));
-        json_object_put(read_part_json(dfd, "public", 0, &pub));
+        json_object_put(read_part_json(dfd, SPOOL_F_PROOF, 0, &proof));
+        json_object_put(read_part_json(dfd, SPOOL_F_PUBLIC, 0, &pub));
         json_object_object_add(o, "proof", json_object_new_string(proof ? proof : ""));
         json_object_object_add(o, "pubData", json_object_new_string(pub ? pub : ""));
         free(proof);

@@ -59,8 +59,11 @@ int zkpipe_cmd_wait(int argc, char **argv) {
             }
             if (attached) shm_close(&s);
             if (!strcmp(status, "done")) {
-                for (uint32_t k = 0; k < n; k++)
-                    printf("%s/proof-%u.json %s/public-%u.json\n", dir, k, dir, k);
+                for (uint32_t k = 0; k < n; k++) {
+                    char pn[SPOOL_FILE_NAME_MAX], un[SPOOL_FILE_NAME_MAX];
+                    printf("%s/%s %s/%s\n", dir, spool_file_name(pn, SPOOL_F_PROOF, k), dir,
+                           spool_file_name(un, SPOOL_F_PUBLIC, k));
+                }
                 printf("%s\n", res);
                 return 0;
             }

@@ -14,6 +14,7 @@
 #include "base/file.h"
 #include "common/daemon.h"
 #include "common/log.h"
+#include "spool/spool.h"
 #include "zk/binfile.h"
 
 static const cfg_t *C;
@@ -185,14 +186,11 @@ stage_circuit_t *circuits_get(const char *name, bool may_reload, char *why, size
     return c;
 }
 
-/* Partition JSON files are a few KiB; anything far larger is not one. */
-#define PART_JSON_MAX (1u << 20)
-
 int circuit_check_proof(const stage_circuit_t *c, int dirfd, uint32_t k, const uint8_t *pub, uint32_t n_pub, char *why,
                         size_t whylen) {
-    char pn[64], un[64];
-    snprintf(pn, sizeof pn, "proof-%u.json", k);
-    snprintf(un, sizeof un, "public-%u.json", k);
+    char pn[SPOOL_FILE_NAME_MAX], un[SPOOL_FILE_NAME_MAX];
+    spool_file_name(pn, SPOOL_F_PROOF, k);
+    spool_file_name(un, SPOOL_F_PUBLIC, k);
     if (!c->has_vk) return snprintf(why, whylen, "no verifying key loaded"), -EINVAL;
     _cleanup_free_ char *ptext = NULL;
     _cleanup_free_ char *utext = NULL;
@@ -201,8 +199,8 @@ int circuit_check_proof(const stage_circuit_t *c, int dirfd, uint32_t k, const u
     uint32_t n = 0;
     zk_err_t e = {{0}};
     zk_proof_t proof;
-    int r = file_read(dirfd, pn, FILE_NOFOLLOW, PART_JSON_MAX, 0, &ptext, &plen, why, whylen);
-    if (r == 0) r = file_read(dirfd, un, FILE_NOFOLLOW, PART_JSON_MAX, 0, &utext, &ulen, why, whylen);
+    int r = spool_read_part(dirfd, SPOOL_F_PROOF, k, &ptext, &plen, why, whylen);
+    if (r == 0) r = spool_read_part(dirfd, SPOOL_F_PUBLIC, k, &utext, &ulen, why, whylen);
     if (r < 0) return r;
     r = zk_proof_parse_json(&proof, c->z.curve, pn, ptext, plen, &e);
     if (r == 0) r = zk_public_parse_json(&got, &n, c->z.curve, un, utext, ulen, &e);

@@ -226,9 +226,9 @@ static void finalize(uint32_t slab) {
         return;
     }
     const uint8_t *values = shm_slab_data(&S, slab) + h->values_off;
-    char un[64], pn[64];
-    snprintf(un, sizeof un, "public-%u.json", part);
-    snprintf(pn, sizeof pn, "proof-%u.json", part);
+    char un[SPOOL_FILE_NAME_MAX], pn[SPOOL_FILE_NAME_MAX];
+    spool_file_name(un, SPOOL_F_PUBLIC, part);
+    spool_file_name(pn, SPOOL_F_PROOF, part);
     /* A proof already on disk (a finalizer died between its rename and recording it) is kept only if
      * it verifies against this partition's public signals and its public file is theirs; otherwise
      * the raw result, still here, is finalized and written again. */

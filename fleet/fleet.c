@@ -558,12 +558,11 @@ int fleet_fail(PGconn *pg, const char *box, const char *id, int64_t gen, const c
     return end_fenced(pg, box, id, gen, "failed", reason, 0, err, errlen); /* one statement, its own transaction */
 }
 
-/* A small text file of the job directory, whole (proofs and publics are a few KiB), by the spool's
- * rules: no link followed, no FIFO blocked on, a regular file only. */
-static char *read_text(int dfd, const char *name, char *err, size_t errlen) {
+/* proof-<k>.json or public-<k>.json, whole (spool_read_part), or NULL with err set. */
+static char *read_part(int dfd, spool_file_t f, uint32_t k, char *err, size_t errlen) {
     char *buf = NULL;
     size_t len;
-    return file_read(dfd, name, FILE_NOFOLLOW, 16u << 20, 0, &buf, &len, err, errlen) < 0 ? NULL : buf;
+    return spool_read_part(dfd, f, k, &buf, &len, err, errlen) < 0 ? NULL : buf;
 }
 
 int fleet_write_back(PGconn *pg, const char *box, const char *id, int64_t gen, const char *dir, char *err,
@@ -586,12 +585,10 @@ int fleet_write_back(PGconn *pg, const char *box, const char *id, int64_t gen, c
     size_t n = res.n_parts;
     for (size_t k = 0; rc == 1 && k < n; k++) {
         const spool_part_result_t *p = &res.parts[k];
-        char name[64], *proof = NULL, *pub = NULL;
+        char *proof = NULL, *pub = NULL;
         if (!strcmp(p->status, "done")) {
-            snprintf(name, sizeof name, "proof-%zu.json", k);
-            proof = read_text(dfd, name, why, sizeof why);
-            snprintf(name, sizeof name, "public-%zu.json", k);
-            pub = proof ? read_text(dfd, name, why, sizeof why) : NULL;
+            proof = read_part(dfd, SPOOL_F_PROOF, (uint32_t)k, why, sizeof why);
+            pub = proof ? read_part(dfd, SPOOL_F_PUBLIC, (uint32_t)k, why, sizeof why) : NULL;
             if (pub && (!text_utf8_valid(proof) || !text_utf8_valid(pub))) {
                 snprintf(err, errlen, "%s: proof-%zu.json or public-%zu.json is not UTF-8 text", dir, k, k);
                 free(proof);

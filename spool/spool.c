@@ -26,6 +26,18 @@
 #include "base/text.h"
 #include "config/config.h"
 
+const char *spool_file_name(char name[SPOOL_FILE_NAME_MAX], spool_file_t f, uint32_t k) {
+    static const char *const fmt[] = {"witness-%u.wtns", "input-%u.json", "proof-%u.json", "public-%u.json"};
+    snprintf(name, SPOOL_FILE_NAME_MAX, fmt[f], k);
+    return name;
+}
+
+int spool_read_part(int dirfd, spool_file_t f, uint32_t k, char **ret_text, size_t *ret_len, char *why, size_t whylen) {
+    char name[SPOOL_FILE_NAME_MAX];
+    return file_read(dirfd, spool_file_name(name, f, k), FILE_NOFOLLOW, SPOOL_PART_JSON_MAX, 0, ret_text, ret_len, why,
+                     whylen);
+}
+
 int spool_init(const char *spool, char *err, size_t errlen) {
     char p[1200];
     /* mkdir -p of the spool itself */
@@ -179,11 +191,10 @@ int spool_read_job(const char *dir, spool_job_t *j, char *err, size_t errlen) {
         snprintf(err, errlen, "job.ini: missing %s", !(st.seen & 1) ? "id" : !(st.seen & 2) ? "circuit" : "partitions");
         return -EINVAL;
     }
-    const char *part_fmt = j->inputs ? "input-%u.json" : "witness-%u.wtns";
     for (uint32_t k = 0; k < j->n_parts; k++) {
-        char name[64];
+        char name[SPOOL_FILE_NAME_MAX];
         struct stat fst;
-        snprintf(name, sizeof name, part_fmt, k);
+        spool_file_name(name, j->inputs ? SPOOL_F_INPUT : SPOOL_F_WITNESS, k);
         if (fstatat(dfd, name, &fst, AT_SYMLINK_NOFOLLOW) < 0) {
             snprintf(err, errlen, "job.ini: partitions = %u but %s is missing", j->n_parts, name);
             return -EINVAL;
@@ -371,8 +382,8 @@ int spool_submit(const char *spool, const spool_job_t *j, const spool_input_t *i
      * submitter's umask, with the spool's group (setgid, docs/deploy.md). */
     (void)fchmod(dfd, 02770);
     for (uint32_t k = 0; k < j->n_parts; k++) {
-        char name[64];
-        snprintf(name, sizeof name, j->inputs ? "input-%u.json" : "witness-%u.wtns", k);
+        char name[SPOOL_FILE_NAME_MAX];
+        spool_file_name(name, j->inputs ? SPOOL_F_INPUT : SPOOL_F_WITNESS, k);
         int r = 0;
         const void *data = in[k].data;
         size_t len = in[k].len;
@@ -465,14 +476,12 @@ int spool_write_result(int dirfd, const spool_result_t *r) {
     for (uint32_t k = 0; r->parts && k < r->n_parts; k++) {
         const spool_part_result_t *p = &r->parts[k];
         bool done = !strcmp(p->status, "done");
-        char name[64];
+        char name[SPOOL_FILE_NAME_MAX];
         json_object *q = json_object_new_object();
         json_object_object_add(q, "index", json_object_new_int((int)k));
         json_object_object_add(q, "status", json_object_new_string(p->status));
-        snprintf(name, sizeof name, "proof-%u.json", k);
-        json_object_object_add(q, "proof", done ? json_object_new_string(name) : NULL);
-        snprintf(name, sizeof name, "public-%u.json", k);
-        json_object_object_add(q, "public", done ? json_object_new_string(name) : NULL);
+        json_object_object_add(q, "proof", done ? json_object_new_string(spool_file_name(name, SPOOL_F_PROOF, k)) : NULL);
+        json_object_object_add(q, "public", done ? json_object_new_string(spool_file_name(name, SPOOL_F_PUBLIC, k)) : NULL);
         json_object_object_add(q, "queue_ms", ms_json(p->queue_ms));
         json_object_object_add(q, "synth_ms", ms_json(p->synth_ms));
         json_object_object_add(q, "ready_wait_ms", ms_json(p->ready_wait_ms));

@@ -28,6 +28,19 @@
 /* The most an input.json partition may be (inputs are numbers as text, a few per signal). */
 #define SPOOL_INPUT_JSON_MAX (64u << 20)
 
+/* A partition's files in its job directory. The spool names them (spool_file_name); every reader of
+ * a proof or its public signals goes through spool_read_part, with one bound: a public-<k>.json is
+ * about 80 bytes a public signal, so 64 MiB is some 800,000 of them. */
+typedef enum { SPOOL_F_WITNESS, SPOOL_F_INPUT, SPOOL_F_PROOF, SPOOL_F_PUBLIC } spool_file_t;
+#define SPOOL_FILE_NAME_MAX 32
+#define SPOOL_PART_JSON_MAX (64u << 20)
+/* "witness-<k>.wtns", "input-<k>.json", "proof-<k>.json" or "public-<k>.json"; returns name. */
+const char *spool_file_name(char name[SPOOL_FILE_NAME_MAX], spool_file_t f, uint32_t k);
+/* proof-<k>.json or public-<k>.json of the job directory dirfd, whole and NUL-terminated (free it),
+ * by the spool's rules (no link followed, no FIFO blocked on, a regular file of at most
+ * SPOOL_PART_JSON_MAX bytes). 0 or a negative errno with why naming the file. */
+int spool_read_part(int dirfd, spool_file_t f, uint32_t k, char **ret_text, size_t *ret_len, char *why, size_t whylen);
+
 typedef struct spool_job {
     char id[SPOOL_ID_MAX];
     char circuit[64];

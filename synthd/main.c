@@ -47,10 +47,10 @@ static uint64_t synth_busy_ns, synth_count;
  * which must equal the witness's public values where the witness is a file. Anything else is
  * removed and the partition proved again. */
 static bool proof_reusable(int dfd, const spool_job_t *j, uint32_t k) {
-    char pn[64], un[64], wn[64], why[900] = "";
-    snprintf(pn, sizeof pn, "proof-%u.json", k);
-    snprintf(un, sizeof un, "public-%u.json", k);
-    snprintf(wn, sizeof wn, "witness-%u.wtns", k);
+    char pn[SPOOL_FILE_NAME_MAX], un[SPOOL_FILE_NAME_MAX], wn[SPOOL_FILE_NAME_MAX], why[900] = "";
+    spool_file_name(pn, SPOOL_F_PROOF, k);
+    spool_file_name(un, SPOOL_F_PUBLIC, k);
+    spool_file_name(wn, SPOOL_F_WITNESS, k);
     struct stat st;
     if (fstatat(dfd, pn, &st, AT_SYMLINK_NOFOLLOW) < 0) return false;
     int r = -ENOENT;
@@ -486,7 +486,7 @@ static void fill(uint32_t slab, uint32_t job, uint32_t part) {
 
     /* 1. read the witness file straight into the slab (opened relative to the job directory, never
      * through a symlink, never blocking on a FIFO), or compute it there from the circuit's inputs */
-    snprintf(name, sizeof name, "witness-%u.wtns", part);
+    spool_file_name(name, SPOOL_F_WITNESS, part);
     spool_path(dir, sizeof dir, cfg.spool, SPOOL_ACTIVE, id);
     size_t len = 0;
     int r;

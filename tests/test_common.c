@@ -728,6 +728,48 @@ TEST(spool_read_result_refuses_fifo_and_link) {
     return 0;
 }
 
+/* The spool names a partition's files, and reads proofs and public signals back with one bound for
+ * every reader (before, the API and a restart's check read at most 1 MiB, the fleet 16 MiB: a
+ * public-<k>.json of 13,000-odd signals was null in the API and failed the check). */
+TEST(spool_part_files) {
+    char name[SPOOL_FILE_NAME_MAX];
+    CHECK(!strcmp(spool_file_name(name, SPOOL_F_WITNESS, 7), "witness-7.wtns"));
+    CHECK(!strcmp(spool_file_name(name, SPOOL_F_INPUT, 7), "input-7.json"));
+    CHECK(!strcmp(spool_file_name(name, SPOOL_F_PROOF, 4294967295u), "proof-4294967295.json"));
+    CHECK(!strcmp(spool_file_name(name, SPOOL_F_PUBLIC, 0), "public-0.json"));
+    const char *dir = tmp_path("part-dir");
+    CHECK(mkdir(dir, 0755) == 0);
+    int dfd = spool_open_dir(dir);
+    CHECK(dfd >= 0);
+    /* 2 MiB of public signals, read whole */
+    size_t n = 2u << 20;
+    char *big = malloc(n + 1);
+    CHECK(big != NULL);
+    memset(big, '1', n);
+    big[0] = '[', big[n - 1] = ']';
+    CHECK(write_file(tmp_path("part-dir/public-3.json"), big, n) == 0);
+    char *text = NULL, why[600];
+    size_t len = 0;
+    CHECK_EQ_INT(spool_read_part(dfd, SPOOL_F_PUBLIC, 3, &text, &len, why, sizeof why), 0);
+    CHECK(len == n && text[n] == 0 && !memcmp(text, big, n));
+    free(text);
+    free(big);
+    /* over the bound: refused, naming the file */
+    int fd = open(tmp_path("part-dir/proof-3.json"), O_CREAT | O_WRONLY, 0644);
+    CHECK(fd >= 0 && ftruncate(fd, (off_t)SPOOL_PART_JSON_MAX + 1) == 0);
+    close(fd);
+    CHECK(spool_read_part(dfd, SPOOL_F_PROOF, 3, &text, &len, why, sizeof why) < 0);
+    CHECK_STR_CONTAINS(why, "proof-3.json");
+    /* a FIFO and a link where a proof belongs: refused, never blocked on or followed */
+    CHECK(mkfifo(tmp_path("part-dir/proof-4.json"), 0644) == 0);
+    CHECK(spool_read_part(dfd, SPOOL_F_PROOF, 4, &text, &len, why, sizeof why) < 0);
+    CHECK(symlink(tmp_path("part-dir/public-3.json"), tmp_path("part-dir/public-5.json")) == 0);
+    CHECK(spool_read_part(dfd, SPOOL_F_PUBLIC, 5, &text, &len, why, sizeof why) < 0);
+    CHECK(spool_read_part(dfd, SPOOL_F_PUBLIC, 6, &text, &len, why, sizeof why) == -ENOENT);
+    close(dfd);
+    return 0;
+}
+
 /* ENOSPC while copying an input is said as such and leaves nothing (needs root for a small tmpfs). */
 TEST(spool_copy_in_full_disk) {
     const char *mnt = tmp_path("copy-full");
