@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "json_out.h"
 #include "msm.h"
 #include "msm_fixed.h"
@@ -155,37 +156,6 @@ int zk_rename_synced(const char *tmp, const char *path, zk_err_t *err) {
 }
 
 int zk_write_file_atomic(const char *path, const char *data, size_t len, zk_err_t *err) {
-    char tmp[4096];
-    int rc = zk_tmp_path(tmp, sizeof(tmp), path, err);
-    if (rc < 0) return rc;
-    /* O_EXCL|O_NOFOLLOW: a file or symlink planted at the temporary name is removed (the name, never
-     * what it points to), not written through */
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) return zk_fail(err, errno, "%s: cannot create: %s", tmp, strerror(errno));
-    size_t off = 0;
-    while (off < len) {
-        ssize_t k = write(fd, data + off, len - off);
-        if (k < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            return zk_fail(err, e, "%s: write failed: %s", tmp, strerror(e));
-        }
-        off += (size_t)k;
-    }
-    if (fsync(fd) < 0) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        return zk_fail(err, e, "%s: fsync failed: %s", tmp, strerror(e));
-    }
-    if (close(fd) < 0) {
-        int e = errno;
-        unlink(tmp);
-        return zk_fail(err, e, "%s: close failed: %s", tmp, strerror(e));
-    }
-    return zk_rename_synced(tmp, path, err);
+    int r = file_write_atomic(path, data, len); /* the ground floor's writer (base/file.h) */
+    return r < 0 ? zk_fail(err, -r, "%s: cannot write: %s", path, strerror(-r)) : 0;
 }

@@ -77,9 +77,10 @@ int zk_finalize(const zk_zkey_t *z, const zk_raw_t *raw, const uint8_t r[32], co
 int zk_proof_json(const zk_curve_t *curve, const zk_proof_t *p, char **ret_json);
 int zk_public_json(const uint8_t *witness, uint32_t n_pub, char **ret_json);
 
-/* Writes a file atomically: PATH.tmp.<pid>, fsync, rename, fsync of the directory. */
+/* Writes a file atomically through the ground floor's writer (base/file.h: file_write_atomic: a
+ * temporary made with O_EXCL|O_NOFOLLOW, fsync, rename, fsync of the folder). */
 int zk_write_file_atomic(const char *path, const char *data, size_t len, zk_err_t *err);
-/* The two halves of that, for writers that stream into the temporary file themselves (zk/keygen.c):
+/* For writers that stream into a temporary file themselves (zk/zkey_write.c):
  * tmp = "PATH.tmp.<pid>" (ENAMETOOLONG if it does not fit in size bytes); then, once tmp is complete
  * and synced, rename it over path (removing tmp if that fails) and fsync the directory. */
 int zk_tmp_path(char *tmp, size_t size, const char *path, zk_err_t *err);
