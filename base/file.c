@@ -197,22 +197,27 @@ int file_write_atomic(const char *path, const void *data, size_t len) {
 
 bool file_is_temporary(const char *name) { return strstr(name, ".tmp.") != NULL; }
 
+void file_unlink_entries_at(int dirfd, bool (*match)(const char *name)) {
+    int fd2 = dup(dirfd);
+    DIR *d = fd2 >= 0 ? fdopendir(fd2) : NULL;
+    if (!d) {
+        if (fd2 >= 0) close(fd2);
+        return;
+    }
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") && (!match || match(de->d_name)))
+            (void)unlinkat(dirfd, de->d_name, 0);
+    closedir(d);
+}
+
 void file_remove_flat_dir_at(int parent, const char *name) {
     _cleanup_close_ int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
         (void)unlinkat(parent, name, 0); /* not a folder: a file or a link */
         return;
     }
-    int fd2 = dup(fd);
-    DIR *d = fd2 >= 0 ? fdopendir(fd2) : NULL;
-    if (d) {
-        struct dirent *de;
-        while ((de = readdir(d)))
-            if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) (void)unlinkat(fd, de->d_name, 0);
-        closedir(d);
-    } else if (fd2 >= 0) {
-        close(fd2);
-    }
+    file_unlink_entries_at(fd, NULL);
     (void)unlinkat(parent, name, AT_REMOVEDIR);
 }
 

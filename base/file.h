@@ -62,6 +62,9 @@ int file_write_atomic(const char *path, const void *data, size_t len);
  * a writer that died leaves behind. */
 bool file_is_temporary(const char *name);
 
+/* Unlinks the entries of the folder dirfd whose names match (all of them for match NULL; "." and
+ * ".." never), files and links alike, never what a link points to. Best effort. */
+void file_unlink_entries_at(int dirfd, bool (*match)(const char *name));
 /* Removes PARENT/NAME, a folder of files (no subfolders), and its files; never follows a link (a
  * link or file at NAME is unlinked itself). Best effort: what cannot be removed stays. */
 void file_remove_flat_dir_at(int parent, const char *name);

@@ -238,19 +238,7 @@ void spool_free_list(char **names, size_t n) {
     free(names);
 }
 
-void spool_remove_temporaries(int dirfd) {
-    int fd = dup(dirfd);
-    if (fd < 0) return;
-    DIR *d = fdopendir(fd);
-    if (!d) {
-        close(fd);
-        return;
-    }
-    struct dirent *de;
-    while ((de = readdir(d)))
-        if (file_is_temporary(de->d_name)) (void)unlinkat(dirfd, de->d_name, 0);
-    closedir(d);
-}
+void spool_remove_temporaries(int dirfd) { file_unlink_entries_at(dirfd, file_is_temporary); }
 
 int spool_open_dir(const char *path) {
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
