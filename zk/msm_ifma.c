@@ -16,6 +16,18 @@
 
 #include "ifma52.h"
 
+/* Elements j0 .. j0+7 (SEQ; the lanes past k: 1 when one, else 0) of a contiguous array of WE-word
+ * elements E, and x, y of the affine points j0 .. j0+7 (PTS; 2 WE words each), by gathers. */
+#define IFMA_GATHER_LOADS(E, SEQ, PTS, V, WE)                                                                          \
+    IFMA_FN void SEQ(E##_t *r, __mmask8 k, const uint64_t *base, size_t j0, bool one, const V##_mod_t *m) {           \
+        E##_load(r, k, rec_idx(j0, WE), base, 0, one, m);                                                              \
+    }                                                                                                                  \
+    IFMA_FN void PTS(E##_t *x, E##_t *y, __mmask8 k, const uint64_t *base, size_t j0, const V##_mod_t *m) {           \
+        __m512i pi = rec_idx(j0, 2 * (WE));                                                                            \
+        E##_load(x, k, pi, base, 0, false, m);                                                                         \
+        E##_load(y, k, pi, base, WE, false, m);                                                                        \
+    }
+
 /* The element types of the flush and reduction templates, for a field of W 64-bit words and its
  * vector arithmetic V (zk/ifma52.h): E1 the base field (G1), E2 = E1[u]/(u^2 + 1) (G2), eight per
  * vector. Loads and stores take the element's offset `off` in 64-bit words within records that idx
@@ -117,31 +129,8 @@
         E1##_from_words(&r->c0, t0, m);                                                                                \
         E1##_from_words(&r->c1, t1, m);                                                                                \
     }                                                                                                                  \
-    /* elements j0 .. j0+7 of a contiguous array (the lanes past k: 1 when one, else 0), and x, y of   \
-     * the points j0 .. j0+7 of a contiguous array of affine points, by gathers */                                     \
-    IFMA_FN void E2##_load_seq(E2##_t *r, __mmask8 k, const uint64_t *base, size_t j0, bool one, const V##_mod_t *m) { \
-        const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);                                                \
-        E2##_load(r, k, mul_w(_mm512_add_epi64(_mm512_set1_epi64((long long)j0), lane), 2 * (W)), base, 0, one, m);  \
-    }                                                                                                                  \
-    IFMA_FN void E2##_load_pts(E2##_t *x, E2##_t *y, __mmask8 k, const uint64_t *base, size_t j0,                     \
-                               const V##_mod_t *m) {                                                                   \
-        const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);                                                \
-        __m512i pi = mul_w(_mm512_add_epi64(_mm512_set1_epi64((long long)j0), lane), 4 * (W));                         \
-        E2##_load(x, k, pi, base, 0, false, m);                                                                        \
-        E2##_load(y, k, pi, base, 2 * (W), false, m);                                                                  \
-    }                                                                                                                  \
-    IFMA_FN void E1##_gload_seq(E1##_t *r, __mmask8 k, const uint64_t *base, size_t j0, bool one,                     \
-                                const V##_mod_t *m) {                                                                  \
-        const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);                                                \
-        E1##_load(r, k, mul_w(_mm512_add_epi64(_mm512_set1_epi64((long long)j0), lane), (W)), base, 0, one, m);      \
-    }                                                                                                                  \
-    IFMA_FN void E1##_gload_pts(E1##_t *x, E1##_t *y, __mmask8 k, const uint64_t *base, size_t j0,                    \
-                                const V##_mod_t *m) {                                                                  \
-        const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);                                                \
-        __m512i pi = mul_w(_mm512_add_epi64(_mm512_set1_epi64((long long)j0), lane), 2 * (W));                         \
-        E1##_load(x, k, pi, base, 0, false, m);                                                                        \
-        E1##_load(y, k, pi, base, (W), false, m);                                                                      \
-    }
+    IFMA_GATHER_LOADS(E2, E2##_load_seq, E2##_load_pts, V, 2 * (W))                                                   \
+    IFMA_GATHER_LOADS(E1, E1##_gload_seq, E1##_gload_pts, V, W)
 
 /* x·w for a small constant w (a sum of shifts; AVX512DQ's vpmullq is not assumed) */
 IFMA_FN __m512i mul_w(__m512i x, unsigned w) {
@@ -149,6 +138,10 @@ IFMA_FN __m512i mul_w(__m512i x, unsigned w) {
     for (unsigned b = 0; b < 32; b++)
         if (w >> b & 1) r = _mm512_add_epi64(r, _mm512_slli_epi64(x, b));
     return r;
+}
+/* The word offsets of records j0 .. j0+7 of WR words each. */
+IFMA_FN __m512i rec_idx(size_t j0, unsigned wr) {
+    return mul_w(_mm512_add_epi64(_mm512_set1_epi64((long long)j0), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0)), wr);
 }
 
 IFMA_ELEMS(e1, e2, v52, 4)     /* BN254: Fq in 4 words, five limbs */
