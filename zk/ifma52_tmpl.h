@@ -1,7 +1,7 @@
 /* AVX-512 IFMA arithmetic modulo one prime, eight elements per vector in 52-bit limbs, instantiated
  * by zk/ifma52.h with V52_NL (52-bit limbs), V52_NW (64-bit words of the scalar form), V52_(name)
- * (the prefix) and V52_T, V52_MOD_T (the element and modulus types). See zk/ifma52.h for the
- * representation and the bounds. */
+ * (the prefix), V52_T, V52_MOD_T (the element and modulus types) and V52_MUL_FN (the product's
+ * attributes: inlined, or one call). See zk/ifma52.h for the representation and the bounds. */
 
 #define V52_SH (52 * V52_NL - 64 * V52_NW) /* the operand form's shift: 2^(52 NL) / 2^(64 NW) */
 
@@ -96,7 +96,7 @@ IFMA_FN void V52_(norm_reduce)(V52_T *r, __m512i t[V52_NL], const V52_MOD_T *m) 
 }
 
 /* r = a·bs·2^-(52 NL) with bs = 2^V52_SH·b in operand form: the Montgomery product a·b·2^-(64 NW), < p. */
-IFMA_FN void V52_(mul)(V52_T *r, const V52_T *a, const V52_T *bs, const V52_MOD_T *m) {
+V52_MUL_FN void V52_(mul)(V52_T *r, const V52_T *a, const V52_T *bs, const V52_MOD_T *m) {
     __m512i t[V52_NL + 1];
     const __m512i z = _mm512_setzero_si512();
 #pragma GCC unroll 9
@@ -198,3 +198,4 @@ IFMA_FN void V52_(blend)(V52_T *r, __mmask8 k, const V52_T *b) {
 #undef V52_
 #undef V52_T
 #undef V52_MOD_T
+#undef V52_MUL_FN
