@@ -11,27 +11,26 @@ static volatile sig_atomic_t *stop_flag;
 
 void test_point_stop_flag(volatile sig_atomic_t *stop) { stop_flag = stop; }
 
-static bool match_point(const char *spec, const char *point, int part, long *ret_ms, bool with_ms) {
+/* Whether one of the comma-separated specs POINT[:MS][:PART] names this point (and partition); the
+ * first that does gives *ret_ms when with_ms. */
+static bool match_point(const char *specs, const char *point, int part, long *ret_ms, bool with_ms) {
     size_t pl = strlen(point);
-    if (strncmp(spec, point, pl) || (spec[pl] && spec[pl] != ':')) return false;
-    const char *p = spec[pl] ? spec + pl + 1 : "";
-    if (with_ms) {
-        char *end;
-        *ret_ms = strtol(p, &end, 10);
-        p = *end == ':' ? end + 1 : end;
-    }
-    if (*p && atoi(p) != part) return false;
-    return true;
-}
-
-/* The first of the comma-separated delay specs that matches, its MS in *ret_ms. */
-static bool match_any(const char *specs, const char *point, int part, long *ret_ms) {
-    for (const char *p = specs; *p;) {
-        size_t n = strcspn(p, ",");
+    for (const char *spec = specs; *spec;) {
+        size_t n = strcspn(spec, ",");
         char one[128];
-        snprintf(one, sizeof one, "%.*s", (int)n, p);
-        if (match_point(one, point, part, ret_ms, true)) return true;
-        p += n + (p[n] == ',');
+        snprintf(one, sizeof one, "%.*s", (int)n, spec);
+        spec += n + (spec[n] == ',');
+        if (strncmp(one, point, pl) || (one[pl] && one[pl] != ':')) continue;
+        const char *p = one[pl] ? one + pl + 1 : "";
+        long ms = 0;
+        if (with_ms) {
+            char *end;
+            ms = strtol(p, &end, 10);
+            p = *end == ':' ? end + 1 : end;
+        }
+        if (*p && atoi(p) != part) continue;
+        if (with_ms) *ret_ms = ms;
+        return true;
     }
     return false;
 }
@@ -51,7 +50,7 @@ void test_point(const char *point, int part) {
         paused = true;
         raise(SIGSTOP);
     }
-    if (delay_spec[0] && match_any(delay_spec, point, part, &ms) && ms > 0) {
+    if (delay_spec[0] && match_point(delay_spec, point, part, &ms, true) && ms > 0) {
         struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
         while (nanosleep(&ts, &ts) < 0 && !(stop_flag && *stop_flag)) {
         }

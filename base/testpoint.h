@@ -3,8 +3,8 @@
  * environment once per process; documented in docs/pipeline.md:
  *   ZKPIPE_TEST_PAUSE=POINT[:PART]    the process stops itself (SIGSTOP) the first time it reaches
  *                                     POINT (for partition PART when given), so a test can kill it there.
- *   ZKPIPE_TEST_DELAY=POINT:MS[:PART][,...] sleeps MS at POINT every time (for PART only when
- *                                     given); a comma separates several points.
+ *   ZKPIPE_TEST_DELAY=POINT:MS[:PART] sleeps MS at POINT every time (for PART only when given).
+ * Either takes several specs separated by commas (one matcher for both); a pause still happens once.
  * Without those variables a point costs a comparison. */
 #pragma once
 #include <signal.h>

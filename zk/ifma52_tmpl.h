@@ -15,9 +15,8 @@ typedef struct {
     uint64_t one[V52_NW];
 } V52_MOD_T;
 
-/* Bits [b, b + 52) of the NW-word integer w (b may be negative: zeros below bit 0). */
+/* Bits [b, b + 52) of the NW-word integer w, b >= 0. */
 static inline uint64_t V52_(bits52)(const uint64_t *w, int b) {
-    if (b < 0) return (w[0] << -b) & M52;
     int k = b / 64, o = b % 64;
     uint64_t x = k < V52_NW ? w[k] >> o : 0;
     if (o > 12 && k + 1 < V52_NW) x |= w[k + 1] << (64 - o);
