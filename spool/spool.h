@@ -17,7 +17,9 @@
  * - result.json has one writer (spool_write_result) and one schema, and one reader
  *   (spool_read_result).
  * - The spool owns the job directory's state machine: every move between its places is one of
- *   spool_submit, spool_claim, spool_complete, spool_fail, spool_cancel; the daemons decide when. */
+ *   spool_submit, spool_claim, spool_complete, spool_fail, spool_cancel; the daemons decide when.
+ * - The spool names a partition's files (spool_file_name), and proofs and public signals are read
+ *   back through one reader with one bound (spool_read_part). */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
