@@ -11,8 +11,12 @@
  * 2^(52 L) (L rounds of 52 bits), so M(x, y) = x·y·2^-(52 L); every product here takes one operand
  * times 2^s, s = 52 L - 64 W (4 with five limbs, 32 with eight; shifted in by shl: 2^s·y < 2^(52 L)
  * as y < 2^(64 W - 1)), so that M(x, 2^s·y) = x·y·2^-(64 W) is exactly the scalar kernel's product.
- * Bounds: for x < p and y < p, (x·2^s·y + m·p)/2^(52 L) < p·(2^s·p/2^(52 L) + 1) < 2p, so one
- * conditional subtraction leaves every value < p: all inputs and outputs are fully reduced. */
+ * Bounds: for x < 2p and y < 2p, (x·2^s·y + m·p)/2^(52 L) < x·y/2^(64 W) + p < 2p (4p < 2^(64 W)
+ * for both primes, and 2^s·y < 2^(52 L) still), so one conditional subtraction leaves a product
+ * < p. Values in memory, and every operation's inputs and outputs, are fully reduced (< p), except
+ * the lazy forms, which the MSM's flush uses between its loads and stores: mul_lz/mulr_lz (< 2p,
+ * no subtraction), sub_lz (a - b + p, no condition) and csub (one conditional subtraction of p or
+ * 2p); its values stay below 2p wherever they enter a product (zk/msm_ifma_tmpl.h, IFMA_FLUSH). */
 #pragma once
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>

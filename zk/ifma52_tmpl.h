@@ -11,7 +11,7 @@ typedef struct {
 
 /* p in 52-bit limbs, -p^-1 mod 2^52, and 1 in Montgomery form (64-bit words). */
 typedef struct {
-    __m512i p[V52_NL], inv, mask;
+    __m512i p[V52_NL], p2[V52_NL], inv, mask; /* p2: 2p (< 2^(64 NW)) */
     uint64_t one[V52_NW];
 } V52_MOD_T;
 
@@ -24,7 +24,12 @@ static inline uint64_t V52_(bits52)(const uint64_t *w, int b) {
 }
 
 IFMA_FN void V52_(mod_init)(V52_MOD_T *m, const uint64_t p[V52_NW], uint64_t inv, const uint64_t one[V52_NW]) {
-    for (int i = 0; i < V52_NL; i++) m->p[i] = _mm512_set1_epi64((long long)V52_(bits52)(p, 52 * i));
+    uint64_t p2[V52_NW];
+    for (int i = 0; i < V52_NW; i++) p2[i] = p[i] << 1 | (i ? p[i - 1] >> 63 : 0);
+    for (int i = 0; i < V52_NL; i++) {
+        m->p[i] = _mm512_set1_epi64((long long)V52_(bits52)(p, 52 * i));
+        m->p2[i] = _mm512_set1_epi64((long long)V52_(bits52)(p2, 52 * i));
+    }
     m->inv = _mm512_set1_epi64((long long)(inv & M52));
     memcpy(m->one, one, sizeof(m->one));
     m->mask = _mm512_set1_epi64((long long)M52);
@@ -63,7 +68,7 @@ IFMA_FN void V52_(to64)(__m512i q[V52_NW], const V52_T *a) {
     }
 }
 
-/* r = 2^V52_SH·a (a < p: no reduction needed for the operand form). */
+/* r = 2^V52_SH·a (a < 2p < 2^(64 NW): no reduction needed for the operand form). */
 IFMA_FN void V52_(shl)(V52_T *r, const V52_T *a, const V52_MOD_T *m) {
     __m512i c = _mm512_setzero_si512();
 #pragma GCC unroll 8
@@ -94,8 +99,10 @@ IFMA_FN void V52_(norm_reduce)(V52_T *r, __m512i t[V52_NL], const V52_MOD_T *m) 
     for (int i = 0; i < V52_NL; i++) r->l[i] = _mm512_mask_blend_epi64(ge, t[i], s[i]);
 }
 
-/* r = a·bs·2^-(52 NL) with bs = 2^V52_SH·b in operand form: the Montgomery product a·b·2^-(64 NW), < p. */
-V52_MUL_FN void V52_(mul)(V52_T *r, const V52_T *a, const V52_T *bs, const V52_MOD_T *m) {
+/* r = a·bs·2^-(52 NL) with bs = 2^V52_SH·b in operand form: the Montgomery product a·b·2^-(64 NW),
+ * normalized limbs, not reduced: r < a·b/2^(64 NW) + p, which is < 2p for a, b < 2p (4p < 2^(64 NW)
+ * for both primes). */
+V52_MUL_FN void V52_(mul_lz)(V52_T *r, const V52_T *a, const V52_T *bs, const V52_MOD_T *m) {
     __m512i t[V52_NL + 1];
     const __m512i z = _mm512_setzero_si512();
 #pragma GCC unroll 9
@@ -118,7 +125,48 @@ V52_MUL_FN void V52_(mul)(V52_T *r, const V52_T *a, const V52_T *bs, const V52_M
         for (int j = 1; j < V52_NL; j++) t[j] = t[j + 1];
         t[V52_NL] = z;
     }
-    V52_(norm_reduce)(r, t, m);
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL - 1; i++) {
+        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], 52));
+        t[i] = _mm512_and_si512(t[i], m->mask);
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL; i++) r->l[i] = t[i];
+}
+
+/* r = a - kp if that is not negative, else a (a normalized, kp the limbs of p or 2p). */
+IFMA_FN void V52_(csub)(V52_T *r, const V52_T *a, const __m512i kp[V52_NL], const V52_MOD_T *m) {
+    __m512i s[V52_NL];
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL; i++) s[i] = _mm512_sub_epi64(a->l[i], kp[i]);
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL - 1; i++) {
+        s[i + 1] = _mm512_add_epi64(s[i + 1], _mm512_srai_epi64(s[i], 52));
+        s[i] = _mm512_and_si512(s[i], m->mask);
+    }
+    __mmask8 ge = _mm512_cmpge_epi64_mask(s[V52_NL - 1], _mm512_setzero_si512());
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL; i++) r->l[i] = _mm512_mask_blend_epi64(ge, a->l[i], s[i]);
+}
+
+/* The fully reduced Montgomery product, < p for a, b < 2p. */
+IFMA_FN void V52_(mul)(V52_T *r, const V52_T *a, const V52_T *bs, const V52_MOD_T *m) {
+    V52_(mul_lz)(r, a, bs, m);
+    V52_(csub)(r, r, m->p, m);
+}
+
+/* r = a - b + p, not reduced: in (0, a + p) for b < p; normalized limbs (a + p < 2^(52 NL)). */
+IFMA_FN void V52_(sub_lz)(V52_T *r, const V52_T *a, const V52_T *b, const V52_MOD_T *m) {
+    __m512i t[V52_NL];
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL; i++) t[i] = _mm512_add_epi64(_mm512_sub_epi64(a->l[i], b->l[i]), m->p[i]);
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL - 1; i++) {
+        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srai_epi64(t[i], 52));
+        t[i] = _mm512_and_si512(t[i], m->mask);
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL; i++) r->l[i] = t[i];
 }
 
 /* r = a - b mod p (a, b < p). */
@@ -162,11 +210,16 @@ IFMA_FN void V52_(scatter)(uint64_t *base, __mmask8 k, __m512i idx, int off, con
         _mm512_mask_i64scatter_epi64((long long *)base, k, _mm512_add_epi64(idx, _mm512_set1_epi64(off + i)), q[i], 8);
 }
 
-/* r = a·b mod p for a, b < p (b put in operand form here). */
+/* r = a·b mod p for a, b < 2p (b put in operand form here): < p, or with mulr_lz < 2p. */
 IFMA_FN void V52_(mulr)(V52_T *r, const V52_T *a, const V52_T *b, const V52_MOD_T *m) {
     V52_T bs;
     V52_(shl)(&bs, b, m);
     V52_(mul)(r, a, &bs, m);
+}
+IFMA_FN void V52_(mulr_lz)(V52_T *r, const V52_T *a, const V52_T *b, const V52_MOD_T *m) {
+    V52_T bs;
+    V52_(shl)(&bs, b, m);
+    V52_(mul_lz)(r, a, &bs, m);
 }
 
 /* r = a + b mod p (a, b < p). */

@@ -44,6 +44,15 @@
     IFMA_FN void E1##_sqr(E1##_t *r, const E1##_t *a, const V##_mod_t *m) { V##_mulr(r, a, a, m); }                   \
     IFMA_FN void E1##_sub(E1##_t *r, const E1##_t *a, const E1##_t *b, const V##_mod_t *m) { V##_sub(r, a, b, m); }   \
     IFMA_FN void E1##_add(E1##_t *r, const E1##_t *a, const E1##_t *b, const V##_mod_t *m) { V##_add(r, a, b, m); }   \
+    /* the flush's lazy forms (zk/ifma52.h): mulz < 2p for inputs < 2p, subz = a - b + p for b < p, red1 from       \
+     * [0, 2p) and red2 from [0, 4p) to [0, p) */                                                                     \
+    IFMA_FN void E1##_mulz(E1##_t *r, const E1##_t *a, const E1##_t *b, const V##_mod_t *m) { V##_mulr_lz(r, a, b, m); } \
+    IFMA_FN void E1##_subz(E1##_t *r, const E1##_t *a, const E1##_t *b, const V##_mod_t *m) { V##_sub_lz(r, a, b, m); } \
+    IFMA_FN void E1##_red1(E1##_t *r, const V##_mod_t *m) { V##_csub(r, r, m->p, m); }                               \
+    IFMA_FN void E1##_red2(E1##_t *r, const V##_mod_t *m) {                                                            \
+        V##_csub(r, r, m->p2, m);                                                                                      \
+        V##_csub(r, r, m->p, m);                                                                                       \
+    }                                                                                                                  \
     IFMA_FN __mmask8 E1##_is_zero(const E1##_t *a) { return V##_is_zero(a); }                                         \
     IFMA_FN void E1##_blend(E1##_t *r, __mmask8 k, const E1##_t *b) { V##_blend(r, k, b); }                           \
     /* lane l of a <-> w[W l .. W l + W) (the 64-bit words of element l) */                                            \
@@ -103,6 +112,11 @@
         V##_add(&r->c0, &a->c0, &b->c0, m);                                                                            \
         V##_add(&r->c1, &a->c1, &b->c1, m);                                                                            \
     }                                                                                                                  \
+    /* Fq2 keeps every value reduced: its lazy forms are the reduced operations */                                   \
+    IFMA_FN void E2##_mulz(E2##_t *r, const E2##_t *a, const E2##_t *b, const V##_mod_t *m) { E2##_mul(r, a, b, m); }  \
+    IFMA_FN void E2##_subz(E2##_t *r, const E2##_t *a, const E2##_t *b, const V##_mod_t *m) { E2##_sub(r, a, b, m); }  \
+    IFMA_FN void E2##_red1(E2##_t *r, const V##_mod_t *m) { (void)r, (void)m; }                                       \
+    IFMA_FN void E2##_red2(E2##_t *r, const V##_mod_t *m) { (void)r, (void)m; }                                       \
     IFMA_FN __mmask8 E2##_is_zero(const E2##_t *a) { return V##_is_zero(&a->c0) & V##_is_zero(&a->c1); }              \
     IFMA_FN void E2##_blend(E2##_t *r, __mmask8 k, const E2##_t *b) {                                                  \
         V##_blend(&r->c0, k, &b->c0);                                                                                  \
@@ -159,8 +173,9 @@ IFMA_FN __m512i rec_idx(size_t j0, unsigned wr) {
             __mmask8 k = left >= 8 ? 0xff : (__mmask8)((1u << left) - 1);                                              \
             pre[v] = acc;                                                                                              \
             E##_load_seq(&t, k, den, 8 * (size_t)v, true, &m);                                                         \
-            E##_mul(&acc, &acc, &t, &m);                                                                               \
+            E##_mulz(&acc, &acc, &t, &m); /* < 2p, as everything below until red1/red2 */                              \
         }                                                                                                              \
+        E##_red1(&acc, &m);                                                                                            \
         F##_t lanes[8], tmp[8];                                                                                        \
         E##_to_words((uint64_t *)lanes, &acc);                                                                         \
         F##_batch_inv(lanes, tmp, 8);                                                                                  \
@@ -173,20 +188,23 @@ IFMA_FN __m512i rec_idx(size_t j0, unsigned wr) {
                 2 * (W));                                                                                              \
             E##_t inv, d, bx, by, px, py, lam, x3, y3;                                                                 \
             E##_load_seq(&d, k, den, 8 * (size_t)v, true, &m);                                                         \
-            E##_mul(&inv, &acc, &pre[v], &m); /* 1 / den */                                                            \
-            E##_mul(&acc, &acc, &d, &m);                                                                               \
+            E##_mulz(&inv, &acc, &pre[v], &m); /* 1 / den */                                                           \
+            E##_mulz(&acc, &acc, &d, &m);                                                                              \
             E##_load(&bx, k, bi, bucket, 0, false, &m);                                                                \
             E##_load(&by, k, bi, bucket, W, false, &m);                                                                \
             E##_load_pts(&px, &py, k, pt, 8 * (size_t)v, &m);                                                          \
-            /* lambda = (py - by) / (px - bx), x3 = lambda^2 - bx - px, y3 = lambda (bx - x3) - by */                  \
-            E##_sub(&t, &py, &by, &m);                                                                                 \
-            E##_mul(&lam, &t, &inv, &m);                                                                               \
-            E##_sqr(&x3, &lam, &m);                                                                                    \
-            E##_sub(&x3, &x3, &bx, &m);                                                                                \
-            E##_sub(&x3, &x3, &px, &m);                                                                                \
-            E##_sub(&t, &bx, &x3, &m);                                                                                 \
-            E##_mul(&y3, &lam, &t, &m);                                                                                \
-            E##_sub(&y3, &y3, &by, &m);                                                                                \
+            /* lambda = (py - by) / (px - bx), x3 = lambda^2 - bx - px, y3 = lambda (bx - x3) - by; the bounds of     \
+             * the lazy forms in brackets (p x p: px, py, bx, by < p) */                                               \
+            E##_subz(&t, &py, &by, &m);        /* [2p) */                                                              \
+            E##_mulz(&lam, &t, &inv, &m);      /* [2p) */                                                              \
+            E##_mulz(&x3, &lam, &lam, &m);     /* [2p) */                                                              \
+            E##_subz(&x3, &x3, &bx, &m);       /* [3p) */                                                              \
+            E##_subz(&x3, &x3, &px, &m);       /* [4p) */                                                              \
+            E##_red2(&x3, &m);                 /* [p) */                                                               \
+            E##_subz(&t, &bx, &x3, &m);        /* [2p) */                                                              \
+            E##_mulz(&y3, &lam, &t, &m);       /* [2p) */                                                              \
+            E##_subz(&y3, &y3, &by, &m);       /* [3p) */                                                              \
+            E##_red2(&y3, &m);                 /* [p) */                                                               \
             E##_store(bucket, k, bi, 0, &x3);                                                                          \
             E##_store(bucket, k, bi, W, &y3);                                                                          \
         }                                                                                                              \
