@@ -87,12 +87,15 @@ static size_t bitrev(size_t i, unsigned logn) {
 NTT_TEST(bn, zk_curve_bn128)
 NTT_TEST(bls, zk_curve_bls12381)
 
-/* The odd coset at sizes with many scale blocks and chains (zk/ntt_tmpl.h: to_odd_coset), 2^10 ..
- * 2^13 on 1, 2 and 3 threads, against the same three steps written plainly: the inverse transform,
- * coefficient k times n^-1·w_2n^k (a power for each k), the forward transform. */
+/* The odd coset at sizes with many scale blocks and chains (zk/ntt_tmpl.h: to_odd_coset; with the
+ * ifma set from 2^11 on in lanes order, its chains up to 2^15 taking steps of up to 5 trailing ones),
+ * 2^10 .. 2^15 on 1, 2 and 3 threads with every kernel set the CPU has, against the same three steps
+ * written plainly: the inverse transform, coefficient k times n^-1·w_2n^k (a power for each k), the
+ * forward transform. */
 #define ODD_COSET_TEST(PFX, CURVE)                                                                                   \
     TEST(PFX##_odd_coset_large) {                                                                                    \
-        for (unsigned logn = 10; logn <= 13; logn++) {                                                               \
+        enum zk_kernel_set was = zk_kernels_current();                                                              \
+        for (unsigned logn = 10; logn <= 15; logn++) {                                                               \
             size_t n = (size_t)1 << logn;                                                                            \
             PFX##_fr_t *a = calloc(n, 32), *x = calloc(n, 32), *tw = calloc(n / 2, 32), *itw = calloc(n / 2, 32);    \
             PFX##_fr_t w, iw, inc, ninv;                                                                             \
@@ -122,16 +125,22 @@ NTT_TEST(bls, zk_curve_bls12381)
                 PFX##_fr_mul(&x[p], &x[p], &f);                                                                      \
             }                                                                                                        \
             PFX##_ntt_dit(x, n, tw, 1);                                                                              \
-            for (int threads = 1; threads <= 3; threads++) {                                                         \
-                PFX##_fr_t *y = calloc(n, 32);                                                                       \
-                memcpy(y, a, n * 32);                                                                                \
-                CHECK(zk_fr_to_odd_coset(&CURVE, y, logn, threads) == 0);                                            \
-                size_t bad = n;                                                                                      \
-                for (size_t i = 0; i < n && bad == n; i++)                                                           \
-                    if (!PFX##_fr_eq(&x[i], &y[i])) bad = i;                                                         \
-                free(y);                                                                                             \
-                CHECK_MSG(bad == n, "odd coset n=2^%u, %d threads: element %zu differs", logn, threads, bad);       \
+            for (int set = 0; set < ZK_KERNELS_COUNT; set++) {                                                       \
+                if (!(zk_kernels_supported() & (1u << set))) continue;                                               \
+                CHECK(zk_kernels_select((enum zk_kernel_set)set) == 0);                                              \
+                for (int threads = 1; threads <= 3; threads++) {                                                     \
+                    PFX##_fr_t *y = calloc(n, 32);                                                                   \
+                    memcpy(y, a, n * 32);                                                                            \
+                    CHECK(zk_fr_to_odd_coset(&CURVE, y, logn, threads) == 0);                                        \
+                    size_t bad = n;                                                                                  \
+                    for (size_t i = 0; i < n && bad == n; i++)                                                       \
+                        if (!PFX##_fr_eq(&x[i], &y[i]) || PFX##_fr_geq_p(y[i].l)) bad = i;                           \
+                    free(y);                                                                                         \
+                    CHECK_MSG(bad == n, "odd coset n=2^%u, kernels %s, %d threads: element %zu differs", logn,       \
+                              zk_kernels_set_name((enum zk_kernel_set)set), threads, bad);                              \
+                }                                                                                                    \
             }                                                                                                        \
+            zk_kernels_select(was);                                                                                  \
             free(a);                                                                                                 \
             free(x);                                                                                                 \
             free(tw);                                                                                                \

@@ -177,7 +177,48 @@ NTT_FN void zk_ifma_fr_dit_small(const zk_ifma_fr_mod_t *f, void *av, size_t n, 
         blk_store(w, &V);
     }
 }
+/* Lanes-blocks [q0, q0 + chains·cl) of a times their coset factors: chain c runs over the blocks
+ * q0 + c·cl + k, k < cl, its factors (one per lane) starting at f0[8c .. 8c + 8) and multiplied
+ * after block q by step[t], t the trailing ones of q. The chains' products are independent, so
+ * they overlap instead of each waiting on the one before. */
+NTT_FN void zk_ifma_fr_coset_scale(const zk_ifma_fr_mod_t *f, void *av, size_t q0, size_t cl, unsigned chains,
+                                   const void *f0v, const void *stepv) {
+    bn_fr_t *a = av;
+    const bn_fr_t *f0 = f0v, *step = stepv;
+    v52_mod_t m;
+    fr_mod(&m, f);
+    v52_t F[ZK_IFMA_SCALE_CHAINS];
+    for (unsigned c = 0; c < chains; c++) {
+        __m512i q[4];
+        for (int k = 0; k < 4; k++) /* f0 in natural layout: word k of the eight elements */
+            q[k] = _mm512_i64gather_epi64(_mm512_set_epi64(28 + k, 24 + k, 20 + k, 16 + k, 12 + k, 8 + k, 4 + k, k),
+                                          (const long long *)f0[8 * c].l, 8);
+        v52_from64(&F[c], q, 0, &m);
+    }
+    for (size_t k = 0; k < cl; k++)
+        for (unsigned c = 0; c < chains; c++) {
+            size_t qb = q0 + c * cl + k;
+            uint64_t *w = a[8 * qb].l;
+            v52_t X;
+            blk_load(&X, w, &m);
+            v52_mulr(&X, &X, &F[c], &m);
+            blk_store(w, &X);
+            if (k + 1 < cl) {
+                const bn_fr_t *st = &step[__builtin_ctzll(~(uint64_t)qb)];
+                __m512i q[4];
+                for (int i = 0; i < 4; i++) q[i] = _mm512_set1_epi64((long long)st->l[i]);
+                v52_t S;
+                v52_from64(&S, q, 0, &m);
+                v52_mulr(&F[c], &F[c], &S, &m);
+            }
+        }
+}
 #else
+void zk_ifma_fr_coset_scale(const zk_ifma_fr_mod_t *f, void *a, size_t q0, size_t cl, unsigned chains, const void *f0,
+                            const void *step) {
+    (void)f, (void)a, (void)q0, (void)cl, (void)chains, (void)f0, (void)step;
+    abort(); /* never selected: zk/kernels.c offers the ifma set only on x86-64 */
+}
 void zk_ifma_fr_dif_stage(const zk_ifma_fr_mod_t *f, void *a, size_t len, size_t stride, const void *tw, size_t lo,
                           size_t hi) {
     (void)f, (void)a, (void)len, (void)stride, (void)tw, (void)lo, (void)hi;

@@ -30,3 +30,10 @@ void zk_ifma_fr_dit_stage(const zk_ifma_fr_mod_t *f, void *a, size_t len, size_t
  * the order 1, 2, 4 with stride1 the stride of the half-length-1 stage (stride1/2, stride1/4 after). */
 void zk_ifma_fr_dif_small(const zk_ifma_fr_mod_t *f, void *a, size_t n, size_t stride4, const void *tw);
 void zk_ifma_fr_dit_small(const zk_ifma_fr_mod_t *f, void *a, size_t n, size_t stride1, const void *tw);
+/* The odd-coset scaling (zk/ntt_tmpl.h: to_odd_coset) on a in lanes order: lanes-blocks (eight
+ * elements) [q0, q0 + chains·cl) in chains of cl blocks, chain c starting from the factors f0[8c ..
+ * 8c + 8) (natural layout, one per lane) and multiplied after block q by step[t], t the trailing
+ * ones of q; chains <= ZK_IFMA_SCALE_CHAINS. */
+#define ZK_IFMA_SCALE_CHAINS 4
+void zk_ifma_fr_coset_scale(const zk_ifma_fr_mod_t *f, void *a, size_t q0, size_t cl, unsigned chains, const void *f0,
+                            const void *step);

@@ -121,14 +121,21 @@ static inline void P_(dit_any)(bool vec, FR_T *a, size_t len, size_t stride, con
         P_(dit_stage)(a, len, stride, tw, lo, hi);
 }
 
+/* Whether a transform of n elements on `threads` threads runs the vector stages (in lanes order). */
+static inline bool P_(ntt_lanes)(size_t n, int threads) {
+    return n >= 2 && P_(ntt_vec)(n, n >= 4096 ? P_(ntt_split)(n, threads) : 1);
+}
+#define NTT_IN_LANES 1u  /* the input is in lanes order already (only where ntt_lanes) */
+#define NTT_OUT_LANES 2u /* leave the output in lanes order (only where ntt_lanes) */
+
 /* Decimation in frequency: natural order in, bit-reversed out. tw[k] = w^k, k < n/2, for the
  * n-th root w. The top stages run with all threads; then each block of n/blocks elements is
  * finished by one thread (no barriers, and the block stays in cache). */
-void P_(ntt_dif)(FR_T *a, size_t n, const FR_T *tw, int threads) {
+static void P_(ntt_dif_x)(FR_T *a, size_t n, const FR_T *tw, int threads, unsigned lanes) {
     if (n < 2) return;
     size_t blocks = n >= 4096 ? P_(ntt_split)(n, threads) : 1;
     bool vec = P_(ntt_vec)(n, blocks);
-    if (vec) zk_ifma_fr_to_lanes(a, n);
+    if (vec && !(lanes & NTT_IN_LANES)) zk_ifma_fr_to_lanes(a, n);
     size_t len = n / 2, stride = 1;
     for (; 2 * len > n / blocks; len /= 2, stride *= 2) {
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -143,15 +150,16 @@ void P_(ntt_dif)(FR_T *a, size_t n, const FR_T *tw, int threads) {
         for (; l >= (vec ? 8 : 1); l /= 2, st *= 2) P_(dif_any)(vec, a + b * bs, l, st, tw, 0, bs / 2);
         if (vec) zk_ifma_fr_dif_small(P_(ntt_ifma_fr), a + b * bs, bs, st, tw);
     }
-    if (vec) zk_ifma_fr_from_lanes(a, n);
+    if (vec && !(lanes & NTT_OUT_LANES)) zk_ifma_fr_from_lanes(a, n);
 }
+void P_(ntt_dif)(FR_T *a, size_t n, const FR_T *tw, int threads) { P_(ntt_dif_x)(a, n, tw, threads, 0); }
 
 /* Decimation in time: bit-reversed in, natural order out; same twiddles as ntt_dif. */
-void P_(ntt_dit)(FR_T *a, size_t n, const FR_T *tw, int threads) {
+static void P_(ntt_dit_x)(FR_T *a, size_t n, const FR_T *tw, int threads, unsigned lanes) {
     if (n < 2) return;
     size_t blocks = n >= 4096 ? P_(ntt_split)(n, threads) : 1;
     bool vec = P_(ntt_vec)(n, blocks);
-    if (vec) zk_ifma_fr_to_lanes(a, n);
+    if (vec && !(lanes & NTT_IN_LANES)) zk_ifma_fr_to_lanes(a, n);
     size_t bs = n / blocks;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (blocks > 1)
     for (size_t b = 0; b < blocks; b++) {
@@ -165,8 +173,9 @@ void P_(ntt_dit)(FR_T *a, size_t n, const FR_T *tw, int threads) {
             P_(dit_any)(vec, a, len, stride, tw, P_(ntt_share)(n, t, threads, vec),
                         P_(ntt_share)(n, t + 1, threads, vec));
     }
-    if (vec) zk_ifma_fr_from_lanes(a, n);
+    if (vec && !(lanes & NTT_OUT_LANES)) zk_ifma_fr_from_lanes(a, n);
 }
+void P_(ntt_dit)(FR_T *a, size_t n, const FR_T *tw, int threads) { P_(ntt_dit_x)(a, n, tw, threads, 0); }
 
 static inline size_t P_(bitrev)(size_t i, unsigned logn) {
     return logn ? (size_t)(zk_bitrev64(i) >> (64 - logn)) : 0;
@@ -181,8 +190,54 @@ static inline size_t P_(bitrev)(size_t i, unsigned logn) {
  * Each block runs SCALE_CHAINS independent chains (one product each per element, which would
  * otherwise wait on the one before). */
 #define SCALE_CHAINS 4
+/* The same scaling on x in lanes order (the vector transforms leave it there and take it back):
+ * lanes-block q (elements 8q .. 8q+7) holds the factors f(8q + l) = f(8q)·C_l, C_l =
+ * inc^(bitrev3(l)·n/8) (the low three bits of a position are the top three of its bit reversal), and
+ * from q to q + 1 every lane's factor is multiplied by the same stepq[t] = inc^(3·2^(m-1-t) - 2^m),
+ * m = logn - 3, t the trailing ones of q (f(8q) = n^-1·inc^(bitrev_m(q))). Eight lanes at a time,
+ * ZK_IFMA_SCALE_CHAINS chains per block; n >= 2048. */
+static void P_(odd_coset_scale_lanes)(FR_T *x, size_t n, unsigned logn, const FR_T *coef, int threads) {
+    unsigned mb = logn - 3;
+    FR_T c1, c1i, cl8[8], stepq[64];
+    FR(set_u64)(&c1, 1);
+    for (unsigned i = 0; i < mb; i++) FR(sqr)(&c1, i ? &c1 : &coef[0]); /* inc^(2^m) */
+    if (mb == 0) c1 = coef[0];
+    FR(inv)(&c1i, &c1);
+    for (unsigned l = 0; l < 8; l++) { /* C_l = c1^bitrev3(l) */
+        unsigned e = ((l & 1) << 2) | (l & 2) | ((l >> 2) & 1);
+        uint64_t ex[1] = {e};
+        FR(pow)(&cl8[l], &c1, ex, 1);
+    }
+    for (unsigned t = 0; t < mb; t++) { /* inc^(3·2^(m-1-t)) / inc^(2^m) */
+        FR_T a;
+        FR(sqr)(&a, &coef[0]);
+        FR(mul)(&a, &a, &coef[0]);
+        for (unsigned i = t + 1; i < mb; i++) FR(sqr)(&a, &a);
+        FR(mul)(&stepq[t], &a, &c1i);
+    }
+    size_t nq = n / 8, blocks = 64, bq = nq / blocks, cl = bq / ZK_IFMA_SCALE_CHAINS;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t b = 0; b < blocks; b++) {
+        FR_T f0[8 * ZK_IFMA_SCALE_CHAINS];
+        for (unsigned c = 0; c < ZK_IFMA_SCALE_CHAINS; c++) {
+            uint64_t e[1] = {(uint64_t)(mb ? zk_bitrev64(b * bq + c * cl) >> (64 - mb) : 0)};
+            FR_T f;
+            FR(pow)(&f, &coef[0], e, 1);
+            FR(mul)(&f, &f, &coef[1]);
+            for (unsigned l = 0; l < 8; l++) FR(mul)(&f0[8 * c + l], &f, &cl8[l]);
+        }
+        zk_ifma_fr_coset_scale(P_(ntt_ifma_fr), x, b * bq, cl, ZK_IFMA_SCALE_CHAINS, f0, stepq);
+    }
+}
+
 void P_(to_odd_coset)(FR_T *x, size_t n, unsigned logn, const FR_T *tw, const FR_T *itw,
                              const FR_T *coef, int threads) {
+    if (n >= 2048 && P_(ntt_lanes)(n, threads)) {
+        P_(ntt_dif_x)(x, n, itw, threads, NTT_OUT_LANES);
+        P_(odd_coset_scale_lanes)(x, n, logn, coef, threads);
+        P_(ntt_dit_x)(x, n, tw, threads, NTT_IN_LANES);
+        return;
+    }
     P_(ntt_dif)(x, n, itw, threads);
     FR_T step[64];
     for (unsigned t = 0; t < logn; t++) { /* step[t] = -inc^(3·2^(logn-1-t)) */
@@ -212,6 +267,8 @@ void P_(to_odd_coset)(FR_T *x, size_t n, unsigned logn, const FR_T *tw, const FR
     P_(ntt_dit)(x, n, tw, threads);
 }
 #undef SCALE_CHAINS
+#undef NTT_IN_LANES
+#undef NTT_OUT_LANES
 
 /* tw = w^k, itw = w^-k (k <= n/2), coef = {inc, n^-1} with inc = w_2n. */
 void P_(odd_coset_tables)(FR_T *tw, FR_T *itw, FR_T *coef, unsigned logn, int threads) {
