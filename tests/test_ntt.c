@@ -7,6 +7,7 @@
 #include "test_random.h"
 #include "zk/groth16.h"
 #include "zk/ntt.h"
+#include "zk/ntt_ifma.h"
 
 static size_t bitrev(size_t i, unsigned logn) {
     size_t r = 0;
@@ -231,3 +232,47 @@ TEST(bn_ntt_ifma_vs_scalar) {
     zk_kernels_select(was);
     return bad;
 }
+
+/* The ifma elementwise steps of the prover's H (zk/ntt_ifma.h: a·b, and the standard form of a - b,
+ * eight to a vector in lanes order) against the scalar field operations, for both moduli, on values
+ * that include 0, 1 and p - 1. */
+#define IFMA_POINTWISE_TEST(PFX, MOD)                                                                                 \
+    TEST(PFX##_ifma_pointwise_vs_scalar) {                                                                           \
+        if (!(zk_kernels_supported() & (1u << ZK_KERNELS_IFMA))) return TEST_SKIP;                                 \
+        enum { N = 1024 };                                                                                           \
+        static PFX##_fr_t a[N], b[N], x[N], y[N];                                                                    \
+        PFX##_fr_t pm1;                                                                                              \
+        PFX##_fr_zero(&pm1);                                                                                         \
+        PFX##_fr_sub(&pm1, &pm1, &PFX##_fr_ONE);                                                                     \
+        for (size_t i = 0; i < N; i++) {                                                                             \
+            rnd(&a[i], 32), rnd(&b[i], 32);                                                                          \
+            a[i].l[3] >>= 4, b[i].l[3] >>= 4;                                                                        \
+            if (i % 7 == 1) a[i] = pm1;                                                                              \
+            if (i % 11 == 2) b[i] = pm1;                                                                             \
+            if (i % 13 == 3) PFX##_fr_zero(&b[i]);                                                                   \
+            if (i % 17 == 4) a[i] = PFX##_fr_ONE;                                                                    \
+            if (i % 19 == 5) a[i] = b[i];                                                                            \
+        }                                                                                                            \
+        for (int op = 0; op < 2; op++) {                                                                             \
+            memcpy(x, a, sizeof a);                                                                                  \
+            memcpy(y, b, sizeof b);                                                                                  \
+            zk_ifma_fr_to_lanes(x, N);                                                                               \
+            zk_ifma_fr_to_lanes(y, N);                                                                               \
+            if (op == 0) zk_ifma_fr_mul_lanes(&MOD, x, y, 0, N / 16), zk_ifma_fr_mul_lanes(&MOD, x, y, N / 16, N / 8); \
+            else zk_ifma_fr_sub_std_lanes(&MOD, x, y, 0, N / 8);                                                    \
+            zk_ifma_fr_from_lanes(x, N);                                                                             \
+            for (size_t i = 0; i < N; i++) {                                                                         \
+                PFX##_fr_t w;                                                                                        \
+                if (op == 0) {                                                                                       \
+                    PFX##_fr_mul(&w, &a[i], &b[i]);                                                                  \
+                } else {                                                                                             \
+                    PFX##_fr_sub(&w, &a[i], &b[i]);                                                                  \
+                    PFX##_fr_from_mont(&w, &w);                                                                      \
+                }                                                                                                    \
+                CHECK_MSG(PFX##_fr_eq(&w, &x[i]), #PFX " %s: element %zu differs", op ? "a - b" : "a·b", i);        \
+            }                                                                                                        \
+        }                                                                                                            \
+        return 0;                                                                                                    \
+    }
+IFMA_POINTWISE_TEST(bn, zk_ifma_bn_fr)
+IFMA_POINTWISE_TEST(bls, zk_ifma_bls_fr)

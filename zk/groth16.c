@@ -18,6 +18,7 @@
 #include "msm.h"
 #include "msm_fixed.h"
 #include "ntt.h"
+#include "ntt_ifma.h"
 
 /* Gives back the whole pages inside [p, p+len) of private anonymous memory: they read as zero if
  * touched again, so only for memory whose contents are dead. */

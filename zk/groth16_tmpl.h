@@ -44,6 +44,9 @@ static int P_(synth)(const zk_zkey_t *z, const uint8_t *witness, FR_T *a, FR_T *
     return 0;
 }
 
+/* The field of the ifma kernels' elementwise steps (zk/ntt_ifma.h). */
+static const zk_ifma_fr_mod_t *const P_(ifma_fr) = _Generic((FR_T *)0, bn_fr_t *: &zk_ifma_bn_fr, bls_fr_t *: &zk_ifma_bls_fr);
+
 static uint64_t P_(now_ns)(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -104,28 +107,54 @@ static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, c
         memcpy(s0, a, n * sizeof(FR_T));
         memcpy(s1, b, n * sizeof(FR_T));
     }
+    /* With the ifma set the transforms leave their results in lanes order (zk/ntt_ifma.h), where
+     * the products and differences below run eight to a vector; P goes back to natural order at the
+     * end. Where one result is not in lanes order, all are taken back before the step that uses it. */
+    bool l0, l1, lc;
     if (threads == 2 || threads == 3) {
         /* A and B side by side, one thread each: no barrier between the NTT stages of either (on a
          * shared or loaded machine each barrier can cost a scheduling slice) */
 #pragma omp parallel sections num_threads(2)
         {
 #pragma omp section
-            P_(to_odd_coset)(s0, n, logn, tw, itw, scale, 1);
+            l0 = P_(to_odd_coset_lanes)(s0, n, logn, tw, itw, scale, 1);
 #pragma omp section
-            P_(to_odd_coset)(s1, n, logn, tw, itw, scale, 1);
+            l1 = P_(to_odd_coset_lanes)(s1, n, logn, tw, itw, scale, 1);
         }
     } else {
-        P_(to_odd_coset)(s0, n, logn, tw, itw, scale, threads);
-        P_(to_odd_coset)(s1, n, logn, tw, itw, scale, threads);
+        l0 = P_(to_odd_coset_lanes)(s0, n, logn, tw, itw, scale, threads);
+        l1 = P_(to_odd_coset_lanes)(s1, n, logn, tw, itw, scale, threads);
     }
+    if (l0 != l1) {
+        if (l0) zk_ifma_fr_from_lanes(s0, n);
+        if (l1) zk_ifma_fr_from_lanes(s1, n);
+        l0 = l1 = false;
+    }
+    if (l0) {
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (size_t i = 0; i < n; i++) FR(mul)(&s0[i], &s0[i], &s1[i]);
+        for (size_t q = 0; q < n / 8; q += 64) zk_ifma_fr_mul_lanes(P_(ifma_fr), s0, s1, q, q + 64 < n / 8 ? q + 64 : n / 8);
+    } else {
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (size_t i = 0; i < n; i++) FR(mul)(&s0[i], &s0[i], &s1[i]);
+    }
     if (!own) memcpy(sc, c, n * sizeof(FR_T));
-    P_(to_odd_coset)(sc, n, logn, tw, itw, scale, threads);
+    lc = P_(to_odd_coset_lanes)(sc, n, logn, tw, itw, scale, threads);
+    if (l0 != lc) {
+        if (l0) zk_ifma_fr_from_lanes(s0, n);
+        if (lc) zk_ifma_fr_from_lanes(sc, n);
+        l0 = lc = false;
+    }
+    if (l0) {
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (size_t i = 0; i < n; i++) {
-        FR(sub)(&s0[i], &s0[i], &sc[i]);
-        FR(from_mont)(&s0[i], &s0[i]); /* the H MSM takes standard-form scalars */
+        for (size_t q = 0; q < n / 8; q += 64)
+            zk_ifma_fr_sub_std_lanes(P_(ifma_fr), s0, sc, q, q + 64 < n / 8 ? q + 64 : n / 8);
+        zk_ifma_fr_from_lanes(s0, n);
+    } else {
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (size_t i = 0; i < n; i++) {
+            FR(sub)(&s0[i], &s0[i], &sc[i]);
+            FR(from_mont)(&s0[i], &s0[i]); /* the H MSM takes standard-form scalars */
+        }
     }
     /* Only P (s0) is needed from here on: hand the rest of the scratch back to the kernel, so the
      * MSMs, which touch the key's points, do not add to a peak that the NTTs already set. */

@@ -18,6 +18,12 @@ void bn_to_odd_coset(bn_fr_t *x, size_t n, unsigned logn, const bn_fr_t *tw, con
                      int threads);
 void bls_to_odd_coset(bls_fr_t *x, size_t n, unsigned logn, const bls_fr_t *tw, const bls_fr_t *itw,
                       const bls_fr_t *coef, int threads);
+/* The same, but where the ifma set runs the transforms in lanes order (zk/ntt_ifma.h) the result
+ * is left in lanes order: returns true then, false when x is in natural order. */
+bool bn_to_odd_coset_lanes(bn_fr_t *x, size_t n, unsigned logn, const bn_fr_t *tw, const bn_fr_t *itw,
+                           const bn_fr_t *coef, int threads);
+bool bls_to_odd_coset_lanes(bls_fr_t *x, size_t n, unsigned logn, const bls_fr_t *tw, const bls_fr_t *itw,
+                            const bls_fr_t *coef, int threads);
 /* x (Montgomery Fr, natural order, 2^logn values on {w^i}) -> values on the odd coset
  * {w_2n^(2i+1)}, in place (iNTT, scale by n^-1·w_2n^k, NTT). */
 int zk_fr_to_odd_coset(const zk_curve_t *curve, void *x, unsigned logn, int threads);

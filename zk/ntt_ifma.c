@@ -213,7 +213,45 @@ NTT_FN void zk_ifma_fr_coset_scale(const zk_ifma_fr_mod_t *f, void *av, size_t q
             }
         }
 }
+/* a = a·b (op 0) or a = (a - b)·2^-(64·4), the standard form of a - b (op 1), on the lanes-blocks
+ * [q0, q1) of two arrays in the same order. */
+static inline __attribute__((always_inline, target("avx512f,avx512ifma"))) void
+fr_pointwise(const zk_ifma_fr_mod_t *f, void *av, const void *bv, size_t q0, size_t q1, int op) {
+    bn_fr_t *a = av;
+    const bn_fr_t *b = bv;
+    v52_mod_t m;
+    fr_mod(&m, f);
+    const __m512i z = _mm512_setzero_si512();
+    const __m512i one64[4] = {_mm512_set1_epi64(1), z, z, z}; /* the integer 1: M(x, 1) = x·R^-1 */
+    v52_t ONE;
+    v52_from64(&ONE, one64, 0, &m);
+    for (size_t q = q0; q < q1; q++) {
+        v52_t X, Y;
+        blk_load(&X, a[8 * q].l, &m);
+        blk_load(&Y, b[8 * q].l, &m);
+        if (op == 0) {
+            v52_mulr(&X, &X, &Y, &m);
+        } else {
+            v52_sub(&X, &X, &Y, &m);
+            v52_mulr(&X, &X, &ONE, &m);
+        }
+        blk_store(a[8 * q].l, &X);
+    }
+}
+NTT_FN void zk_ifma_fr_mul_lanes(const zk_ifma_fr_mod_t *f, void *a, const void *b, size_t q0, size_t q1) {
+    fr_pointwise(f, a, b, q0, q1, 0);
+}
+NTT_FN void zk_ifma_fr_sub_std_lanes(const zk_ifma_fr_mod_t *f, void *a, const void *b, size_t q0, size_t q1) {
+    fr_pointwise(f, a, b, q0, q1, 1);
+}
 #else
+void zk_ifma_fr_mul_lanes(const zk_ifma_fr_mod_t *f, void *a, const void *b, size_t q0, size_t q1) {
+    (void)f, (void)a, (void)b, (void)q0, (void)q1;
+    abort(); /* never selected: zk/kernels.c offers the ifma set only on x86-64 */
+}
+void zk_ifma_fr_sub_std_lanes(const zk_ifma_fr_mod_t *f, void *a, const void *b, size_t q0, size_t q1) {
+    zk_ifma_fr_mul_lanes(f, a, b, q0, q1);
+}
 void zk_ifma_fr_coset_scale(const zk_ifma_fr_mod_t *f, void *a, size_t q0, size_t cl, unsigned chains, const void *f0,
                             const void *step) {
     (void)f, (void)a, (void)q0, (void)cl, (void)chains, (void)f0, (void)step;

@@ -37,3 +37,7 @@ void zk_ifma_fr_dit_small(const zk_ifma_fr_mod_t *f, void *a, size_t n, size_t s
 #define ZK_IFMA_SCALE_CHAINS 4
 void zk_ifma_fr_coset_scale(const zk_ifma_fr_mod_t *f, void *a, size_t q0, size_t cl, unsigned chains, const void *f0,
                             const void *step);
+/* Elementwise on the lanes-blocks [q0, q1) (elements 8·q0 .. 8·q1) of a and b, both in lanes order:
+ * a = a·b; a = the standard form of a - b (the prover's H scalars). */
+void zk_ifma_fr_mul_lanes(const zk_ifma_fr_mod_t *f, void *a, const void *b, size_t q0, size_t q1);
+void zk_ifma_fr_sub_std_lanes(const zk_ifma_fr_mod_t *f, void *a, const void *b, size_t q0, size_t q1);
