@@ -6,9 +6,12 @@
 #include <stdlib.h>
 
 unsigned zk_msm_window(size_t n, size_t point_size, unsigned bits) {
-    /* cost ~ windows * (n bucket additions * (1 + the batch inversion's share) + W * 2^(c-1) buckets
-     * to reduce). The batch (msm_tmpl.h) is nb/8 within [64, 1024], and one inversion costs about 35
-     * bucket additions, so narrow windows pay for short batches. W fitted to bench/msm_ntt CPU times
+    /* cost ~ windows * (n bucket additions * (1 + the batch's share) + W * 2^(c-1) buckets to
+     * reduce). The batch (msm_tmpl.h) is nb/8 within [64, 1024], and each costs about 35 bucket
+     * additions besides its own, so narrow windows pay for short batches. (35 was fitted when the
+     * inverse alone cost that much; with the divstep inverse, three times faster, a refit to 12
+     * would take c = 11 instead of 12 for 2^12 points, GLV's 2^13 halves, which measured 3 %
+     * slower with mulx and no faster with ifma.) W fitted to bench/msm_ntt CPU times
      * (bn128 G1, 1 thread, c = 10..15 at 2^14..2^16 points: each measured within ~3 % of this model);
      * G2 buckets are twice as large, so caches favour fewer of them. */
     /* With the ifma kernels (BN254 G1, G2: 64- and 128-byte points) the widest window measured
