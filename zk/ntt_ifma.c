@@ -92,6 +92,59 @@ NTT_FN void zk_ifma_fr_dit_stage(const zk_ifma_fr_mod_t *f, void *av, size_t len
     fr_stage(f, av, len, stride, twv, lo, hi, true);
 }
 
+/* Two radix-2 stages in one pass (radix 2^2), half-lengths len and len/2 (len/2 >= 8), for the quads
+ * [lo, hi) of n/4: quad i of block i / (len/2) (2·len elements) at offset j = i % (len/2) holds
+ * x0..x3 = elements j, j + len/2, j + len, j + 3len/2 of the block; T1 = tw[j·s], T2 = tw[(j +
+ * len/2)·s] (the len stage, stride s) and T3 = tw[2j·s] (the len/2 stage, stride 2s). DIF runs the
+ * len stage first, DIT the len/2 one; either way each element is loaded, converted and stored once
+ * for the two stages instead of twice. */
+static inline __attribute__((always_inline, target("avx512f,avx512ifma"))) void
+fr_stage2(const zk_ifma_fr_mod_t *f, void *av, size_t len, size_t stride, const void *twv, size_t lo, size_t hi, bool dit) {
+    bn_fr_t *a = av;
+    const bn_fr_t *tw = twv;
+    v52_mod_t m;
+    fr_mod(&m, f);
+    size_t h = len / 2;
+    unsigned sh = (unsigned)__builtin_ctzll(h);
+    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), vs = _mm512_set1_epi64((long long)stride);
+    for (size_t i = lo; i < hi; i += 8) {
+        size_t blk = i >> sh, j = i & (h - 1), o = (blk << (sh + 2)) + j;
+        uint64_t *p0 = a[o].l, *p1 = a[o + h].l, *p2 = a[o + len].l, *p3 = a[o + len + h].l;
+        v52_t X0, X1, X2, X3, T1, T2, T3, S, D;
+        blk_load(&X0, p0, &m);
+        blk_load(&X1, p1, &m);
+        blk_load(&X2, p2, &m);
+        blk_load(&X3, p3, &m);
+        __m512i ti = _mm512_mullox_epi64(_mm512_add_epi64(_mm512_set1_epi64((long long)j), lane), vs);
+        tw_gather(&T1, tw, ti, &m);
+        tw_gather(&T2, tw, _mm512_add_epi64(ti, _mm512_set1_epi64((long long)(h * stride))), &m);
+        tw_gather(&T3, tw, _mm512_add_epi64(ti, ti), &m);
+        if (!dit) {
+            v52_add(&S, &X0, &X2, &m), v52_sub(&D, &X0, &X2, &m), X0 = S, v52_mulr(&X2, &D, &T1, &m);
+            v52_add(&S, &X1, &X3, &m), v52_sub(&D, &X1, &X3, &m), X1 = S, v52_mulr(&X3, &D, &T2, &m);
+            v52_add(&S, &X0, &X1, &m), v52_sub(&D, &X0, &X1, &m), X0 = S, v52_mulr(&X1, &D, &T3, &m);
+            v52_add(&S, &X2, &X3, &m), v52_sub(&D, &X2, &X3, &m), X2 = S, v52_mulr(&X3, &D, &T3, &m);
+        } else {
+            v52_mulr(&X1, &X1, &T3, &m), v52_add(&S, &X0, &X1, &m), v52_sub(&X1, &X0, &X1, &m), X0 = S;
+            v52_mulr(&X3, &X3, &T3, &m), v52_add(&S, &X2, &X3, &m), v52_sub(&X3, &X2, &X3, &m), X2 = S;
+            v52_mulr(&X2, &X2, &T1, &m), v52_add(&S, &X0, &X2, &m), v52_sub(&X2, &X0, &X2, &m), X0 = S;
+            v52_mulr(&X3, &X3, &T2, &m), v52_add(&S, &X1, &X3, &m), v52_sub(&X3, &X1, &X3, &m), X1 = S;
+        }
+        blk_store(p0, &X0);
+        blk_store(p1, &X1);
+        blk_store(p2, &X2);
+        blk_store(p3, &X3);
+    }
+}
+
+NTT_FN void zk_ifma_fr_stage2(const zk_ifma_fr_mod_t *f, void *av, size_t len, size_t stride, const void *twv,
+                               size_t lo, size_t hi, bool dit) {
+    if (dit) /* a constant in each inlined copy: two loops */
+        fr_stage2(f, av, len, stride, twv, lo, hi, true);
+    else
+        fr_stage2(f, av, len, stride, twv, lo, hi, false);
+}
+
 /* Inside a block: lane l pairs with lane l ^ h; the low lane of a pair holds x, the high one y, and
  * both use the twiddle tw[(l & (h - 1))·stride]. */
 IFMA_FN void small_setup(v52_t *T, __m512i *perm, __mmask8 *high, unsigned h, size_t stride, const bn_fr_t *tw,
@@ -245,6 +298,11 @@ NTT_FN void zk_ifma_fr_sub_std_lanes(const zk_ifma_fr_mod_t *f, void *a, const v
     fr_pointwise(f, a, b, q0, q1, 1);
 }
 #else
+void zk_ifma_fr_stage2(const zk_ifma_fr_mod_t *f, void *a, size_t len, size_t stride, const void *tw, size_t lo,
+                       size_t hi, bool dit) {
+    (void)f, (void)a, (void)len, (void)stride, (void)tw, (void)lo, (void)hi, (void)dit;
+    abort(); /* never selected: zk/kernels.c offers the ifma set only on x86-64 */
+}
 void zk_ifma_fr_mul_lanes(const zk_ifma_fr_mod_t *f, void *a, const void *b, size_t q0, size_t q1) {
     (void)f, (void)a, (void)b, (void)q0, (void)q1;
     abort(); /* never selected: zk/kernels.c offers the ifma set only on x86-64 */

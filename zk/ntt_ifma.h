@@ -7,6 +7,7 @@
  * stays where it was); zk_ifma_fr_to_lanes/from_lanes convert in place. Element indices and counts
  * passed here are multiples of 8. */
 #pragma once
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,12 @@ void zk_ifma_fr_from_lanes(void *a, size_t n);
  * dif_stage/dit_stage): DIF x, y <- x + y, (x - y)·tw[j·stride]; DIT x, y <- x + y·tw, x - y·tw. */
 void zk_ifma_fr_dif_stage(const zk_ifma_fr_mod_t *f, void *a, size_t len, size_t stride, const void *tw, size_t lo, size_t hi);
 void zk_ifma_fr_dit_stage(const zk_ifma_fr_mod_t *f, void *a, size_t len, size_t stride, const void *tw, size_t lo, size_t hi);
+/* The stages of half-length len and len/2 in one pass (len/2 >= 8; DIF len first, DIT len/2 first),
+ * for the quads [lo, hi) of n/4 (multiples of 8): quad i is elements j, j + len/2, j + len, j + 3len/2
+ * of block i / (len/2) of 2·len elements, j = i % (len/2); stride is the len stage's (the len/2 stage
+ * takes 2·stride). */
+void zk_ifma_fr_stage2(const zk_ifma_fr_mod_t *f, void *a, size_t len, size_t stride, const void *tw, size_t lo,
+                       size_t hi, bool dit);
 /* The three stages of half-length 4, 2, 1 inside every block of a[0..n), in registers: DIF in that
  * order with stride4 the stride of the half-length-4 stage (2·stride4, 4·stride4 after it); DIT in
  * the order 1, 2, 4 with stride1 the stride of the half-length-1 stage (stride1/2, stride1/4 after). */

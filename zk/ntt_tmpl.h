@@ -82,6 +82,46 @@ static inline __attribute__((always_inline)) void P_(stage)(FR_T *a, size_t len,
         }
     }
 }
+/* Two radix-2 stages in one pass (radix 2^2), half-lengths len and len/2 (len >= 2), for the quads
+ * [lo, hi) of n/4, as zk_ifma_fr_stage2 (zk/ntt_ifma.h) eight at a time: quad i of
+ * block i / (len/2) (2·len elements) at offset j = i % (len/2) holds elements j, j + len/2, j + len,
+ * j + 3len/2; twiddles tw[j·s], tw[(j + len/2)·s] (the len stage, stride s) and tw[2j·s] (the len/2
+ * stage), the first two and the last 1 at j = 0 (no product). DIF runs the len stage first, DIT the
+ * len/2 one. Each element is read and written once for the two stages. */
+static inline __attribute__((always_inline)) void P_(stage2)(FR_T *a, size_t len, size_t stride, const FR_T *tw,
+                                                            size_t lo, size_t hi, bool dit) {
+    size_t h = len / 2;
+    unsigned sh = (unsigned)__builtin_ctzll(h);
+    for (size_t i = lo; i < hi; i++) {
+        size_t j = i & (h - 1);
+        FR_T *p = a + ((i >> sh) << (sh + 2)) + j;
+        FR_T x0 = p[0], x1 = p[h], x2 = p[len], x3 = p[len + h], s, d;
+        const FR_T *t1 = &tw[j * stride], *t2 = &tw[(j + h) * stride], *t3 = &tw[2 * j * stride];
+        if (!dit) {
+            FR(add)(&s, &x0, &x2), FR(sub)(&d, &x0, &x2), x0 = s;
+            if (j) FR(mul)(&x2, &d, t1);
+            else x2 = d;
+            FR(add)(&s, &x1, &x3), FR(sub)(&d, &x1, &x3), x1 = s;
+            FR(mul)(&x3, &d, t2);
+            FR(add)(&s, &x0, &x1), FR(sub)(&d, &x0, &x1), x0 = s;
+            if (j) FR(mul)(&x1, &d, t3);
+            else x1 = d;
+            FR(add)(&s, &x2, &x3), FR(sub)(&d, &x2, &x3), x2 = s;
+            if (j) FR(mul)(&x3, &d, t3);
+            else x3 = d;
+        } else {
+            if (j) FR(mul)(&x1, &x1, t3), FR(mul)(&x3, &x3, t3);
+            FR(add)(&s, &x0, &x1), FR(sub)(&x1, &x0, &x1), x0 = s;
+            FR(add)(&s, &x2, &x3), FR(sub)(&x3, &x2, &x3), x2 = s;
+            if (j) FR(mul)(&x2, &x2, t1);
+            FR(mul)(&x3, &x3, t2);
+            FR(add)(&s, &x0, &x2), FR(sub)(&x2, &x0, &x2), x0 = s;
+            FR(add)(&s, &x1, &x3), FR(sub)(&x3, &x1, &x3), x1 = s;
+        }
+        p[0] = x0, p[h] = x1, p[len] = x2, p[len + h] = x3;
+    }
+}
+
 static inline void P_(dif_stage)(FR_T *a, size_t len, size_t stride, const FR_T *tw, size_t lo, size_t hi) {
     P_(stage)(a, len, stride, tw, lo, hi, false);
 }
@@ -147,6 +187,11 @@ static void P_(ntt_dif_x)(FR_T *a, size_t n, const FR_T *tw, int threads, unsign
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (blocks > 1)
     for (size_t b = 0; b < blocks; b++) {
         size_t l = len, st = stride;
+        /* two stages a pass (while both are vector stages, with the ifma set) */
+        if (vec)
+            for (; l >= 16; l /= 4, st *= 4) zk_ifma_fr_stage2(P_(ntt_ifma_fr), a + b * bs, l, st, tw, 0, bs / 4, false);
+        else
+            for (; l >= 2; l /= 4, st *= 4) P_(stage2)(a + b * bs, l, st, tw, 0, bs / 4, false);
         for (; l >= (vec ? 8 : 1); l /= 2, st *= 2) P_(dif_any)(vec, a + b * bs, l, st, tw, 0, bs / 2);
         if (vec) zk_ifma_fr_dif_small(P_(ntt_ifma_fr), a + b * bs, bs, st, tw);
     }
@@ -164,7 +209,13 @@ static void P_(ntt_dit_x)(FR_T *a, size_t n, const FR_T *tw, int threads, unsign
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (blocks > 1)
     for (size_t b = 0; b < blocks; b++) {
         size_t l = 1, st = n / 2;
-        if (vec) zk_ifma_fr_dit_small(P_(ntt_ifma_fr), a + b * bs, bs, st, tw), l = 8, st /= 8;
+        /* two stages a pass (half-lengths l, 2l; stride st/2 is the 2l stage's) */
+        if (vec) {
+            zk_ifma_fr_dit_small(P_(ntt_ifma_fr), a + b * bs, bs, st, tw), l = 8, st /= 8;
+            for (; 4 * l <= bs; l *= 4, st /= 4) zk_ifma_fr_stage2(P_(ntt_ifma_fr), a + b * bs, 2 * l, st / 2, tw, 0, bs / 4, true);
+        } else {
+            for (; 4 * l <= bs; l *= 4, st /= 4) P_(stage2)(a + b * bs, 2 * l, st / 2, tw, 0, bs / 4, true);
+        }
         for (; l < bs; l *= 2, st /= 2) P_(dit_any)(vec, a + b * bs, l, st, tw, 0, bs / 2);
     }
     for (size_t len = bs, stride = n / (2 * bs); len < n; len *= 2, stride /= 2) {
