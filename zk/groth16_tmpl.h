@@ -45,7 +45,8 @@ static int P_(synth)(const zk_zkey_t *z, const uint8_t *witness, FR_T *a, FR_T *
 }
 
 /* The field of the ifma kernels' elementwise steps (zk/ntt_ifma.h). */
-static const zk_ifma_fr_mod_t *const P_(ifma_fr) = _Generic((FR_T *)0, bn_fr_t *: &zk_ifma_bn_fr, bls_fr_t *: &zk_ifma_bls_fr);
+static const zk_ifma_fr_mod_t *const P_(ifma_fr) =
+    _Generic((FR_T *)0, bn_fr_t *: &zk_ifma_bn_fr, bls_fr_t *: &zk_ifma_bls_fr);
 
 static uint64_t P_(now_ns)(void) {
     struct timespec ts;
@@ -132,7 +133,8 @@ static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, c
     }
     if (l0) {
 #pragma omp parallel for num_threads(threads) schedule(static)
-        for (size_t q = 0; q < n / 8; q += 64) zk_ifma_fr_mul_lanes(P_(ifma_fr), s0, s1, q, q + 64 < n / 8 ? q + 64 : n / 8);
+        for (size_t q = 0; q < n / 8; q += 64)
+            zk_ifma_fr_mul_lanes(P_(ifma_fr), s0, s1, q, q + 64 < n / 8 ? q + 64 : n / 8);
     } else {
 #pragma omp parallel for num_threads(threads) schedule(static)
         for (size_t i = 0; i < n; i++) FR(mul)(&s0[i], &s0[i], &s1[i]);

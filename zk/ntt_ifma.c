@@ -99,7 +99,8 @@ NTT_FN void zk_ifma_fr_dit_stage(const zk_ifma_fr_mod_t *f, void *av, size_t len
  * len stage first, DIT the len/2 one; either way each element is loaded, converted and stored once
  * for the two stages instead of twice. */
 static inline __attribute__((always_inline, target("avx512f,avx512ifma"))) void
-fr_stage2(const zk_ifma_fr_mod_t *f, void *av, size_t len, size_t stride, const void *twv, size_t lo, size_t hi, bool dit) {
+fr_stage2(const zk_ifma_fr_mod_t *f, void *av, size_t len, size_t stride, const void *twv, size_t lo, size_t hi,
+          bool dit) {
     bn_fr_t *a = av;
     const bn_fr_t *tw = twv;
     v52_mod_t m;

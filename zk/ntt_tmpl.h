@@ -189,7 +189,8 @@ static void P_(ntt_dif_x)(FR_T *a, size_t n, const FR_T *tw, int threads, unsign
         size_t l = len, st = stride;
         /* two stages a pass (while both are vector stages, with the ifma set) */
         if (vec)
-            for (; l >= 16; l /= 4, st *= 4) zk_ifma_fr_stage2(P_(ntt_ifma_fr), a + b * bs, l, st, tw, 0, bs / 4, false);
+            for (; l >= 16; l /= 4, st *= 4)
+                zk_ifma_fr_stage2(P_(ntt_ifma_fr), a + b * bs, l, st, tw, 0, bs / 4, false);
         else
             for (; l >= 2; l /= 4, st *= 4) P_(stage2)(a + b * bs, l, st, tw, 0, bs / 4, false);
         for (; l >= (vec ? 8 : 1); l /= 2, st *= 2) P_(dif_any)(vec, a + b * bs, l, st, tw, 0, bs / 2);
@@ -212,7 +213,8 @@ static void P_(ntt_dit_x)(FR_T *a, size_t n, const FR_T *tw, int threads, unsign
         /* two stages a pass (half-lengths l, 2l; stride st/2 is the 2l stage's) */
         if (vec) {
             zk_ifma_fr_dit_small(P_(ntt_ifma_fr), a + b * bs, bs, st, tw), l = 8, st /= 8;
-            for (; 4 * l <= bs; l *= 4, st /= 4) zk_ifma_fr_stage2(P_(ntt_ifma_fr), a + b * bs, 2 * l, st / 2, tw, 0, bs / 4, true);
+            for (; 4 * l <= bs; l *= 4, st /= 4)
+                zk_ifma_fr_stage2(P_(ntt_ifma_fr), a + b * bs, 2 * l, st / 2, tw, 0, bs / 4, true);
         } else {
             for (; 4 * l <= bs; l *= 4, st /= 4) P_(stage2)(a + b * bs, 2 * l, st / 2, tw, 0, bs / 4, true);
         }
