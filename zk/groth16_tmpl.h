@@ -48,6 +48,16 @@ static int P_(synth)(const zk_zkey_t *z, const uint8_t *witness, FR_T *a, FR_T *
 static const zk_ifma_fr_mod_t *const P_(ifma_fr) =
     _Generic((FR_T *)0, bn_fr_t *: &zk_ifma_bn_fr, bls_fr_t *: &zk_ifma_bls_fr);
 
+/* x and y in one order for an elementwise step: true when both are in lanes order, else whichever
+ * is in lanes order is taken back to natural order (*lx, *ly say what they are in afterwards). */
+static bool P_(same_order)(FR_T *x, bool *lx, FR_T *y, bool *ly, size_t n) {
+    if (*lx == *ly) return *lx;
+    if (*lx) zk_ifma_fr_from_lanes(x, n);
+    if (*ly) zk_ifma_fr_from_lanes(y, n);
+    *lx = *ly = false;
+    return false;
+}
+
 static uint64_t P_(now_ns)(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -126,12 +136,7 @@ static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, c
         l0 = P_(to_odd_coset_lanes)(s0, n, logn, tw, itw, scale, threads);
         l1 = P_(to_odd_coset_lanes)(s1, n, logn, tw, itw, scale, threads);
     }
-    if (l0 != l1) {
-        if (l0) zk_ifma_fr_from_lanes(s0, n);
-        if (l1) zk_ifma_fr_from_lanes(s1, n);
-        l0 = l1 = false;
-    }
-    if (l0) {
+    if (P_(same_order)(s0, &l0, s1, &l1, n)) {
 #pragma omp parallel for num_threads(threads) schedule(static)
         for (size_t q = 0; q < n / 8; q += 64)
             zk_ifma_fr_mul_lanes(P_(ifma_fr), s0, s1, q, q + 64 < n / 8 ? q + 64 : n / 8);
@@ -141,12 +146,7 @@ static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, c
     }
     if (!own) memcpy(sc, c, n * sizeof(FR_T));
     lc = P_(to_odd_coset_lanes)(sc, n, logn, tw, itw, scale, threads);
-    if (l0 != lc) {
-        if (l0) zk_ifma_fr_from_lanes(s0, n);
-        if (lc) zk_ifma_fr_from_lanes(sc, n);
-        l0 = lc = false;
-    }
-    if (l0) {
+    if (P_(same_order)(s0, &l0, sc, &lc, n)) {
 #pragma omp parallel for num_threads(threads) schedule(static)
         for (size_t q = 0; q < n / 8; q += 64)
             zk_ifma_fr_sub_std_lanes(P_(ifma_fr), s0, sc, q, q + 64 < n / 8 ? q + 64 : n / 8);

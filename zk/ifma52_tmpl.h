@@ -79,24 +79,16 @@ IFMA_FN void V52_(shl)(V52_T *r, const V52_T *a, const V52_MOD_T *m) {
     }
 }
 
-/* t (limbs possibly negative or above 52 bits, value in [0, 2p)) -> normalized, minus p if >= p. */
-IFMA_FN void V52_(norm_reduce)(V52_T *r, __m512i t[V52_NL], const V52_MOD_T *m) {
+/* r = t with its carries propagated: limbs possibly negative or above 52 bits in, every limb but the
+ * top one in [0, 2^52) out, the top one signed (negative exactly when the value is). */
+IFMA_FN void V52_(carry)(V52_T *r, __m512i t[V52_NL], const V52_MOD_T *m) {
 #pragma GCC unroll 8
     for (int i = 0; i < V52_NL - 1; i++) {
         t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srai_epi64(t[i], 52));
         t[i] = _mm512_and_si512(t[i], m->mask);
     }
-    __m512i s[V52_NL];
 #pragma GCC unroll 8
-    for (int i = 0; i < V52_NL; i++) s[i] = _mm512_sub_epi64(t[i], m->p[i]);
-#pragma GCC unroll 8
-    for (int i = 0; i < V52_NL - 1; i++) {
-        s[i + 1] = _mm512_add_epi64(s[i + 1], _mm512_srai_epi64(s[i], 52));
-        s[i] = _mm512_and_si512(s[i], m->mask);
-    }
-    __mmask8 ge = _mm512_cmpge_epi64_mask(s[V52_NL - 1], _mm512_setzero_si512()); /* t - p >= 0 */
-#pragma GCC unroll 8
-    for (int i = 0; i < V52_NL; i++) r->l[i] = _mm512_mask_blend_epi64(ge, t[i], s[i]);
+    for (int i = 0; i < V52_NL; i++) r->l[i] = t[i];
 }
 
 /* r = a·bs·2^-(52 NL) with bs = 2^V52_SH·b in operand form: the Montgomery product a·b·2^-(64 NW),
@@ -125,13 +117,7 @@ V52_MUL_FN void V52_(mul_lz)(V52_T *r, const V52_T *a, const V52_T *bs, const V5
         for (int j = 1; j < V52_NL; j++) t[j] = t[j + 1];
         t[V52_NL] = z;
     }
-#pragma GCC unroll 8
-    for (int i = 0; i < V52_NL - 1; i++) {
-        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], 52));
-        t[i] = _mm512_and_si512(t[i], m->mask);
-    }
-#pragma GCC unroll 8
-    for (int i = 0; i < V52_NL; i++) r->l[i] = t[i];
+    V52_(carry)(r, t, m);
 }
 
 /* r = a - kp if that is not negative, else a (a normalized, kp the limbs of p or 2p). */
@@ -139,14 +125,11 @@ IFMA_FN void V52_(csub)(V52_T *r, const V52_T *a, const __m512i kp[V52_NL], cons
     __m512i s[V52_NL];
 #pragma GCC unroll 8
     for (int i = 0; i < V52_NL; i++) s[i] = _mm512_sub_epi64(a->l[i], kp[i]);
+    V52_T d;
+    V52_(carry)(&d, s, m);
+    __mmask8 ge = _mm512_cmpge_epi64_mask(d.l[V52_NL - 1], _mm512_setzero_si512());
 #pragma GCC unroll 8
-    for (int i = 0; i < V52_NL - 1; i++) {
-        s[i + 1] = _mm512_add_epi64(s[i + 1], _mm512_srai_epi64(s[i], 52));
-        s[i] = _mm512_and_si512(s[i], m->mask);
-    }
-    __mmask8 ge = _mm512_cmpge_epi64_mask(s[V52_NL - 1], _mm512_setzero_si512());
-#pragma GCC unroll 8
-    for (int i = 0; i < V52_NL; i++) r->l[i] = _mm512_mask_blend_epi64(ge, a->l[i], s[i]);
+    for (int i = 0; i < V52_NL; i++) r->l[i] = _mm512_mask_blend_epi64(ge, a->l[i], d.l[i]);
 }
 
 /* The fully reduced Montgomery product, < p for a, b < 2p. */
@@ -160,13 +143,7 @@ IFMA_FN void V52_(sub_lz)(V52_T *r, const V52_T *a, const V52_T *b, const V52_MO
     __m512i t[V52_NL];
 #pragma GCC unroll 8
     for (int i = 0; i < V52_NL; i++) t[i] = _mm512_add_epi64(_mm512_sub_epi64(a->l[i], b->l[i]), m->p[i]);
-#pragma GCC unroll 8
-    for (int i = 0; i < V52_NL - 1; i++) {
-        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srai_epi64(t[i], 52));
-        t[i] = _mm512_and_si512(t[i], m->mask);
-    }
-#pragma GCC unroll 8
-    for (int i = 0; i < V52_NL; i++) r->l[i] = t[i];
+    V52_(carry)(r, t, m);
 }
 
 /* r = a - b mod p (a, b < p). */
@@ -174,21 +151,12 @@ IFMA_FN void V52_(sub)(V52_T *r, const V52_T *a, const V52_T *b, const V52_MOD_T
     __m512i t[V52_NL];
 #pragma GCC unroll 8
     for (int i = 0; i < V52_NL; i++) t[i] = _mm512_sub_epi64(a->l[i], b->l[i]);
+    V52_T d;
+    V52_(carry)(&d, t, m);
+    __mmask8 neg = _mm512_cmplt_epi64_mask(d.l[V52_NL - 1], _mm512_setzero_si512());
 #pragma GCC unroll 8
-    for (int i = 0; i < V52_NL - 1; i++) {
-        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srai_epi64(t[i], 52));
-        t[i] = _mm512_and_si512(t[i], m->mask);
-    }
-    __mmask8 neg = _mm512_cmplt_epi64_mask(t[V52_NL - 1], _mm512_setzero_si512());
-#pragma GCC unroll 8
-    for (int i = 0; i < V52_NL; i++) t[i] = _mm512_mask_add_epi64(t[i], neg, t[i], m->p[i]);
-#pragma GCC unroll 8
-    for (int i = 0; i < V52_NL - 1; i++) {
-        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srai_epi64(t[i], 52));
-        t[i] = _mm512_and_si512(t[i], m->mask);
-    }
-#pragma GCC unroll 8
-    for (int i = 0; i < V52_NL; i++) r->l[i] = t[i];
+    for (int i = 0; i < V52_NL; i++) t[i] = _mm512_mask_add_epi64(d.l[i], neg, d.l[i], m->p[i]);
+    V52_(carry)(r, t, m);
 }
 
 /* Loads field element `off` (in 64-bit words) of eight records at word index idx. */
@@ -227,7 +195,8 @@ IFMA_FN void V52_(add)(V52_T *r, const V52_T *a, const V52_T *b, const V52_MOD_T
     __m512i t[V52_NL];
 #pragma GCC unroll 8
     for (int i = 0; i < V52_NL; i++) t[i] = _mm512_add_epi64(a->l[i], b->l[i]);
-    V52_(norm_reduce)(r, t, m);
+    V52_(carry)(r, t, m);
+    V52_(csub)(r, r, m->p, m);
 }
 
 /* Mask of the lanes equal to 0. */

@@ -291,18 +291,6 @@ bool P_(to_odd_coset_lanes)(FR_T *x, size_t n, unsigned logn, const FR_T *tw, co
         P_(ntt_dit_x)(x, n, tw, threads, NTT_IN_LANES | NTT_OUT_LANES);
         return true;
     }
-    P_(to_odd_coset)(x, n, logn, tw, itw, coef, threads);
-    return false;
-}
-
-void P_(to_odd_coset)(FR_T *x, size_t n, unsigned logn, const FR_T *tw, const FR_T *itw,
-                             const FR_T *coef, int threads) {
-    if (n >= 2048 && P_(ntt_lanes)(n, threads)) {
-        P_(ntt_dif_x)(x, n, itw, threads, NTT_OUT_LANES);
-        P_(odd_coset_scale_lanes)(x, n, logn, coef, threads);
-        P_(ntt_dit_x)(x, n, tw, threads, NTT_IN_LANES);
-        return;
-    }
     P_(ntt_dif)(x, n, itw, threads);
     FR_T step[64];
     for (unsigned t = 0; t < logn; t++) { /* step[t] = -inc^(3·2^(logn-1-t)) */
@@ -330,6 +318,12 @@ void P_(to_odd_coset)(FR_T *x, size_t n, unsigned logn, const FR_T *tw, const FR
             }
     }
     P_(ntt_dit)(x, n, tw, threads);
+    return false;
+}
+
+void P_(to_odd_coset)(FR_T *x, size_t n, unsigned logn, const FR_T *tw, const FR_T *itw, const FR_T *coef,
+                      int threads) {
+    if (P_(to_odd_coset_lanes)(x, n, logn, tw, itw, coef, threads)) zk_ifma_fr_from_lanes(x, n);
 }
 #undef SCALE_CHAINS
 #undef NTT_IN_LANES
