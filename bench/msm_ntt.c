@@ -5,8 +5,11 @@
  * is the work itself, much less disturbed than wall time by other jobs on a shared machine.
  * `--only inv` times 2^lo..2^hi chained inversions of the base field instead (1 thread): Fermat
  * (FPF(inv)) and the variable-time one of the batch inversion (FPF(inv_vartime)).
+ * `--only reduce` times one window's bucket reduction (G_msm_bucket_sum: the MSM's own choice of
+ * path for the kernel set, copies of the buckets included) over 2^lo..2^hi full buckets, G1 and
+ * G2 (1 thread).
  * Usage: msm_ntt [--curve bn128|bls12381] [--lo 16] [--hi 20] [--threads 2] [--runs 1] [--no-g2]
- *        [--only g1|g2|ntt|inv] */
+ *        [--only g1|g2|ntt|inv|reduce] */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -142,15 +145,16 @@ int main(int argc, char **argv) {
                    : !strcmp(optarg, "g2")  ? 1
                    : !strcmp(optarg, "ntt") ? 2
                    : !strcmp(optarg, "inv") ? 3
+                   : !strcmp(optarg, "reduce") ? 5
                                             : -2;
             if (only == -2) {
-                fprintf(stderr, "msm_ntt: --only takes g1, g2, ntt or inv, not '%s'\n", optarg);
+                fprintf(stderr, "msm_ntt: --only takes g1, g2, ntt, inv or reduce, not '%s'\n", optarg);
                 return 2;
             }
             break;
         case 'h':
             printf("Usage: msm_ntt [--curve bn128|bls12381] [--lo 16] [--hi 20] [--threads 2] [--runs 1] [--no-g2]\n"
-                   "               [--only g1|g2|ntt|inv]\n");
+                   "               [--only g1|g2|ntt|inv|reduce]\n");
             return 0;
         default:
             return 2;
@@ -160,23 +164,28 @@ int main(int argc, char **argv) {
         fprintf(stderr, "msm_ntt: bad arguments\n");
         return 2;
     }
-    if (only >= 0 && only != 1) g2 = 0;
+    if (only >= 0 && only != 1 && only != 5) g2 = 0;
     int bn = curve->id == ZK_CURVE_BN128;
     size_t nmax = (size_t)1 << hi;
     fprintf(stderr, "msm_ntt: preparing %zu random scalars and bases on %s...\n", nmax, curve->name);
     uint8_t *sc = xalloc(nmax * 32);
     random_scalars(curve, sc, nmax);
-    void *b1 = only > 0 ? NULL : bn ? (void *)bn_g1_bases(curve, nmax) : (void *)bls_g1_bases(curve, nmax);
+    void *b1 = only > 0 && only != 5 ? NULL : bn ? (void *)bn_g1_bases(curve, nmax) : (void *)bls_g1_bases(curve, nmax);
     void *b2 = !g2 ? NULL : bn ? (void *)bn_g2_bases(curve, nmax) : (void *)bls_g2_bases(curve, nmax);
     uint8_t *ntt = xalloc(nmax * 32), *tw = xalloc(nmax / 2 * 32 + 32);
 
     printf("MSM and NTT throughput, %s, median of %d run%s (points or elements per second)\n", curve->name, runs,
            runs > 1 ? "s" : "");
     printf("%-8s %-6s %7s %12s %14s %12s\n", "op", "size", "threads", "time (ms)", "throughput", "cpu (ms)");
-    for (int ops = 0; ops < 5; ops++) {
-        if ((ops == 1 && !g2) || (only >= 0 && ops != only && !(only == 3 && ops == 4)) || (ops >= 3 && only != 3))
+    /* the buckets of a reduction: all occupied (bases, distinct points), no side accumulator */
+    uint8_t *state = only == 5 ? xalloc(nmax) : NULL;
+    void *side = only == 5 ? calloc(nmax, bn ? sizeof(bn_g2_xyzz_t) : sizeof(bls_g2_xyzz_t)) : NULL;
+    if (state) memset(state, 1, nmax);
+    for (int ops = 0; ops < 7; ops++) {
+        if ((ops % 5 == 1 && !g2) || (only >= 0 && ops != only && !(only == 3 && ops == 4) && !(only == 5 && ops == 6)) ||
+            (ops >= 3 && ops <= 4 && only != 3) || (ops >= 5 && only != 5))
             continue;
-        const char *name = ops == 0 ? "G1 MSM" : ops == 1 ? "G2 MSM" : ops == 2 ? "NTT" : ops == 3 ? "inv" : "inv vt";
+        const char *names[] = {"G1 MSM", "G2 MSM", "NTT", "inv", "inv vt", "G1 reduce", "G2 reduce"}, *name = names[ops];
         for (int lg = lo; lg <= hi; lg++) {
             size_t n = (size_t)1 << lg;
             if (ops == 2) { /* twiddles w^k, k < n/2 */
@@ -215,6 +224,20 @@ int main(int argc, char **argv) {
                             bls_g2_xyzz_t out;
                             bls_g2_msm(&out, b2, sc, n, th);
                         }
+                    } else if (ops >= 5) {
+                        if (bn && ops == 5) {
+                            bn_g1_xyzz_t out;
+                            bn_g1_msm_bucket_sum(&out, b1, side, state, n);
+                        } else if (bn) {
+                            bn_g2_xyzz_t out;
+                            bn_g2_msm_bucket_sum(&out, b2, side, state, n);
+                        } else if (ops == 5) {
+                            bls_g1_xyzz_t out;
+                            bls_g1_msm_bucket_sum(&out, b1, side, state, n);
+                        } else {
+                            bls_g2_xyzz_t out;
+                            bls_g2_msm_bucket_sum(&out, b2, side, state, n);
+                        }
                     } else if (ops == 2 && bn) {
                         bn_ntt_dif((bn_fr_t *)ntt, n, (const bn_fr_t *)tw, th);
                     } else if (ops == 2) {
@@ -246,11 +269,14 @@ int main(int argc, char **argv) {
                 double m = median(t, runs), mc = median(cpu, runs);
                 char rate[32];
                 fmt_rate(rate, sizeof(rate), (double)n / m);
-                printf("%-8s 2^%-4d %7d %12.1f %14s %12.1f\n", name, lg, th, m * 1e3, rate, mc * 1e3);
+                printf("%-8s 2^%-4d %7d %12.*f %14s %12.*f\n", name, lg, th, ops >= 5 ? 3 : 1, m * 1e3, rate,
+                       ops >= 5 ? 3 : 1, mc * 1e3);
                 fflush(stdout);
             }
         }
     }
+    free(state);
+    free(side);
     free(sc);
     free(b1);
     free(b2);
