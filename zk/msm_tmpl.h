@@ -276,8 +276,10 @@ static bool GF(msm_reduce_affine)(XYZZ_T *out, GF(msm_ctx_t) *x, size_t nb) {
     for (size_t i = 0; i < nb; i++) occ += x->state[i] & 1;
     if (occ < nb / 2) return false;
     GF(msm_fold_sides)(x, nb);
-    size_t K = 16; /* about sqrt(8·nb): the inversion's share against the combination's 3K XYZZ additions */
-    while (K < MSM_BATCH / 2 && K * K < 8 * nb) K *= 2;
+    /* K about sqrt(8·nb): the inversion's share against the combination's 3K XYZZ additions; the
+     * vector flush's inversion costs less against those scalar additions: sqrt(4·nb) */
+    size_t K = 16, kf = GF(msm_vec_flush) && zk_kernels_ifma ? 4 : 8;
+    while (K < MSM_BATCH / 2 && K * K < kf * nb) K *= 2;
     size_t L = nb / K;
     AFF_T *run = malloc(2 * K * sizeof(AFF_T)); /* run[2l] = A_l, run[2l + 1] = S_l */
     uint8_t *inf = malloc(2 * K);
