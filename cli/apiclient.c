@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/tokens.h"
 #include "base/file.h"
 #include "commands.h"
 #include "spool/spool.h"
@@ -43,9 +44,12 @@ static size_t on_data(char *d, size_t sz, size_t n, void *user) {
     return add;
 }
 
+/* The token on the first line of a file of mode 0600 or stricter, held to the server's rules for a
+ * token (api/tokens.h), so that a token the server cannot hold is named here, not sent cut short. */
 static int read_token(const char *path, char *tok, size_t cap) {
     struct stat st;
-    char why[1200];
+    char why[1200], *buf = NULL;
+    size_t len = 0;
     int fd = file_open_regular(AT_FDCWD, path, FILE_NOFOLLOW, &st, why, sizeof why);
     if (fd < 0) return fprintf(stderr, "zkpipe: --token-file %s\n", why), -1;
     if (st.st_mode & 077) {
@@ -53,13 +57,24 @@ static int read_token(const char *path, char *tok, size_t cap) {
         close(fd);
         return -1;
     }
-    ssize_t n = read(fd, tok, cap - 1);
+    int r = file_read_fd(fd, path, 65536, 0, &buf, &len, why, sizeof why);
     close(fd);
-    if (n <= 0) return fprintf(stderr, "zkpipe: --token-file %s: empty\n", path), -1;
-    tok[n] = 0;
-    tok[strcspn(tok, "\r\n")] = 0;
-    if (!*tok) return fprintf(stderr, "zkpipe: --token-file %s: no token on the first line\n", path), -1;
-    return 0;
+    if (r < 0) return fprintf(stderr, "zkpipe: --token-file %s\n", why), -1;
+    size_t n = strcspn(buf, "\r\n");
+    buf[n] = 0;
+    int bad = 0, rc = -1;
+    for (size_t i = 0; i < n; i++) bad |= buf[i] < 0x21 || buf[i] > 0x7e;
+    if (!n)
+        fprintf(stderr, "zkpipe: --token-file %s: no token on the first line\n", path);
+    else if (n < API_TOKEN_MIN || n > API_TOKEN_MAX || n >= cap)
+        fprintf(stderr, "zkpipe: --token-file %s: the token on the first line has %zu characters: expected %d to %d\n",
+                path, n, API_TOKEN_MIN, API_TOKEN_MAX);
+    else if (bad)
+        fprintf(stderr, "zkpipe: --token-file %s: the token on the first line: printable ASCII only, no spaces\n", path);
+    else
+        memcpy(tok, buf, n + 1), rc = 0;
+    free(buf);
+    return rc;
 }
 
 static int conn_open(api_conn_t *c, const char *url, const char *token_file) {

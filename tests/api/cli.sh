@@ -47,6 +47,11 @@ grep -q '^circuit mulchain381 curve bls12381 nPublic 2 inputs yes$' "$T/s" || fa
 chmod 644 "$T/bob.tok"
 "$ZKPIPE" status --url "$URL" --token-file "$T/bob.tok" >"$T/s" 2>&1 && fail "a token file of mode 0644 was used"
 grep -q 'readable by others' "$T/s" || fail "mode 0644: $(cat "$T/s")"
+# a token longer than the server takes is named, not sent cut short (it was cut at 511 characters)
+(umask 077 && python3 -c 'print("x" * 600)' >"$T/long.tok")
+"$ZKPIPE" status --url "$URL" --token-file "$T/long.tok" >"$T/s" 2>&1 && fail "a 600-character token was used"
+grep -q 'long.tok: the token on the first line has 600 characters: expected 16 to 256$' "$T/s" ||
+    fail "a 600-character token: $(cat "$T/s")"
 "$ZKPIPE" submit --url "$URL" --circuit mulchain "$M/witness-1.wtns" >"$T/s" 2>&1 && fail "--url without --token-file"
 echo '{"nosuchsignal": 1}' >"$T/bad.json"
 J3=$("$ZKPIPE" submit "${U[@]}" --circuit mulchain --input "$T/bad.json" | tail -n 1)
