@@ -2,7 +2,8 @@
  * instantiated per group by zk/msm.c with G (group prefix) and F (coordinate field prefix).
  * Scalars: 32-byte little-endian standard-form integers < 2^255. Bases: affine, all-zero = infinity.
  * Zero digits and infinity bases are skipped. Windows run in parallel (OpenMP), each with its own
- * buckets, and are combined by Horner's rule at the end.
+ * buckets (where they do not divide among the threads, the last are cut into runs of points), and
+ * are combined by Horner's rule at the end.
  *
  * Buckets are accumulated in affine coordinates with batched inversions ("batch affine"): a
  * bucket addition costs one share of a batch inversion (3 mul) plus 2 mul + 1 sqr, against
@@ -403,6 +404,7 @@ void GF(msm_bucket_sum)(XYZZ_T *out, const AFF_T *bucket, const XYZZ_T *side, co
 #define MSM_GLV_MAX ((size_t)1 << 15)
 #define MSM_PREFETCH 8 /* points ahead whose bucket is prefetched */
 #define MSM_GLV_MAX_IFMA ((size_t)1 << 14)
+#define MSM_SPLIT_MIN 4096 /* points a thread's run of a split window holds at least */
 /* The MSM over the pairs sel[i] (i < n; all of 0..n-1 when sel is NULL). Its one caller, GF(msm),
  * gives it only terms (GF(msm_kind) 2): no scalar 0 or 1, no infinity base. */
 static void GF(msm_pippenger)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, const uint32_t *sel, size_t n,
@@ -447,11 +449,31 @@ static void GF(msm_pippenger)(XYZZ_T *out, const AFF_T *bases, const uint8_t *sc
     }
 
     size_t nb = (size_t)1 << (c - 1);
+    /* The work items: windows, the top one left out when all its digits are 0 (bn128's scalars are
+     * below 2^254: with c = 15 the 18th window only ever holds a carry, and none comes), and where
+     * the windows left do not divide among the threads, the last `split` of them cut into `threads`
+     * runs of points, each run with its own buckets and reduction: 17 windows on 2 threads took 9
+     * windows' time on one, 8 on the other. */
+    unsigned nw = nwin, split = 0;
+    bool top_empty = true;
+    for (size_t i = 0; i < m && top_empty; i++) top_empty = digits[(size_t)(nwin - 1) * m + i] == 0;
+    if (top_empty) nw--;
+    if (threads > 1 && m >= (size_t)threads * MSM_SPLIT_MIN) split = nw % (unsigned)threads;
+    unsigned nitems = nw - split + split * (unsigned)threads;
+    XYZZ_T *isum = malloc(nitems * sizeof(XYZZ_T));
+    if (!isum) abort();
 #pragma omp parallel num_threads(threads)
     {
         GF(msm_ctx_t) *x = GF(msm_ctx_new)(nb);
 #pragma omp for schedule(dynamic, 1)
-        for (unsigned w = 0; w < nwin; w++) {
+        for (unsigned it = 0; it < nitems; it++) {
+            /* items [0, nw - split): whole windows; then `threads` runs of each split window */
+            unsigned w = it < nw - split ? it : nw - split + (it - (nw - split)) / (unsigned)threads;
+            size_t lo = 0, hi = m;
+            if (it >= nw - split) {
+                size_t part = (it - (nw - split)) % (unsigned)threads;
+                lo = m * part / (size_t)threads, hi = m * (part + 1) / (size_t)threads;
+            }
             memset(x->state, 0, nb);
             x->nbatch = 0;
             const int16_t *dw = digits + (size_t)w * m;
@@ -460,14 +482,14 @@ static void GF(msm_pippenger)(XYZZ_T *out, const AFF_T *bases, const uint8_t *sc
              * major: bucket (|d|-1)·R + i % R), as msm_sum does for the ones; otherwise nearly every
              * point would wait for one of a few buckets and most would take the side path. */
             unsigned maxd = 0;
-            for (size_t i = 0; i < m; i++) {
+            for (size_t i = lo; i < hi; i++) {
                 unsigned a = (unsigned)(dw[i] < 0 ? -dw[i] : dw[i]);
                 if (a > maxd) maxd = a;
             }
             size_t R = 1;
             while (maxd && R * 2 * maxd <= nb) R *= 2;
-            for (size_t i = 0; i < m; i++) {
-                if (i + MSM_PREFETCH < m && dw[i + MSM_PREFETCH]) { /* the bucket a few points ahead */
+            for (size_t i = lo; i < hi; i++) {
+                if (i + MSM_PREFETCH < hi && dw[i + MSM_PREFETCH]) { /* the bucket a few points ahead */
                     int e = dw[i + MSM_PREFETCH];
                     size_t be = ((size_t)(e > 0 ? e : -e) - 1) * R + ((i + MSM_PREFETCH) & (R - 1));
                     __builtin_prefetch(&x->bucket[be]);
@@ -486,12 +508,18 @@ static void GF(msm_pippenger)(XYZZ_T *out, const AFF_T *bases, const uint8_t *sc
             }
             GF(msm_flush)(x);
             if (R == 1)
-                GF(msm_reduce)(&wsum[w], x, nb);
+                GF(msm_reduce)(&isum[it], x, nb);
             else
-                GF(msm_reduce_spread)(&wsum[w], x, maxd, R);
+                GF(msm_reduce_spread)(&isum[it], x, maxd, R);
         }
         GF(msm_ctx_free)(x);
     }
+    for (unsigned w = 0; w < nwin; w++) GF(xyzz_set_inf)(&wsum[w]);
+    for (unsigned it = 0; it < nitems; it++) {
+        unsigned w = it < nw - split ? it : nw - split + (it - (nw - split)) / (unsigned)threads;
+        GF(xyzz_add)(&wsum[w], &wsum[w], &isum[it]);
+    }
+    free(isum);
 
     XYZZ_T acc = wsum[nwin - 1];
     for (unsigned w = nwin - 1; w-- > 0;) {
@@ -607,6 +635,7 @@ void GF(msm)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, size_t n, 
 #undef MSM_GLV_MAX
 #undef MSM_PREFETCH
 #undef MSM_GLV_MAX_IFMA
+#undef MSM_SPLIT_MIN
 #undef XYZZ_T
 #undef AFF_T
 #undef F_T
