@@ -120,10 +120,13 @@ static inline void GF(aff_dbl_prep)(AFF_T *pt, F_T *den, const AFF_T *p) {
     FF(dbl)(den, &p->y);
 }
 
+/* Whether the group's vector flush (and reduction) run: the ifma set selected, and the group has them. */
+static inline bool GF(msm_vec)(void) { return GF(msm_vec_flush) && zk_kernels_ifma; }
+
 /* aff_add_batch, eight additions per vector with the ifma kernels (m <= MSM_BATCH; pt and den
  * hold MSM_BATCH elements, as the vector flush reads whole vectors). */
 static inline void GF(aff_apply)(AFF_T *base, const uint32_t *idx, const AFF_T *pt, F_T *den, F_T *tmp, unsigned m) {
-    if (GF(msm_vec_flush) && zk_kernels_ifma)
+    if (GF(msm_vec)())
         GF(msm_vec_flush)(base, idx, pt, den, m);
     else
         GF(aff_add_batch)(base, idx, pt, den, tmp, m);
@@ -279,7 +282,7 @@ static bool GF(msm_reduce_affine)(XYZZ_T *out, GF(msm_ctx_t) *x, size_t nb) {
     GF(msm_fold_sides)(x, nb);
     /* K about sqrt(8·nb): the inversion's share against the combination's 3K XYZZ additions; the
      * vector flush's inversion costs less against those scalar additions: sqrt(4·nb) */
-    size_t K = 16, kf = GF(msm_vec_flush) && zk_kernels_ifma ? 4 : 8;
+    size_t K = 16, kf = GF(msm_vec)() ? 4 : 8;
     while (K < MSM_BATCH / 2 && K * K < kf * nb) K *= 2;
     size_t L = nb / K;
     AFF_T *run = malloc(2 * K * sizeof(AFF_T)); /* run[2l] = A_l, run[2l + 1] = S_l */
@@ -350,12 +353,11 @@ static bool GF(msm_reduce_affine)(XYZZ_T *out, GF(msm_ctx_t) *x, size_t nb) {
  * bls12381 G1 2^12 1.47 → 1.24, 2^14 6.34 → 4.86 ms; bn128 G2 2^12 2.05 → 1.92, 2^14 9.22 → 9.04 ms. */
 #define MSM_RED_VEC_AFFINE 4096
 static void GF(msm_reduce)(XYZZ_T *out, GF(msm_ctx_t) *x, size_t nb) {
-    if (GF(msm_vec_flush) && zk_kernels_ifma && nb >= MSM_RED_VEC_AFFINE && GF(msm_reduce_affine)(out, x, nb)) return;
+    if ((!GF(msm_vec)() || nb >= MSM_RED_VEC_AFFINE) && GF(msm_reduce_affine)(out, x, nb)) return;
     if (GF(msm_vec_reduce) && zk_kernels_ifma && nb >= ZK_IFMA_REDUCE_MIN && !(nb & (nb - 1))) {
         GF(msm_vec_reduce)(out, x->bucket, x->side, x->state, nb);
         return;
     }
-    if (GF(msm_reduce_affine)(out, x, nb)) return;
     XYZZ_T sum, acc;
     GF(xyzz_set_inf)(&sum);
     GF(xyzz_set_inf)(&acc);
@@ -411,7 +413,7 @@ static void GF(msm_pippenger)(XYZZ_T *out, const AFF_T *bases, const uint8_t *sc
                               int threads) {
     GF(xyzz_set_inf)(out);
     if (n == 0) return;
-    size_t glv_max = GF(msm_vec_flush) && zk_kernels_ifma ? MSM_GLV_MAX_IFMA : MSM_GLV_MAX;
+    size_t glv_max = GF(msm_vec)() ? MSM_GLV_MAX_IFMA : MSM_GLV_MAX;
     const zk_glv_t *glv = n <= glv_max ? GF(glv) : NULL;
     size_t m = glv ? 2 * n : n; /* (point, scalar) pairs: P_i for i < n, phi(P_(i-n)) after */
     unsigned bits = glv ? 128 : 255;
@@ -460,20 +462,25 @@ static void GF(msm_pippenger)(XYZZ_T *out, const AFF_T *bases, const uint8_t *sc
     if (top_empty) nw--;
     if (threads > 1 && m >= (size_t)threads * MSM_SPLIT_MIN) split = nw % (unsigned)threads;
     unsigned nitems = nw - split + split * (unsigned)threads;
-    XYZZ_T *isum = malloc(nitems * sizeof(XYZZ_T));
-    if (!isum) abort();
+    struct {
+        unsigned w;    /* the window */
+        size_t lo, hi; /* its points [lo, hi) */
+        XYZZ_T sum;
+    } *item = malloc(nitems * sizeof(*item));
+    if (!item) abort();
+    for (unsigned it = 0; it < nitems; it++) { /* whole windows, then `threads` runs of each split one */
+        unsigned k = it < nw - split ? 0 : (it - (nw - split)) % (unsigned)threads;
+        item[it].w = it < nw - split ? it : nw - split + (it - (nw - split)) / (unsigned)threads;
+        item[it].lo = it < nw - split ? 0 : m * k / (size_t)threads;
+        item[it].hi = it < nw - split ? m : m * (k + 1) / (size_t)threads;
+    }
 #pragma omp parallel num_threads(threads)
     {
         GF(msm_ctx_t) *x = GF(msm_ctx_new)(nb);
 #pragma omp for schedule(dynamic, 1)
         for (unsigned it = 0; it < nitems; it++) {
-            /* items [0, nw - split): whole windows; then `threads` runs of each split window */
-            unsigned w = it < nw - split ? it : nw - split + (it - (nw - split)) / (unsigned)threads;
-            size_t lo = 0, hi = m;
-            if (it >= nw - split) {
-                size_t part = (it - (nw - split)) % (unsigned)threads;
-                lo = m * part / (size_t)threads, hi = m * (part + 1) / (size_t)threads;
-            }
+            unsigned w = item[it].w;
+            size_t lo = item[it].lo, hi = item[it].hi;
             memset(x->state, 0, nb);
             x->nbatch = 0;
             const int16_t *dw = digits + (size_t)w * m;
@@ -508,21 +515,18 @@ static void GF(msm_pippenger)(XYZZ_T *out, const AFF_T *bases, const uint8_t *sc
             }
             GF(msm_flush)(x);
             if (R == 1)
-                GF(msm_reduce)(&isum[it], x, nb);
+                GF(msm_reduce)(&item[it].sum, x, nb);
             else
-                GF(msm_reduce_spread)(&isum[it], x, maxd, R);
+                GF(msm_reduce_spread)(&item[it].sum, x, maxd, R);
         }
         GF(msm_ctx_free)(x);
     }
-    for (unsigned w = 0; w < nwin; w++) GF(xyzz_set_inf)(&wsum[w]);
-    for (unsigned it = 0; it < nitems; it++) {
-        unsigned w = it < nw - split ? it : nw - split + (it - (nw - split)) / (unsigned)threads;
-        GF(xyzz_add)(&wsum[w], &wsum[w], &isum[it]);
-    }
-    free(isum);
+    for (unsigned w = 0; w < nw; w++) GF(xyzz_set_inf)(&wsum[w]);
+    for (unsigned it = 0; it < nitems; it++) GF(xyzz_add)(&wsum[item[it].w], &wsum[item[it].w], &item[it].sum);
+    free(item);
 
-    XYZZ_T acc = wsum[nwin - 1];
-    for (unsigned w = nwin - 1; w-- > 0;) {
+    XYZZ_T acc = wsum[nw - 1]; /* the top window left out adds nothing: Horner from the one below */
+    for (unsigned w = nw - 1; w-- > 0;) {
         for (unsigned j = 0; j < c; j++) GF(xyzz_dbl)(&acc, &acc);
         GF(xyzz_add)(&acc, &acc, &wsum[w]);
     }
