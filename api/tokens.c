@@ -33,13 +33,12 @@ static int parse_line(api_token_t *t, char *line, const cfg_t *c, char *why, siz
     if (!spool_valid_submitter(name))
         return snprintf(why, whylen, "token name '%s': letters, digits, '.', '-', '_', at most 63", name), -EINVAL;
     size_t len = strlen(tok);
-    if (len < API_TOKEN_MIN || len > API_TOKEN_MAX)
+    int form = api_token_form(tok, len);
+    if (form == -ERANGE)
         return snprintf(why, whylen, "the token of %s has %zu characters: expected %d to %d", name, len, API_TOKEN_MIN,
                         API_TOKEN_MAX),
                -EINVAL;
-    for (const char *p = tok; *p; p++)
-        if (*p < 0x21 || *p > 0x7e)
-            return snprintf(why, whylen, "the token of %s: printable ASCII only", name), -EINVAL;
+    if (form < 0) return snprintf(why, whylen, "the token of %s: printable ASCII only", name), -EINVAL;
     memset(t, 0, sizeof *t);
     snprintf(t->name, sizeof t->name, "%s", name);
     digest_of(tok, len, t->digest);

@@ -3,6 +3,7 @@
  * of mode 0600 or stricter. A token is kept only as its SHA-256, and a presented one is compared
  * against every entry in constant time. */
 #pragma once
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +12,16 @@
 
 #define API_TOKEN_MIN 16
 #define API_TOKEN_MAX 256
+
+/* A token's form, the one rule for the tokens file and the CLI's --token-file: API_TOKEN_MIN to
+ * API_TOKEN_MAX printable ASCII characters, no space. 0, -ERANGE (its length) or -EINVAL (a
+ * character outside 0x21-0x7e). */
+static inline int api_token_form(const char *tok, size_t len) {
+    if (len < API_TOKEN_MIN || len > API_TOKEN_MAX) return -ERANGE;
+    for (size_t i = 0; i < len; i++)
+        if (tok[i] < 0x21 || tok[i] > 0x7e) return -EINVAL;
+    return 0;
+}
 
 typedef struct api_token {
     char name[64];

@@ -62,14 +62,13 @@ static int read_token(const char *path, char *tok, size_t cap) {
     if (r < 0) return fprintf(stderr, "zkpipe: --token-file %s\n", why), -1;
     size_t n = strcspn(buf, "\r\n");
     buf[n] = 0;
-    int bad = 0, rc = -1;
-    for (size_t i = 0; i < n; i++) bad |= buf[i] < 0x21 || buf[i] > 0x7e;
+    int form = api_token_form(buf, n), rc = -1;
     if (!n)
         fprintf(stderr, "zkpipe: --token-file %s: no token on the first line\n", path);
-    else if (n < API_TOKEN_MIN || n > API_TOKEN_MAX || n >= cap)
+    else if (form == -ERANGE || n >= cap)
         fprintf(stderr, "zkpipe: --token-file %s: the token on the first line has %zu characters: expected %d to %d\n",
                 path, n, API_TOKEN_MIN, API_TOKEN_MAX);
-    else if (bad)
+    else if (form < 0)
         fprintf(stderr, "zkpipe: --token-file %s: the token on the first line: printable ASCII only, no spaces\n", path);
     else
         memcpy(tok, buf, n + 1), rc = 0;
