@@ -348,9 +348,9 @@ static bool GF(msm_reduce_affine)(XYZZ_T *out, GF(msm_ctx_t) *x, size_t nb) {
  * the ifma set through the vector flush, from MSM_RED_VEC_AFFINE buckets on), eight runs at once in
  * vector XYZZ additions with the ifma set below that or where the affine runs decline (a sparse
  * window), the XYZZ running sum where that is cheaper. The affine runs through the vector flush
- * against the vector XYZZ runs (the buckets of one window, time of msm_bucket_sum, 1 thread, best of
- * 30-100 calls): bn128 G1 2^13 buckets 1.15 → 1.02 ms, 2^14 2.38 → 2.05 ms, but 2^12 0.58 → 0.57;
- * bls12381 G1 2^12 1.47 → 1.24, 2^14 6.34 → 4.86 ms; bn128 G2 2^12 2.05 → 1.92, 2^14 9.22 → 9.04 ms. */
+ * against the vector XYZZ runs (bench/msm_ntt --only reduce, one window, 1 thread, medians):
+ * bls12381 G1 2^14 buckets 8.35 → 6.51 ms, G2 23.3 → 19.4 ms; bn128 G1 minimums 2^13 1.39 → 1.08,
+ * 2^14 2.77 → 2.37 ms, bn128 G2 unchanged (docs/prover.md). */
 #define MSM_RED_VEC_AFFINE 4096
 static void GF(msm_reduce)(XYZZ_T *out, GF(msm_ctx_t) *x, size_t nb) {
     if ((!GF(msm_vec)() || nb >= MSM_RED_VEC_AFFINE) && GF(msm_reduce_affine)(out, x, nb)) return;
