@@ -55,9 +55,8 @@ typedef struct cli_prove_opts {
     bool timings, verify;
     const char *load_detail; /* --timings: what the load line's time was spent on (NULL: nothing) */
 } cli_prove_opts_t;
-/* --threads N (1 to 1024; one line naming the command otherwise), and the default: every CPU. */
+/* --threads N (1 to 1024; one line naming the command otherwise); the default is zk_threads_default(). */
 int cli_parse_threads(const char *cmd, const char *arg, int *ret);
-int cli_default_threads(void);
 /* Before proving: refuses an output that is an input or one path for both outputs, and removes older
  * outputs (a failed prove never leaves an older proof where it was asked to write); after a failure:
  * removes whatever of the two was written. */

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "witgen/witgen.h"
 #include "zk/wtns.h"
+#include "zk/threads.h"
 #include "zk/zkey.h"
 
 static void fullprove_usage(FILE *f) {
@@ -21,7 +22,7 @@ static void fullprove_usage(FILE *f) {
             "prime must be the zkey's curve. The proof is checked with the native verifier before it is written.\n"
             "\n"
             "Options:\n"
-            "  --threads N   worker threads (default: all online CPUs)\n"
+            "  --threads N   worker threads (default: every CPU this process may run on)\n"
             "  --cache DIR   compiled generators (default as for zkpipe witness)\n"
             "  --timeout S   the witness generator may run S seconds (default %u; 0 = no limit)\n"
             "  --timings     print per-stage times on stderr\n"
@@ -65,7 +66,7 @@ int zkpipe_cmd_fullprove(int argc, char **argv) {
         return 2;
     }
     const char *input = argv[optind], *wasm = argv[optind + 1], *zkey_path = argv[optind + 2];
-    if (po.threads == 0) po.threads = cli_default_threads();
+    if (po.threads == 0) po.threads = zk_threads_default();
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     zk_err_t err = {{0}};

@@ -20,7 +20,7 @@ static void keygen_usage(FILE *f) {
                "\n"
                "Options:\n"
                "  --insecure-dev   required: acknowledges that the key is insecure\n"
-               "  --threads N      worker threads (default: all online CPUs)\n"
+               "  --threads N      worker threads (default: every CPU this process may run on)\n"
                "  -q, --quiet      no summary line (the warning is always printed)\n"
                "  -h, --help       this text\n"
                "\n"

@@ -13,6 +13,7 @@
 #include "zk/kernels.h"
 #include "zk/groth16.h"
 #include "zk/r1cs.h"
+#include "zk/threads.h"
 #include "zk/verify.h"
 #include "zk/wtns.h"
 #include "zk/zkey.h"
@@ -25,7 +26,7 @@ static void prove_usage(FILE *f) {
             "proof.json and public.json in snarkjs's format. The arguments are those of rapidsnark's prover.\n"
             "\n"
             "Options:\n"
-            "  --threads N    worker threads (default: all online CPUs)\n"
+            "  --threads N    worker threads (default: every CPU this process may run on)\n"
             "  --r1cs FILE    check the witness against the circuit's constraints first and name the first\n"
             "                 constraint it fails\n"
             "  --timings      print per-stage times on stderr\n"
@@ -117,11 +118,6 @@ int cli_parse_threads(const char *cmd, const char *arg, int *ret) {
     return 0;
 }
 
-int cli_default_threads(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
-
 int cli_prepare_outputs(const char *proof_path, const char *public_path, const char *const *inputs, int n_inputs,
                         zk_err_t *err) {
     if (output_is_input(proof_path, inputs, n_inputs, err) < 0 || output_is_input(public_path, inputs, n_inputs, err) < 0)
@@ -178,6 +174,7 @@ int cli_prove_witness(const zk_zkey_t *z, const char *zkey_path, const zk_wtns_t
         goto fail;
     }
     uint8_t *a = abc, *b = a + 32 * n, *cc = b + 32 * n;
+    int bound = zk_threads_place(threads); /* before the first parallel region: synthesis */
 
     clock_gettime(CLOCK_MONOTONIC, &tstage);
     zk_zkey_hold(z, 4);
@@ -234,8 +231,10 @@ int cli_prove_witness(const zk_zkey_t *z, const char *zkey_path, const zk_wtns_t
     double t_final = ms_since(&tstage);
 
     if (o->timings) {
-        fprintf(stderr, "curve %s, domain 2^%u, nVars %u, threads %d\n", z->curve->name, z->log_domain, z->n_vars,
-                threads);
+        fprintf(stderr, "curve %s, domain 2^%u, nVars %u, threads %d", z->curve->name, z->log_domain, z->n_vars, threads);
+        if (bound == 1) fprintf(stderr, " (1 worker bound to a CPU of its own)");
+        if (bound > 1) fprintf(stderr, " (%d workers bound to a CPU each)", bound);
+        fputc('\n', stderr);
         fprintf(stderr, "load        %8.2f ms%s%s%s\n", t_load, o->load_detail ? " (" : "",
                 o->load_detail ? o->load_detail : "", o->load_detail ? ")" : "");
         if (r1cs_path) fprintf(stderr, "r1cs check  %8.2f ms\n", t_check);
@@ -288,7 +287,7 @@ int zkpipe_cmd_prove(int argc, char **argv) {
     }
     const char *zkey_path = argv[optind], *wtns_path = argv[optind + 1];
     const char *proof_path = argv[optind + 2], *public_path = argv[optind + 3];
-    if (threads == 0) threads = cli_default_threads();
+    if (threads == 0) threads = zk_threads_default();
 
     int rc = 1;
     zk_err_t err = {{0}};

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "gpud/replay.h"
 #include "zk/groth16.h"
+#include "zk/threads.h"
 #include "zk/verify.h"
 #include "zk/wtns.h"
 #include "zk/zkey.h"
@@ -95,7 +96,7 @@ static int replay_prepare(int argc, char **argv) {
     int parsed = cli_options(argc, argv, REPLAY_USAGE, REPLAY_HELP, opts, &config);
     if (parsed >= 0) return parsed;
     if (!circuit || optind >= argc) return cli_usage_error(REPLAY_USAGE);
-    int threads = cli_default_threads();
+    int threads = zk_threads_default();
     if (threads_s && cli_parse_threads("replay prepare", threads_s, &threads) < 0) return 2;
     cfg_t c;
     if (cli_load_config(config, &c) < 0) return 2;

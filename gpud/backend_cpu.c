@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "zk/msm_fixed.h"
+#include "zk/threads.h"
 
 typedef struct cpu_ctx {
     int threads;
@@ -35,6 +36,8 @@ static int cpu_init(void **ret_ctx, int device, int threads, uint64_t precompute
     if (!c) return zk_fail(err, ENOMEM, "cpu backend: out of memory");
     c->threads = threads;
     c->precompute = precompute;
+    /* The proofs run on this thread (submit); a team that takes every CPU gets one per worker. */
+    (void)zk_threads_place(threads > 0 ? threads : zk_threads_default());
     *ret_ctx = c;
     return 0;
 }

@@ -2,7 +2,6 @@
 #include "core.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "zk/binfile.h"
+#include "zk/threads.h"
 
 int lib_threads(int *ret, zk_err_t *err) {
     const char *e = getenv("ZKPIPE_THREADS");
@@ -22,11 +22,7 @@ int lib_threads(int *ret, zk_err_t *err) {
         *ret = (int)v;
         return 0;
     }
-    cpu_set_t set;
-    int n = 0;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
-    if (n < 1) n = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    *ret = n > 0 ? n : 1;
+    *ret = zk_threads_default();
     return 0;
 }
 

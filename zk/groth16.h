@@ -40,7 +40,8 @@ typedef struct zk_core_times {
 size_t zk_abc_size(const zk_zkey_t *z);
 
 /* Synthesis: a = A·w, b = B·w (from the zkey's coefs), c = a∘b, each domain_size elements of 32
- * bytes, Montgomery form, written to the caller's memory. witness: nVars standard-form values. */
+ * bytes, Montgomery form, written to the caller's memory. witness: nVars standard-form values.
+ * threads < 1 here and in the cores below: zk_threads_default() (the CPUs of the affinity mask). */
 int zk_synth(const zk_zkey_t *z, const uint8_t *witness, void *a, void *b, void *c, int threads);
 
 /* Scratch the core needs besides its inputs (it never writes a, b, c or the witness). */

@@ -17,6 +17,7 @@
 #include "msm.h"
 #include "ntt.h"
 #include "pairing.h"
+#include "threads.h"
 #include "zkey_write.h"
 
 static uint64_t zk_kg_now_ns(void) {
@@ -40,10 +41,7 @@ uint64_t zk_keygen_domain_size(const zk_r1cs_t *r) {
 int zk_keygen_insecure(const zk_r1cs_t *r, const char *r1cs_name, const char *zkey_path, const char *vk_path,
                        int threads, zk_keygen_stats_t *stats, zk_err_t *err) {
     if (!r->curve || !r->constraints) return zk_fail(err, EINVAL, "%s: r1cs is not open", r1cs_name);
-    if (threads <= 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = n > 0 ? (int)n : 1;
-    }
+    if (threads <= 0) threads = zk_threads_default();
     if (r->curve->id == ZK_CURVE_BN128) return bn_keygen(r, r1cs_name, zkey_path, vk_path, threads, stats, err);
     return bls_keygen(r, r1cs_name, zkey_path, vk_path, threads, stats, err);
 }

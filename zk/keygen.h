@@ -25,7 +25,7 @@ uint64_t zk_keygen_domain_size(const zk_r1cs_t *r);
 
 /* Writes a fresh Groth16 key for the circuit to zkey_path (atomically: PATH.tmp.<pid>, fsync,
  * rename) and, if vk_path is not NULL, its verification key exactly as `snarkjs zkey export
- * verificationkey` writes it. threads <= 0: all online CPUs. stats may be NULL.
+ * verificationkey` writes it. threads <= 0: zk_threads_default(). stats may be NULL.
  * Errors: -EINVAL for a circuit it cannot make a key for (a wire id >= nWires, a coefficient >= r,
  * a domain larger than the curve's two-adicity allows), -errno for I/O, with err->msg set. */
 int zk_keygen_insecure(const zk_r1cs_t *r, const char *r1cs_name, const char *zkey_path, const char *vk_path,

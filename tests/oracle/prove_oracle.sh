@@ -47,5 +47,20 @@ for k in 1 2 3 4; do check bn128/poseidon poseidon witness-$k.wtns public-$k.jso
 check bls12381/mulchain mulchain witness-1.wtns public-1.json
 check bls12381/mulchain mulchain witness-2.wtns public-2.json
 check bn128/medium medium witness.wtns public.json
+# Threads: the default is the CPUs of the affinity mask (taskset), and with every CPU taken each
+# worker is bound to one of its own (zk/threads.h); the proofs above ran that way.
+ncpu=$(nproc)
+med=$data/bn128/medium
+if [ "$ncpu" -ge 2 ] && [ -z "${OMP_PROC_BIND-}${OMP_PLACES-}${GOMP_CPU_AFFINITY-}" ]; then
+    first=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')
+    taskset -c "$first" "$zkpipe" prove --timings "$med/medium.zkey" "$med/witness.wtns" "$tmp/proof.json" \
+        "$tmp/public.json" 2>"$tmp/timings" || { echo "FAIL prove under taskset -c $first"; fail=1; }
+    grep -q "threads 1\$" "$tmp/timings" || { echo "FAIL under taskset -c $first: $(head -1 "$tmp/timings")"; fail=1; }
+    "$zkpipe" prove --timings "$med/medium.zkey" "$med/witness.wtns" "$tmp/proof.json" "$tmp/public.json" \
+        2>"$tmp/timings" || { echo "FAIL prove --timings"; fail=1; }
+    want="threads $ncpu ($((ncpu - 1)) worker"
+    grep -qF "$want" "$tmp/timings" || { echo "FAIL: '$(head -1 "$tmp/timings")' lacks '$want'"; fail=1; }
+    echo "ok   threads: 1 under taskset -c $first, $ncpu with $((ncpu - 1)) bound"
+fi
 echo "$n proofs checked"
 exit $fail

@@ -1,0 +1,44 @@
+/* Default thread count and worker placement (zk/threads.h). */
+#include "threads.h"
+
+#include <omp.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+int zk_threads_default(void) {
+    cpu_set_t set;
+    int n = 0;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
+    if (n < 1) n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? n : 1;
+}
+
+int zk_threads_place(int threads) {
+    if (threads < 2 || getenv("OMP_PROC_BIND") || getenv("OMP_PLACES") || getenv("GOMP_CPU_AFFINITY")) return 0;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) < 0 || CPU_COUNT(&set) != threads) return 0;
+    int here = sched_getcpu();
+    if (here < 0 || here >= CPU_SETSIZE || !CPU_ISSET(here, &set)) return 0;
+    int cpus[CPU_SETSIZE], k = 0;
+    for (int c = 0; c < CPU_SETSIZE && k < threads - 1; c++)
+        if (c != here && CPU_ISSET(c, &set)) cpus[k++] = c;
+    atomic_int arrived = 0, bound = 0;
+#pragma omp parallel num_threads(threads)
+    {
+        int me = omp_get_thread_num(), team = omp_get_num_threads();
+        if (me > 0 && team == threads) {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(cpus[me - 1], &one);
+            if (sched_setaffinity(0, sizeof one, &one) == 0) atomic_fetch_add(&bound, 1);
+        }
+        /* Sleep, not spin, until every worker is placed: one that the kernel queued behind another
+         * thread of the team on the same CPU runs at once, and leaves. */
+        atomic_fetch_add(&arrived, 1);
+        while (atomic_load(&arrived) < team) nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);
+    }
+    return atomic_load(&bound);
+}
