@@ -6,13 +6,12 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
-#include <unistd.h>
 
 int zk_threads_default(void) {
-    cpu_set_t set;
-    int n = 0;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
-    if (n < 1) n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    /* libgomp's count: the calling thread's mask, or, when libgomp binds threads itself
+     * (OMP_PLACES, OMP_PROC_BIND), the process's mask as it was before it bound this thread to
+     * one place; sched_getaffinity would then say 1. */
+    int n = omp_get_num_procs();
     return n > 0 ? n : 1;
 }
 

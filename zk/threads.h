@@ -2,7 +2,9 @@
  *
  * zk_threads_default: the CPUs this process may run on (its affinity mask: taskset, systemd's
  * CPUAffinity=, a cgroup cpuset), not every online CPU, so that a proof held to 4 CPUs of 64 runs
- * 4 threads.
+ * 4 threads. It is libgomp's omp_get_num_procs(): where libgomp binds threads (OMP_PLACES,
+ * OMP_PROC_BIND), it has bound the main thread to one place before main(), and only libgomp
+ * still knows the mask the process started with.
  *
  * zk_threads_place: when a team of n threads takes every CPU of the mask (n equals
  * zk_threads_default()), each OpenMP worker of the calling thread's team is bound to one CPU of
