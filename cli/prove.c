@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/mem.h"
 #include "commands.h"
 #include "zk/binfile.h"
 #include "zk/kernels.h"
@@ -42,11 +43,6 @@ static double ms_since(const struct timespec *t0) {
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
-static void *alloc_aligned(size_t n) {
-    size_t sz = (n + 63) & ~(size_t)63;
-    return aligned_alloc(64, sz ? sz : 64);
 }
 
 /* An output must not be one of the inputs: removing it (below) or writing it would destroy that input. */
@@ -167,8 +163,9 @@ int cli_prove_witness(const zk_zkey_t *z, const char *zkey_path, const zk_wtns_t
 
     size_t n = z->domain_size;
     if (check_memory(z, zkey_path, err) < 0) goto fail;
-    abc = alloc_aligned(zk_abc_size(z));
-    scratch = alloc_aligned(zk_core_inplace_scratch_size(z));
+    /* written once each, in 2 MiB pages where the kernel has them (base/mem.h) */
+    abc = mem_big_alloc(zk_abc_size(z));
+    scratch = mem_big_alloc(zk_core_inplace_scratch_size(z));
     if (!abc || !scratch) {
         zk_fail(err, ENOMEM, "%s: out of memory for a domain of %zu", zkey_path, n);
         goto fail;
@@ -250,8 +247,8 @@ int cli_prove_witness(const zk_zkey_t *z, const char *zkey_path, const zk_wtns_t
 fail:
     free(proof_json);
     free(public_json);
-    free(abc);
-    free(scratch);
+    mem_big_free(abc, zk_abc_size(z));
+    mem_big_free(scratch, zk_core_inplace_scratch_size(z));
     if (have_r1cs) zk_r1cs_close(&r1cs);
     return rc;
 }

@@ -18,7 +18,7 @@ done
 for f in pairing_bn pairing_bls; do
     $cc $cflags -O2 -c "$src/zk/$f.c" -o "$out/obj/zk_$f.o"
 done
-for f in config/config spool/spool base/file base/testpoint base/text; do
+for f in config/config spool/spool base/file base/mem base/testpoint base/text; do
     $cc $cflags $san -fsanitize=fuzzer-no-link -c "$src/$f.c" -o "$out/obj/$(echo $f | tr / _).o"
 done
 o=$out/obj
@@ -27,7 +27,7 @@ link() { # target, objects...
     shift
     $cc $cflags $san -fsanitize=fuzzer "$src/fuzz/$t.c" "$@" -o "$out/$t" -ljson-c -linih -lm -lpthread
 }
-base="$o/base_file.o $o/base_testpoint.o"
+base="$o/base_file.o $o/base_mem.o $o/base_testpoint.o"
 fmt="$o/zk_bigint.o $o/zk_curve_info.o $o/zk_binfile.o $base"
 ver="$fmt $o/zk_zkey.o $o/zk_verify.o $o/zk_pairing_bn.o $o/zk_pairing_bls.o"
 link fuzz_zkey $ver

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -20,6 +21,7 @@
 #include "base/align.h"
 #include "base/file.h"
 #include "base/lazylib.h"
+#include "base/mem.h"
 #include "base/testpoint.h"
 #include "test.h"
 
@@ -272,6 +274,54 @@ static long point_ms(const char *delay, const char *point, int part) {
 static size_t (*p_strlen)(const char *);
 static int (*p_abs)(int);
 static void *p_nothing;
+
+/* The VmFlags line of the smaps entry that holds p, or "" (a huge-page advised range shows "hg"). */
+static void vmflags_of(const void *p, char *out, size_t outlen) {
+    out[0] = 0;
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return;
+    char line[512];
+    bool in = false;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx", &lo, &hi) == 2) { /* a mapping's first line; its fields are "Name: ..." */
+            in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+            continue;
+        }
+        if (in && !strncmp(line, "VmFlags:", 8)) {
+            snprintf(out, outlen, "%s", line + 8);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* base/mem.h: big buffers zeroed, writable to their size, 2 MiB-aligned and advised for huge pages
+ * from 1 MiB; small ones plain. */
+TEST(mem_big_alloc_layout) {
+    const size_t sizes[] = {1, 4096, (1u << 20) - 1, 1u << 20, (3u << 20) + 128, 5u << 20};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        size_t n = sizes[i];
+        uint8_t *p = mem_big_alloc(n);
+        CHECK(p != NULL);
+        CHECK(p[0] == 0 && p[n / 2] == 0 && p[n - 1] == 0);
+        memset(p, 0xa5, n);
+        CHECK(p[n - 1] == 0xa5);
+        if (n >= (1u << 20)) {
+            CHECK_EQ_INT((uintptr_t)p & ((2u << 20) - 1), 0);
+            char flags[512];
+            vmflags_of(p, flags, sizeof flags);
+            FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+            if (thp) { /* a kernel with THP: the advice is visible in the mapping's flags */
+                fclose(thp);
+                CHECK_MSG(strstr(flags, " hg") != NULL, "%zu bytes at %p: VmFlags:%s", n, (void *)p, flags);
+            }
+        }
+        mem_big_free(p, n);
+    }
+    mem_big_free(NULL, 10);
+    return 0;
+}
 
 TEST(lazylib_all_or_none) {
     const lazylib_sym_t good[] = {{"strlen", (void **)&p_strlen}, {"abs", (void **)&p_abs}};
