@@ -118,11 +118,11 @@ int file_read(int dirfd, const char *path, int flags, size_t cap, size_t pad, ch
     return file_read_fd(fd, path, cap, pad, ret_buf, ret_len, why, whylen);
 }
 
-int file_write_atomic_files_at(int dirfd, const file_atomic_t *files, size_t n, const char *hook, int part) {
+int file_atomic_prepare(file_atomic_batch_t *b, int dirfd, const file_atomic_t *files, size_t n) {
+    b->dirfd = dirfd, b->files = files, b->n = 0;
     if (n > FILE_ATOMIC_MAX) return -E2BIG;
-    char tmp[FILE_ATOMIC_MAX][NAME_MAX + 1];
     int fds[FILE_ATOMIC_MAX];
-    size_t made = 0, renamed = 0;
+    size_t made = 0;
     int r = 0;
     while (r == 0 && made < n) {
         uint32_t rnd = 0;
@@ -131,13 +131,13 @@ int file_write_atomic_files_at(int dirfd, const file_atomic_t *files, size_t n, 
             clock_gettime(CLOCK_MONOTONIC, &ts);
             rnd = (uint32_t)ts.tv_nsec;
         }
-        if ((size_t)snprintf(tmp[made], sizeof tmp[made], ".%s.tmp.%d.%08x", files[made].name, (int)getpid(), rnd) >=
-            sizeof tmp[made]) {
+        if ((size_t)snprintf(b->tmp[made], sizeof b->tmp[made], ".%s.tmp.%d.%08x", files[made].name, (int)getpid(),
+                             rnd) >= sizeof b->tmp[made]) {
             r = -ENAMETOOLONG;
             break;
         }
         /* O_EXCL|O_NOFOLLOW: a name planted in the folder (a symlink, a file) is never written through */
-        int fd = openat(dirfd, tmp[made], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        int fd = openat(dirfd, b->tmp[made], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0) {
             r = -errno;
             break;
@@ -152,24 +152,44 @@ int file_write_atomic_files_at(int dirfd, const file_atomic_t *files, size_t n, 
         if (fsync(fds[i]) < 0) r = -errno;
     for (size_t i = 0; i < made; i++)
         if (close(fds[i]) < 0 && r == 0) r = -errno;
+    b->n = made;
+    if (r < 0) file_atomic_abort(b);
+    return r;
+}
+
+void file_atomic_abort(file_atomic_batch_t *b) {
+    for (size_t i = 0; i < b->n; i++) (void)unlinkat(b->dirfd, b->tmp[i], 0);
+    b->n = 0;
+}
+
+int file_atomic_commit(file_atomic_batch_t *b, const char *hook, int part) {
+    size_t renamed = 0;
+    int r = 0;
     char point[96];
-    if (r == 0 && hook) {
+    if (hook) {
         snprintf(point, sizeof point, "%s.before_rename", hook);
         test_point(point, part);
     }
-    while (r == 0 && renamed < n)
-        if (renameat(dirfd, tmp[renamed], dirfd, files[renamed].name) < 0)
+    while (r == 0 && renamed < b->n)
+        if (renameat(b->dirfd, b->tmp[renamed], b->dirfd, b->files[renamed].name) < 0)
             r = -errno;
         else
             renamed++;
-    for (size_t i = renamed; i < made; i++) (void)unlinkat(dirfd, tmp[i], 0);
-    if (renamed) (void)fsync(dirfd);
+    for (size_t i = renamed; i < b->n; i++) (void)unlinkat(b->dirfd, b->tmp[i], 0);
+    b->n = 0;
+    if (renamed) (void)fsync(b->dirfd);
     if (r < 0) return r;
     if (hook) {
         snprintf(point, sizeof point, "%s.after_rename", hook);
         test_point(point, part);
     }
     return 0;
+}
+
+int file_write_atomic_files_at(int dirfd, const file_atomic_t *files, size_t n, const char *hook, int part) {
+    file_atomic_batch_t b;
+    int r = file_atomic_prepare(&b, dirfd, files, n);
+    return r < 0 ? r : file_atomic_commit(&b, hook, part);
 }
 
 int file_write_atomic_at(int dirfd, const char *name, const void *data, size_t len, const char *hook, int part) {
@@ -187,11 +207,17 @@ static const char *split_path(const char *path, char *dir, size_t dirlen) {
     return slash + 1;
 }
 
-int file_write_atomic(const char *path, const void *data, size_t len) {
+int file_open_dir_of(const char *path, const char **name) {
     char dir[PATH_MAX];
-    const char *name = split_path(path, dir, sizeof dir);
-    _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0) return -errno;
+    *name = split_path(path, dir, sizeof dir);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    return dfd < 0 ? -errno : dfd;
+}
+
+int file_write_atomic(const char *path, const void *data, size_t len) {
+    const char *name;
+    _cleanup_close_ int dfd = file_open_dir_of(path, &name);
+    if (dfd < 0) return dfd;
     return file_write_atomic_at(dfd, name, data, len, NULL, -1);
 }
 

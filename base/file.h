@@ -15,6 +15,7 @@
  * the caller gave it. Nothing here allocates beyond what it returns, logs, or uses another folder of
  * the project. */
 #pragma once
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -56,6 +57,23 @@ typedef struct file_atomic {
     size_t len;
 } file_atomic_t;
 int file_write_atomic_files_at(int dirfd, const file_atomic_t *files, size_t n, const char *hook, int part);
+/* The same in two steps, for a writer with something left to check before the files may appear
+ * (zkpipe prove verifies its proof meanwhile): file_atomic_prepare writes and fsyncs every
+ * temporary (on an error it removes them and returns it), then either file_atomic_commit renames
+ * them in the order given and fsyncs the folder (the test points of HOOK run around the renames),
+ * or file_atomic_abort removes them. files and dirfd must outlive the batch. */
+typedef struct file_atomic_batch {
+    int dirfd;
+    const file_atomic_t *files;
+    size_t n; /* temporaries written */
+    char tmp[FILE_ATOMIC_MAX][NAME_MAX + 1];
+} file_atomic_batch_t;
+int file_atomic_prepare(file_atomic_batch_t *b, int dirfd, const file_atomic_t *files, size_t n);
+int file_atomic_commit(file_atomic_batch_t *b, const char *hook, int part);
+void file_atomic_abort(file_atomic_batch_t *b);
+/* The folder of path ("." for a bare name), opened O_DIRECTORY: its fd or a negative errno; *name
+ * is path's last component (a pointer into path). */
+int file_open_dir_of(const char *path, const char **name);
 /* The same for a path (its folder is opened here). */
 int file_write_atomic(const char *path, const void *data, size_t len);
 /* Whether name is a temporary of file_write_atomic_at (or of the older "NAME.tmp.PID" writers): what

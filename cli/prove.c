@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "base/mem.h"
 #include "commands.h"
 #include "zk/binfile.h"
@@ -129,6 +130,69 @@ void cli_discard_outputs(const char *proof_path, const char *public_path) {
     (void)unlink(public_path);
 }
 
+/* proof.json and public.json by base/file.h's two-step writer: one batch when both are in one
+ * folder, else one each. Errors name the path ("P: cannot write: ..."). */
+typedef struct {
+    int dfd[2], nb;
+    const char *path[2];
+    file_atomic_t f[2];
+    file_atomic_batch_t b[2];
+} outputs_t;
+
+static void outputs_close(outputs_t *o) {
+    for (int i = 0; i < 2; i++)
+        if (o->dfd[i] >= 0) close(o->dfd[i]);
+}
+
+static int outputs_prepare(outputs_t *o, const char *proof_path, const char *proof_json, const char *public_path,
+                           const char *public_json, zk_err_t *err) {
+    const char *paths[2] = {proof_path, public_path}, *texts[2] = {proof_json, public_json};
+    o->dfd[0] = o->dfd[1] = -1;
+    o->nb = 0;
+    struct stat st[2];
+    for (int i = 0; i < 2; i++) {
+        const char *name;
+        o->path[i] = paths[i];
+        o->dfd[i] = file_open_dir_of(paths[i], &name);
+        if (o->dfd[i] < 0 || fstat(o->dfd[i], &st[i]) < 0) {
+            int e = o->dfd[i] < 0 ? -o->dfd[i] : errno;
+            outputs_close(o);
+            return zk_fail(err, e, "%s: cannot write: %s", paths[i], strerror(e));
+        }
+        o->f[i] = (file_atomic_t){name, texts[i], strlen(texts[i])};
+    }
+    bool one = st[0].st_dev == st[1].st_dev && st[0].st_ino == st[1].st_ino;
+    for (int i = 0; i < (one ? 1 : 2); i++) {
+        int r = file_atomic_prepare(&o->b[i], o->dfd[i], &o->f[i], one ? 2 : 1);
+        if (r < 0) {
+            for (int j = 0; j < i; j++) file_atomic_abort(&o->b[j]);
+            outputs_close(o);
+            return zk_fail(err, -r, "%s: cannot write: %s", paths[i], strerror(-r));
+        }
+        o->nb++;
+    }
+    return 0;
+}
+
+static void outputs_abort(outputs_t *o) {
+    for (int i = 0; i < o->nb; i++) file_atomic_abort(&o->b[i]);
+    outputs_close(o);
+}
+
+static int outputs_commit(outputs_t *o, zk_err_t *err) {
+    int rc = 0;
+    for (int i = 0; i < o->nb; i++) {
+        if (rc < 0) {
+            file_atomic_abort(&o->b[i]);
+            continue;
+        }
+        int r = file_atomic_commit(&o->b[i], NULL, -1);
+        if (r < 0) rc = zk_fail(err, -r, "%s: cannot write: %s", o->path[i], strerror(-r));
+    }
+    outputs_close(o);
+    return rc;
+}
+
 /* Everything after the key and the witness are loaded: the optional r1cs check, synthesis, the
  * proof, the native verification and the two JSON files (zkpipe prove, zkpipe fullprove). */
 int cli_prove_witness(const zk_zkey_t *z, const char *zkey_path, const zk_wtns_t *w, const char *wtns_path,
@@ -216,29 +280,44 @@ int cli_prove_witness(const zk_zkey_t *z, const char *zkey_path, const zk_wtns_t
             t_verify = ms_since(&tv);
         }
     }
-    if (o->verify) {
-        struct timespec tv;
-        clock_gettime(CLOCK_MONOTONIC, &tv);
-        if (vk_ret < 0) {
-            zk_err_t why = *err;
-            zk_zkey_hold_all(z);
-            if (zk_zkey_check_points(z, zkey_path, true, err) == 0) zk_fail(err, EINVAL, "%s: %.400s", zkey_path, why.msg);
-            goto fail;
-        }
-        /* public signals are w[1..nPub] */
-        ret = zk_verify_proof(&vk, &proof, w->values + 32, z->n_pub, err);
-        zk_vk_free(&vk);
-        if (ret == -EBADMSG || ret == -EINVAL) {
-            explain_bad_proof(z, zkey_path, wtns_path, ret, err);
-            goto fail;
-        }
-        if (ret < 0) goto fail;
-        t_verify += ms_since(&tv);
+    if (o->verify && vk_ret < 0) {
+        zk_err_t why = *err;
+        zk_zkey_hold_all(z);
+        if (zk_zkey_check_points(z, zkey_path, true, err) == 0) zk_fail(err, EINVAL, "%s: %.400s", zkey_path, why.msg);
+        goto fail;
     }
-    zk_proof_json(z->curve, &proof, &proof_json);
-    zk_public_json(w->values, z->n_pub, &public_json);
-    if (zk_write_file_atomic(proof_path, proof_json, strlen(proof_json), err) < 0) goto fail;
-    if (zk_write_file_atomic(public_path, public_json, strlen(public_json), err) < 0) goto fail;
+    if (zk_proof_json(z->curve, &proof, &proof_json) < 0 || zk_public_json(w->values, z->n_pub, &public_json) < 0) {
+        zk_fail(err, ENOMEM, "out of memory for the proof's JSON");
+        goto fail;
+    }
+    /* The two files written and synced under temporary names while the proof is verified; they
+     * take their names only once it passed (a proof that fails is never written). */
+    outputs_t out;
+    zk_err_t werr = {{0}};
+    int wret = 0;
+#pragma omp parallel sections num_threads(o->verify && threads >= 2 ? 2 : 1)
+    {
+#pragma omp section
+        wret = outputs_prepare(&out, proof_path, proof_json, public_path, public_json, &werr);
+#pragma omp section
+        if (o->verify) {
+            struct timespec tv;
+            clock_gettime(CLOCK_MONOTONIC, &tv);
+            /* public signals are w[1..nPub] */
+            ret = zk_verify_proof(&vk, &proof, w->values + 32, z->n_pub, err);
+            zk_vk_free(&vk);
+            t_verify += ms_since(&tv);
+        }
+    }
+    if (o->verify && ret < 0) {
+        if (wret == 0) outputs_abort(&out);
+        if (ret == -EBADMSG || ret == -EINVAL) explain_bad_proof(z, zkey_path, wtns_path, ret, err);
+        goto fail;
+    }
+    if (wret < 0 || outputs_commit(&out, &werr) < 0) {
+        *err = werr;
+        goto fail;
+    }
     double t_final = ms_since(&tstage);
 
     if (o->timings) {

@@ -29,6 +29,8 @@ expect() { # description, expected substring, expected file name in message, arg
         echo "FAIL $what: $lines lines on stderr"; fail=1
     elif [ -e "$tmp/p.json" ] || [ -e "$tmp/pub.json" ]; then
         echo "FAIL $what: an output file was written"; fail=1
+    elif ls -A "$tmp" | grep -q '\.tmp\.'; then # the outputs are written under temporary names while the proof is verified
+        echo "FAIL $what: a temporary was left: $(ls -A "$tmp" | grep '\.tmp\.')"; fail=1
     else
         echo "ok   $what: $(cat "$tmp/err")"
     fi
