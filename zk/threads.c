@@ -25,10 +25,14 @@ int zk_threads_place(int threads) {
     for (int c = 0; c < CPU_SETSIZE && k < threads - 1; c++)
         if (c != here && CPU_ISSET(c, &set)) cpus[k++] = c;
     atomic_int arrived = 0, bound = 0;
-#pragma omp parallel num_threads(threads)
+    /* One thread more than there are CPUs: libgomp then spins only briefly while it starts the team
+     * (its throttled spin count, for more threads than CPUs), instead of spinning on the CPU where
+     * the kernel has queued the new worker, until a time slice ends (2-4 ms on this VM). The extra
+     * thread is left unbound; the later teams of `threads` leave it idle. */
+#pragma omp parallel num_threads(threads + 1)
     {
         int me = omp_get_thread_num(), team = omp_get_num_threads();
-        if (me > 0 && team == threads) {
+        if (me > 0 && me < threads && team >= threads) {
             cpu_set_t one;
             CPU_ZERO(&one);
             CPU_SET(cpus[me - 1], &one);
