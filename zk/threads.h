@@ -11,8 +11,8 @@
  * its own, none to the CPU the calling thread is on; the calling thread itself is left unbound,
  * so that threads and processes it starts later inherit its whole mask. Unbound, libgomp's
  * workers spin at each region's barrier, and the kernel may start or wake a worker on the CPU
- * where its partner spins: on the 2-CPU machines of bench/RESULTS.md the first parallel region
- * then waited 2-10 ms, and later ones 4 or 8 ms at times (a scheduler time slice). Nothing is
+ * where its partner spins, until a scheduler time slice ends: on the 2-CPU machines of
+ * bench/RESULTS.md a sha256 proof's synthesis took 3 ms or 10-16 ms at random. Nothing is
  * bound when n is smaller (the process shares the machine by choice), when there is one CPU, or
  * when OMP_PROC_BIND, OMP_PLACES or GOMP_CPU_AFFINITY is set (libgomp binds, or not, as told:
  * OMP_PROC_BIND=false turns binding off). Call it once, before the first parallel region of the
