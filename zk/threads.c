@@ -27,8 +27,8 @@ int zk_threads_place(int threads) {
     atomic_int arrived = 0, bound = 0;
     /* One thread more than there are CPUs: libgomp then spins only briefly while it starts the team
      * (its throttled spin count, for more threads than CPUs), instead of spinning on the CPU where
-     * the kernel has queued the new worker, until a time slice ends. The extra
-     * thread is left unbound; the later teams of `threads` leave it idle. */
+     * the kernel has queued the new worker, until a time slice ends. The extra thread is left
+     * unbound; the next team, of `threads`, lets it exit. */
 #pragma omp parallel num_threads(threads + 1)
     {
         int me = omp_get_thread_num(), team = omp_get_num_threads();
