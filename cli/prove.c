@@ -287,6 +287,7 @@ int cli_prove_witness(const zk_zkey_t *z, const char *zkey_path, const zk_wtns_t
         goto fail;
     }
     if (zk_proof_json(z->curve, &proof, &proof_json) < 0 || zk_public_json(w->values, z->n_pub, &public_json) < 0) {
+        if (o->verify) zk_vk_free(&vk);
         zk_fail(err, ENOMEM, "out of memory for the proof's JSON");
         goto fail;
     }
