@@ -38,14 +38,12 @@ size_t zk_abc_size(const zk_zkey_t *z) { return 3 * (size_t)z->domain_size * 32;
 size_t zk_core_scratch_size(const zk_zkey_t *z) { return ((size_t)z->domain_size * 3 + 4) * 32; }
 
 int zk_synth(const zk_zkey_t *z, const uint8_t *witness, void *a, void *b, void *c, int threads) {
-    if (threads < 1) threads = zk_threads_default();
     if (z->curve->id == ZK_CURVE_BN128) return bn_synth(z, witness, a, b, c, threads);
     return bls_synth(z, witness, a, b, c, threads);
 }
 
 int zk_prove_core(const zk_zkey_t *z, const uint8_t *witness, const void *a, const void *b, const void *c,
                   void *scratch, zk_raw_t *out, zk_core_times_t *times, int threads) {
-    if (threads < 1) threads = zk_threads_default();
     if (z->curve->id == ZK_CURVE_BN128) return bn_core(z, witness, a, b, c, scratch, out, times, threads, false, NULL);
     return bls_core(z, witness, a, b, c, scratch, out, times, threads, false, NULL);
 }
@@ -54,7 +52,6 @@ int zk_prove_core_fixed(const zk_key_tables_t *kt, const zk_zkey_t *z, const uin
                         const void *b, const void *c, void *scratch, zk_raw_t *out, zk_core_times_t *times,
                         int threads) {
     const zk_fixed_t *tab = kt->bytes ? kt->t : NULL; /* no table at all: the plain core */
-    if (threads < 1) threads = zk_threads_default();
     if (z->curve->id == ZK_CURVE_BN128) return bn_core(z, witness, a, b, c, scratch, out, times, threads, false, tab);
     return bls_core(z, witness, a, b, c, scratch, out, times, threads, false, tab);
 }
@@ -66,7 +63,6 @@ int zk_prove_core_inplace(const zk_zkey_t *z, const uint8_t *witness, void *abc,
                           zk_core_times_t *times, int threads) {
     size_t n = z->domain_size;
     uint8_t *a = abc, *b = a + 32 * n, *c = b + 32 * n;
-    if (threads < 1) threads = zk_threads_default();
     if (z->curve->id == ZK_CURVE_BN128)
         return bn_core(z, witness, (void *)a, (void *)b, (void *)c, scratch, out, times, threads, true, NULL);
     return bls_core(z, witness, (void *)a, (void *)b, (void *)c, scratch, out, times, threads, true, NULL);

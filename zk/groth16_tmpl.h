@@ -16,6 +16,7 @@
 /* With 2 threads or more, one thread forms a (the records of matrix 0) while another forms b;
  * records of a zero witness value add nothing and are skipped. */
 static int P_(synth)(const zk_zkey_t *z, const uint8_t *witness, FR_T *a, FR_T *b, FR_T *c, int threads) {
+    if (threads < 1) threads = zk_threads_default();
     size_t n = z->domain_size;
     int nt = threads >= 2 ? 2 : 1;
 #pragma omp parallel for num_threads(nt) schedule(static, 1)
@@ -99,6 +100,7 @@ static void P_(core_g2)(G2A *res, const zk_zkey_t *z, int k, const zk_fixed_t *t
 static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, const FR_T *b, const FR_T *c,
                     void *scratch, zk_raw_t *out, zk_core_times_t *times, int threads, bool own,
                     const zk_fixed_t *tab) {
+    if (threads < 1) threads = zk_threads_default();
     size_t n = z->domain_size;
     unsigned logn = z->log_domain;
     FR_T *s0, *s1, *sc, *tw, *itw, *scale;

@@ -1,7 +1,7 @@
 /* The window tables of a resident key and the proving core over them (zk/msm_fixed.h). */
 #include "msm_fixed.h"
+#include "threads.h"
 
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +49,7 @@ void zk_key_tables_build(zk_key_tables_t *kt, const zk_zkey_t *z, size_t budget,
     memset(kt, 0, sizeof(*kt));
     kt->z = z;
     kt->fingerprint = zk_key_fingerprint(z);
-    if (threads < 1) threads = omp_get_max_threads();
+    if (threads < 1) threads = zk_threads_default();
     const void *pts[ZK_MSM_COUNT];
     size_t n[ZK_MSM_COUNT], ps[ZK_MSM_COUNT];
     msm_shape(z, pts, n, ps);
