@@ -50,19 +50,14 @@ static int aligned_view(const uint8_t *p, uint64_t size, void **copy, size_t *co
         return 0;
     }
     size_t len = size ? (size_t)size : 1;
-    if (lazy && mapped) { /* filled at each hold, dropped at each drop: in huge pages where there are */
-        void *m = mem_big_alloc(len);
-        if (!m) return -ENOMEM;
-        *copy = m;
-        *copy_size = len;
-        *ret = m;
-        return 1;
-    }
-    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) return -ENOMEM;
+    bool later = lazy && mapped; /* filled at each hold, dropped at each drop: in huge pages where there are */
+    void *m = later ? mem_big_alloc(len)
+                    : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (!m || m == MAP_FAILED) return -ENOMEM;
     *copy = m;
     *copy_size = len;
     *ret = m;
+    if (later) return 1;
     memcpy(m, p, (size_t)size);
     if (mapped) drop_pages(p, size);
     return 0;
@@ -96,7 +91,7 @@ void zk_zkey_hold_all(const zk_zkey_t *z) {
 
 static void release(zk_zkey_t *z) {
     for (int i = 0; i < 10; i++)
-        if (z->copies[i] && z->copy_big[i])
+        if (z->copies[i] && z->lazy_src[i]) /* a lazy copy is base/mem.h's mapping */
             mem_big_free(z->copies[i], z->copy_size[i]);
         else if (z->copies[i])
             munmap(z->copies[i], z->copy_size[i]);
@@ -281,7 +276,7 @@ static int zkey_parse(zk_zkey_t *z, const char *name, const uint8_t *data, size_
         int rc = aligned_view(src, b.sec[id].size, &z->copies[id], &z->copy_size[id], dst[id], mapped, lazy && id >= 5);
         if (rc < 0) goto nomem;
         if (give_back && *dst[id] != src) drop_pages(src, b.sec[id].size); /* the copy holds it now */
-        if (rc == 1) z->lazy_src[id] = src, z->lazy_size[id] = b.sec[id].size, z->copy_big[id] = true;
+        if (rc == 1) z->lazy_src[id] = src, z->lazy_size[id] = b.sec[id].size;
         else if (mapped && lazy && id >= 5 && *dst[id] == src) z->mapped_src[id] = src, z->mapped_size[id] = b.sec[id].size;
     }
     if (mapped && lazy) z->mapped_src[4] = cs, z->mapped_size[4] = css;

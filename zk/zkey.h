@@ -38,7 +38,6 @@ typedef struct zk_zkey {
     size_t map_size;
     void *copies[10]; /* [2]: the header points, [3..9]: sections; anonymous mappings, untouched until filled */
     size_t copy_size[10];
-    bool copy_big[10]; /* a lazy copy: base/mem.h's mapping (huge pages), copy_size as given to it */
     const uint8_t *lazy_src[10]; /* ZK_ZKEY_LAZY: where an unaligned point section lies in the mapping */
     uint64_t lazy_size[10];
     const uint8_t *mapped_src[10]; /* ZK_ZKEY_LAZY: where a section used in place lies in the mapping */
