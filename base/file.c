@@ -248,9 +248,8 @@ void file_remove_flat_dir_at(int parent, const char *name) {
 }
 
 void file_remove_flat_dir(const char *path) {
-    char dir[PATH_MAX];
-    const char *name = split_path(path, dir, sizeof dir);
-    _cleanup_close_ int pfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const char *name;
+    _cleanup_close_ int pfd = file_open_dir_of(path, &name);
     if (pfd >= 0) file_remove_flat_dir_at(pfd, name);
 }
 

@@ -139,6 +139,10 @@ typedef struct {
     file_atomic_batch_t b[2];
 } outputs_t;
 
+static int cannot_write(zk_err_t *err, const char *path, int e) {
+    return zk_fail(err, e, "%s: cannot write: %s", path, strerror(e));
+}
+
 static void outputs_close(outputs_t *o) {
     for (int i = 0; i < 2; i++)
         if (o->dfd[i] >= 0) close(o->dfd[i]);
@@ -157,7 +161,7 @@ static int outputs_prepare(outputs_t *o, const char *proof_path, const char *pro
         if (o->dfd[i] < 0 || fstat(o->dfd[i], &st[i]) < 0) {
             int e = o->dfd[i] < 0 ? -o->dfd[i] : errno;
             outputs_close(o);
-            return zk_fail(err, e, "%s: cannot write: %s", paths[i], strerror(e));
+            return cannot_write(err, paths[i], e);
         }
         o->f[i] = (file_atomic_t){name, texts[i], strlen(texts[i])};
     }
@@ -167,7 +171,7 @@ static int outputs_prepare(outputs_t *o, const char *proof_path, const char *pro
         if (r < 0) {
             for (int j = 0; j < i; j++) file_atomic_abort(&o->b[j]);
             outputs_close(o);
-            return zk_fail(err, -r, "%s: cannot write: %s", paths[i], strerror(-r));
+            return cannot_write(err, paths[i], -r);
         }
         o->nb++;
     }
@@ -187,7 +191,7 @@ static int outputs_commit(outputs_t *o, zk_err_t *err) {
             continue;
         }
         int r = file_atomic_commit(&o->b[i], NULL, -1);
-        if (r < 0) rc = zk_fail(err, -r, "%s: cannot write: %s", o->path[i], strerror(-r));
+        if (r < 0) rc = cannot_write(err, o->path[i], -r);
     }
     outputs_close(o);
     return rc;
