@@ -23,6 +23,7 @@
 #include "base/lazylib.h"
 #include "base/mem.h"
 #include "base/testpoint.h"
+#include "smaps.h"
 #include "test.h"
 
 #define TMPDIR_NAME "zkpipe-test-base"
@@ -275,27 +276,6 @@ static size_t (*p_strlen)(const char *);
 static int (*p_abs)(int);
 static void *p_nothing;
 
-/* The VmFlags line of the smaps entry that holds p, or "" (a huge-page advised range shows "hg"). */
-static void vmflags_of(const void *p, char *out, size_t outlen) {
-    out[0] = 0;
-    FILE *f = fopen("/proc/self/smaps", "r");
-    if (!f) return;
-    char line[512];
-    bool in = false;
-    while (fgets(line, sizeof line, f)) {
-        unsigned long lo, hi;
-        if (sscanf(line, "%lx-%lx", &lo, &hi) == 2) { /* a mapping's first line; its fields are "Name: ..." */
-            in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
-            continue;
-        }
-        if (in && !strncmp(line, "VmFlags:", 8)) {
-            snprintf(out, outlen, "%s", line + 8);
-            break;
-        }
-    }
-    fclose(f);
-}
-
 /* base/mem.h: big buffers zeroed, writable to their size, 2 MiB-aligned and advised for huge pages
  * from 1 MiB; small ones plain. */
 TEST(mem_big_alloc_layout) {
@@ -309,12 +289,11 @@ TEST(mem_big_alloc_layout) {
         CHECK(p[n - 1] == 0xa5);
         if (n >= (1u << 20)) {
             CHECK_EQ_INT((uintptr_t)p & ((2u << 20) - 1), 0);
-            char flags[512];
-            vmflags_of(p, flags, sizeof flags);
             FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
             if (thp) { /* a kernel with THP: the advice is visible in the mapping's flags */
                 fclose(thp);
-                CHECK_MSG(strstr(flags, " hg") != NULL, "%zu bytes at %p: VmFlags:%s", n, (void *)p, flags);
+                CHECK_MSG(smaps_advised_bytes((uintptr_t)p, (uintptr_t)p + 1) > 0, "%zu bytes at %p: not advised", n,
+                          (void *)p);
             }
         }
         mem_big_free(p, n);

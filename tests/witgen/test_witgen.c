@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../smaps.h"
 #include "../test.h"
 #include "witgen/module.h"
 #include "witgen/split.h"
@@ -205,24 +206,6 @@ TEST(memory_limit) {
     return 0;
 }
 
-/* The bytes of this process's mappings that have "hg" (advised MADV_HUGEPAGE) in their VmFlags:
- * a wasm memory's 8 GiB reservation, which mprotect splits into its used and unused parts, or none. */
-static unsigned long long advised_bytes(void) {
-    FILE *f = fopen("/proc/self/smaps", "r");
-    if (!f) return 0; /* unreadable: counts as none, so the advised check fails */
-    char line[512];
-    unsigned long long lo = 0, hi = 0, n = 0;
-    while (fgets(line, sizeof line, f)) {
-        unsigned long long a, b;
-        if (sscanf(line, "%llx-%llx ", &a, &b) == 2) /* a mapping's first line */
-            lo = a, hi = b;
-        else if (!strncmp(line, "VmFlags:", 8) && strstr(line, " hg"))
-            n += hi - lo;
-    }
-    fclose(f);
-    return n;
-}
-
 TEST(hugepages_advice_follows_the_option) {
     witgen_t *g;
     zk_err_t e = {{0}};
@@ -232,13 +215,13 @@ TEST(hugepages_advice_follows_the_option) {
     witgen_opts_t yes = {.cache_dir = cache, .hugepages = true};
     CHECK_MSG(witgen_open(&g, test_data("witgen/trap.wasm"), &yes, NULL, &e) == 0, "%s", e.msg);
     CHECK(calc(g, "{\"mode\": 5}", out, sizeof out, &len, &e) == 0);
-    CHECK(advised_bytes() >= 0x200000000ull); /* runtime.c's RESERVATION */
+    CHECK(smaps_advised_bytes(0, UINTPTR_MAX) >= 0x200000000ull); /* runtime.c's RESERVATION */
     witgen_close(g);
     /* otherwise (zkpipe witness, the default) the system's policy decides: no advice */
     witgen_opts_t no = {.cache_dir = cache};
     CHECK_MSG(witgen_open(&g, test_data("witgen/trap.wasm"), &no, NULL, &e) == 0, "%s", e.msg);
     CHECK(calc(g, "{\"mode\": 5}", out, sizeof out, &len, &e) == 0);
-    CHECK(advised_bytes() == 0);
+    CHECK(smaps_advised_bytes(0, UINTPTR_MAX) == 0);
     witgen_close(g);
     return 0;
 }
