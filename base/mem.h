@@ -1,8 +1,8 @@
 /* Large scratch buffers in 2 MiB pages where the kernel has transparent huge pages.
  *
  * A proof writes each of its big buffers (a, b, c, the NTT's scratch, a key section's aligned copy)
- * once, into pages the kernel must first fault in and zero: 4 KiB at a time, that was 3,500 faults
- * for a 2^15 proof, at about 2 µs each on the VMs of bench/RESULTS.md. mem_big_alloc maps such a
+ * once, into pages the kernel must first fault in and zero: 4 KiB at a time, that was 3,516 faults
+ * for a 2^15 proof (bench/RESULTS.md, `bench/ab` counts them). mem_big_alloc maps such a
  * buffer so that 2 MiB pages can back it: an anonymous private mapping (MAP_NORESERVE: no page
  * exists until written; reads as zero), for 1 MiB or more 2 MiB-aligned, its length rounded up to
  * 2 MiB and advised MADV_HUGEPAGE. Where THP is `never`, or no huge page is free, the kernel backs

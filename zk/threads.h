@@ -12,7 +12,7 @@
  * so that threads and processes it starts later inherit its whole mask. Unbound, libgomp's
  * workers spin at each region's barrier, and the kernel may start or wake a worker on the CPU
  * where its partner spins, until a scheduler time slice ends: on the 2-CPU machines of
- * bench/RESULTS.md a sha256 proof's synthesis took 3 ms or 10-16 ms at random. Nothing is
+ * bench/RESULTS.md a sha256 proof's synthesis had a median of 10 ms for a minimum of 3. Nothing is
  * bound when n is smaller (the process shares the machine by choice), when there is one CPU, or
  * when OMP_PROC_BIND, OMP_PLACES or GOMP_CPU_AFFINITY is set (libgomp binds, or not, as told:
  * OMP_PROC_BIND=false turns binding off). Call it once, before the first parallel region of the
