@@ -405,6 +405,7 @@ void GF(msm_bucket_sum)(XYZZ_T *out, const AFF_T *bucket, const XYZZ_T *side, co
  * portable) bn128 2^16 -2 %). */
 #define MSM_GLV_MAX ((size_t)1 << 15)
 #define MSM_PREFETCH 8 /* points ahead whose bucket is prefetched */
+#define MSM_PREFETCH_PT 16 /* points ahead that are prefetched, where an index list picks them */
 #define MSM_GLV_MAX_IFMA ((size_t)1 << 14)
 #define MSM_SPLIT_MIN 4096 /* points a thread's run of a split window holds at least */
 /* The MSM over the pairs sel[i] (i < n; all of 0..n-1 when sel is NULL). Its one caller, GF(msm),
@@ -496,6 +497,11 @@ static void GF(msm_pippenger)(XYZZ_T *out, const AFF_T *bases, const uint8_t *sc
             size_t R = 1;
             while (maxd && R * 2 * maxd <= nb) R *= 2;
             for (size_t i = lo; i < hi; i++) {
+                if (sel && i + MSM_PREFETCH_PT < hi && i + MSM_PREFETCH_PT < n) { /* the point further ahead */
+                    const char *q = (const char *)&bases[sel[i + MSM_PREFETCH_PT]];
+                    __builtin_prefetch(q);
+                    __builtin_prefetch(q + sizeof(AFF_T) - 1);
+                }
                 if (i + MSM_PREFETCH < hi && dw[i + MSM_PREFETCH]) { /* the bucket a few points ahead */
                     int e = dw[i + MSM_PREFETCH];
                     size_t be = ((size_t)(e > 0 ? e : -e) - 1) * R + ((i + MSM_PREFETCH) & (R - 1));
@@ -544,7 +550,14 @@ static void GF(msm_sum1)(XYZZ_T *out, const AFF_T *bases, const uint32_t *list, 
     while (k > 8 && k > cnt / 4) k /= 2;
     GF(msm_ctx_t) *x = GF(msm_ctx_new)(k);
     x->limit = (unsigned)k; /* k <= 256 buckets in turn: each batch fills every bucket once */
-    for (size_t j = 0; j < cnt; j++) GF(msm_add)(x, (uint32_t)(j % k), &bases[list[j]]);
+    for (size_t j = 0; j < cnt; j++) {
+        if (j + MSM_PREFETCH_PT < cnt) { /* the point further ahead, as in msm_pippenger */
+            const char *q = (const char *)&bases[list[j + MSM_PREFETCH_PT]];
+            __builtin_prefetch(q);
+            __builtin_prefetch(q + sizeof(AFF_T) - 1);
+        }
+        GF(msm_add)(x, (uint32_t)(j % k), &bases[list[j]]);
+    }
     GF(msm_flush)(x);
     XYZZ_T acc;
     GF(xyzz_set_inf)(&acc);
@@ -638,6 +651,7 @@ void GF(msm)(XYZZ_T *out, const AFF_T *bases, const uint8_t *scalars, size_t n, 
 #undef MSM_DEFER_SHIFT
 #undef MSM_GLV_MAX
 #undef MSM_PREFETCH
+#undef MSM_PREFETCH_PT
 #undef MSM_GLV_MAX_IFMA
 #undef MSM_SPLIT_MIN
 #undef XYZZ_T
