@@ -120,6 +120,42 @@ V52_MUL_FN void V52_(mul_lz)(V52_T *r, const V52_T *a, const V52_T *bs, const V5
     V52_(carry)(r, t, m);
 }
 
+/* r = (a·b + c·d)·2^-(64 NW), one Montgomery reduction for both products (bs = 2^V52_SH·b and
+ * ds = 2^V52_SH·d in operand form), normalized limbs, not reduced: for a, c < 2p and b, d <= 2p,
+ * r < (a·b + c·d)/2^(64 NW) + p <= 8p^2/2^(64 NW) + p < 3p (p < 2^(64 NW)/4; the sum times 2^V52_SH
+ * stays below 2^(104 NL), and each limb's column adds at most 6 terms < 2^52 a round). For Fq2's
+ * products, a0·b0 − a1·b1 and a0·b1 + a1·b0, without the two of Karatsuba's three products'
+ * sums and differences that have to be reduced. */
+V52_MUL_FN void V52_(mul2_lz)(V52_T *r, const V52_T *a, const V52_T *bs, const V52_T *c, const V52_T *ds,
+                              const V52_MOD_T *m) {
+    __m512i t[V52_NL + 1];
+    const __m512i z = _mm512_setzero_si512();
+#pragma GCC unroll 9
+    for (int i = 0; i < V52_NL + 1; i++) t[i] = z;
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL; i++) {
+        __m512i bi = bs->l[i], di = ds->l[i];
+#pragma GCC unroll 8
+        for (int j = 0; j < V52_NL; j++) t[j] = _mm512_madd52lo_epu64(t[j], a->l[j], bi);
+#pragma GCC unroll 8
+        for (int j = 0; j < V52_NL; j++) t[j] = _mm512_madd52lo_epu64(t[j], c->l[j], di);
+#pragma GCC unroll 8
+        for (int j = 0; j < V52_NL; j++) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], a->l[j], bi);
+#pragma GCC unroll 8
+        for (int j = 0; j < V52_NL; j++) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], c->l[j], di);
+        __m512i q = _mm512_madd52lo_epu64(z, t[0], m->inv);
+#pragma GCC unroll 8
+        for (int j = 0; j < V52_NL; j++) t[j] = _mm512_madd52lo_epu64(t[j], q, m->p[j]);
+#pragma GCC unroll 8
+        for (int j = 0; j < V52_NL; j++) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], q, m->p[j]);
+        t[0] = _mm512_add_epi64(t[1], _mm512_srli_epi64(t[0], 52));
+#pragma GCC unroll 8
+        for (int j = 1; j < V52_NL; j++) t[j] = t[j + 1];
+        t[V52_NL] = z;
+    }
+    V52_(carry)(r, t, m);
+}
+
 /* r = a - kp if that is not negative, else a (a normalized, kp the limbs of p or 2p). */
 IFMA_FN void V52_(csub)(V52_T *r, const V52_T *a, const __m512i kp[V52_NL], const V52_MOD_T *m) {
     __m512i s[V52_NL];
@@ -143,6 +179,14 @@ IFMA_FN void V52_(sub_lz)(V52_T *r, const V52_T *a, const V52_T *b, const V52_MO
     __m512i t[V52_NL];
 #pragma GCC unroll 8
     for (int i = 0; i < V52_NL; i++) t[i] = _mm512_add_epi64(_mm512_sub_epi64(a->l[i], b->l[i]), m->p[i]);
+    V52_(carry)(r, t, m);
+}
+
+/* r = 2p - a for a <= 2p: in [0, 2p], normalized, not reduced (an operand of mul2_lz's). */
+IFMA_FN void V52_(neg2_lz)(V52_T *r, const V52_T *a, const V52_MOD_T *m) {
+    __m512i t[V52_NL];
+#pragma GCC unroll 8
+    for (int i = 0; i < V52_NL; i++) t[i] = _mm512_sub_epi64(m->p2[i], a->l[i]);
     V52_(carry)(r, t, m);
 }
 

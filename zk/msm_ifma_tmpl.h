@@ -112,11 +112,26 @@
         V##_add(&r->c0, &a->c0, &b->c0, m);                                                                            \
         V##_add(&r->c1, &a->c1, &b->c1, m);                                                                            \
     }                                                                                                                  \
-    /* Fq2 keeps every value reduced: its lazy forms are the reduced operations */                                   \
-    IFMA_FN void E2##_mulz(E2##_t *r, const E2##_t *a, const E2##_t *b, const V##_mod_t *m) { E2##_mul(r, a, b, m); }  \
-    IFMA_FN void E2##_subz(E2##_t *r, const E2##_t *a, const E2##_t *b, const V##_mod_t *m) { E2##_sub(r, a, b, m); }  \
-    IFMA_FN void E2##_red1(E2##_t *r, const V##_mod_t *m) { (void)r, (void)m; }                                       \
-    IFMA_FN void E2##_red2(E2##_t *r, const V##_mod_t *m) { (void)r, (void)m; }                                       \
+    /* the flush's lazy forms over Fq2, each component as E1's: mulz < 2p for components < 2p, by       \
+     * schoolbook products summed before one reduction each (mul2_lz, < 3p, then one conditional        \
+     * subtraction of 2p): c0 = a0 b0 + a1 (2p - b1), c1 = a0 b1 + a1 b0 */                                  \
+    MULFN void E2##_mulz(E2##_t *r, const E2##_t *a, const E2##_t *b, const V##_mod_t *m) {                         \
+        V##_t b0s, b1s, nb1, nb1s, c0;                                                                               \
+        V##_shl(&b0s, &b->c0, m);                                                                                    \
+        V##_shl(&b1s, &b->c1, m);                                                                                    \
+        V##_neg2_lz(&nb1, &b->c1, m);                                                                                \
+        V##_shl(&nb1s, &nb1, m);                                                                                     \
+        V##_mul2_lz(&c0, &a->c0, &b0s, &a->c1, &nb1s, m);                                                            \
+        V##_mul2_lz(&r->c1, &a->c0, &b1s, &a->c1, &b0s, m);                                                          \
+        V##_csub(&r->c0, &c0, m->p2, m);                                                                             \
+        V##_csub(&r->c1, &r->c1, m->p2, m);                                                                          \
+    }                                                                                                                  \
+    IFMA_FN void E2##_subz(E2##_t *r, const E2##_t *a, const E2##_t *b, const V##_mod_t *m) {                         \
+        E1##_subz(&r->c0, &a->c0, &b->c0, m);                                                                          \
+        E1##_subz(&r->c1, &a->c1, &b->c1, m);                                                                          \
+    }                                                                                                                  \
+    IFMA_FN void E2##_red1(E2##_t *r, const V##_mod_t *m) { E1##_red1(&r->c0, m), E1##_red1(&r->c1, m); }            \
+    IFMA_FN void E2##_red2(E2##_t *r, const V##_mod_t *m) { E1##_red2(&r->c0, m), E1##_red2(&r->c1, m); }            \
     IFMA_FN __mmask8 E2##_is_zero(const E2##_t *a) { return V##_is_zero(&a->c0) & V##_is_zero(&a->c1); }              \
     IFMA_FN void E2##_blend(E2##_t *r, __mmask8 k, const E2##_t *b) {                                                  \
         V##_blend(&r->c0, k, &b->c0);                                                                                  \
