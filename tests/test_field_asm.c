@@ -304,3 +304,93 @@ IFMA_REDUCE_TEST(bn_g1)
 IFMA_REDUCE_TEST(bn_g2)
 IFMA_REDUCE_TEST(bls_g1)
 IFMA_REDUCE_TEST(bls_g2)
+
+/* The lazy two-product reduction of the Fq2 flush (zk/ifma52_tmpl.h: mul2_lz, (a·b + c·d)·R^-1
+ * in one reduction) at the ends of its bounds: a, c in [0, 2p) (edge values, carry patterns and
+ * random elements, each also plus p), b, d in [0, 2p] (2p itself included), eight lanes at once;
+ * the result must be below 3p and equal the scalar kernels' a·b + c·d mod p. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include "zk/ifma52.h"
+
+#define IFMA_MUL2_TEST(FQ, V, NW, INVC)                                                                                  \
+    /* r = x + y (NW words, no carry out: both below 2p < 2^(64 NW - 1)) */                                          \
+    static void FQ##_add_raw(FQ##_t *r, const FQ##_t *x, const FQ##_t *y) {                                          \
+        unsigned __int128 c = 0;                                                                                     \
+        for (int i = 0; i < (NW); i++) {                                                                             \
+            c += (unsigned __int128)x->l[i] + y->l[i];                                                               \
+            r->l[i] = (uint64_t)c;                                                                                   \
+            c >>= 64;                                                                                                \
+        }                                                                                                            \
+    }                                                                                                                \
+    /* x mod p for x < 4p, and how many p it took off */                                                             \
+    static int FQ##_mod_raw(FQ##_t *x) {                                                                             \
+        int k = 0;                                                                                                   \
+        while (!FQ##_below_p(x)) {                                                                                   \
+            unsigned __int128 b = 0;                                                                                 \
+            for (int i = 0; i < (NW); i++) {                                                                         \
+                unsigned __int128 d = (unsigned __int128)x->l[i] - FQ##_P.l[i] - b;                                  \
+                x->l[i] = (uint64_t)d;                                                                               \
+                b = (d >> 64) & 1;                                                                                   \
+            }                                                                                                        \
+            k++;                                                                                                     \
+        }                                                                                                            \
+        return k;                                                                                                    \
+    }                                                                                                                \
+    /* below 2p: a pick, plus p half of the time; with top, 2p now and then too */                                  \
+    static void FQ##_lazy(FQ##_t *x, const FQ##_t *e, int ne, bool top) {                                            \
+        FQ##_pick(x, e, ne);                                                                                         \
+        if (top && rng() % 16 == 0) *x = FQ##_P, FQ##_add_raw(x, x, &FQ##_P);                                       \
+        else if (rng() % 2) FQ##_add_raw(x, x, &FQ##_P);                                                             \
+    }                                                                                                                \
+    static V##_t FQ##_vec(const FQ##_t x[8], const V##_mod_t *m) IFMA_TARGET;                                        \
+    static V##_t FQ##_vec(const FQ##_t x[8], const V##_mod_t *m) {                                                   \
+        __m512i q[NW];                                                                                               \
+        for (int k = 0; k < (NW); k++) {                                                                             \
+            uint64_t w[8];                                                                                           \
+            for (int l = 0; l < 8; l++) w[l] = x[l].l[k];                                                            \
+            q[k] = _mm512_loadu_si512(w);                                                                            \
+        }                                                                                                            \
+        V##_t r;                                                                                                     \
+        V##_from64(&r, q, 0, m);                                                                                     \
+        return r;                                                                                                    \
+    }                                                                                                                \
+    static int FQ##_mul2_check(void) IFMA_TARGET;                                                                    \
+    static int FQ##_mul2_check(void) {                                                                               \
+        V##_mod_t m;                                                                                                 \
+        V##_mod_init(&m, FQ##_P.l, INVC, FQ##_ONE.l);                                                            \
+        FQ##_t e[N_EDGE_MAX];                                                                                        \
+        int ne = FQ##_edges(e);                                                                                      \
+        for (int round = 0; round < 4000; round++) {                                                                 \
+            FQ##_t a[8], b[8], c[8], d[8];                                                                           \
+            for (int l = 0; l < 8; l++)                                                                              \
+                FQ##_lazy(&a[l], e, ne, false), FQ##_lazy(&b[l], e, ne, true), FQ##_lazy(&c[l], e, ne, false),       \
+                    FQ##_lazy(&d[l], e, ne, true);                                                                   \
+            V##_t va = FQ##_vec(a, &m), vb = FQ##_vec(b, &m), vc = FQ##_vec(c, &m), vd = FQ##_vec(d, &m), bs, ds, r; \
+            V##_shl(&bs, &vb, &m);                                                                                   \
+            V##_shl(&ds, &vd, &m);                                                                                   \
+            V##_mul2_lz(&r, &va, &bs, &vc, &ds, &m);                                                                 \
+            __m512i q[NW];                                                                                           \
+            V##_to64(q, &r);                                                                                         \
+            for (int l = 0; l < 8; l++) {                                                                            \
+                FQ##_t got, want, t;                                                                                 \
+                for (int k = 0; k < (NW); k++) got.l[k] = (uint64_t)q[k][l];                                         \
+                FQ##_mod_raw(&a[l]), FQ##_mod_raw(&b[l]), FQ##_mod_raw(&c[l]), FQ##_mod_raw(&d[l]);                  \
+                FQ##_mul(&want, &a[l], &b[l]);                                                                       \
+                FQ##_mul(&t, &c[l], &d[l]);                                                                          \
+                FQ##_add(&want, &want, &t);                                                                          \
+                int k = FQ##_mod_raw(&got);                                                                          \
+                CHECK_MSG(k <= 2 && FQ##_eq(&got, &want), #FQ " mul2_lz, round %d lane %d: %d p over", round, l, k);   \
+                if (k > 2 || !FQ##_eq(&got, &want)) return 1;                                                        \
+            }                                                                                                        \
+        }                                                                                                            \
+        return 0;                                                                                                    \
+    }                                                                                                                \
+    TEST(FQ##_ifma_mul2_lz) {                                                                                        \
+        if (!(zk_kernels_supported() & (1u << ZK_KERNELS_IFMA))) return TEST_SKIP;                                 \
+        return FQ##_mul2_check();                                                                                    \
+    }
+
+#define IFMA_TARGET __attribute__((target("avx512f,avx512ifma")))
+IFMA_MUL2_TEST(bn_fq, v52, 4, BN_FQ_INV)
+IFMA_MUL2_TEST(bls_fq, v52x, 6, BLS_FQ_INV)
+#endif

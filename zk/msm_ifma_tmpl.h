@@ -83,17 +83,26 @@
         V##_scatter(base, k, idx, off, &a->c0);                                                                        \
         V##_scatter(base, k, idx, off + (W), &a->c1);                                                                  \
     }                                                                                                                  \
-    /* Karatsuba: c0 = a0 b0 - a1 b1, c1 = (a0 + a1)(b0 + b1) - a0 b0 - a1 b1 */                                      \
+    /* the flush's lazy forms over Fq2, each component as E1's: mulz < 2p for components < 2p, by       \
+     * schoolbook products summed before one reduction each (mul2_lz, < 3p, then one conditional        \
+     * subtraction of 2p): c0 = a0 b0 + a1 (2p - b1), c1 = a0 b1 + a1 b0 */                                  \
+    MULFN void E2##_mulz(E2##_t *r, const E2##_t *a, const E2##_t *b, const V##_mod_t *m) {                         \
+        V##_t b0s, b1s, nb1, nb1s, c0;                                                                               \
+        V##_shl(&b0s, &b->c0, m);                                                                                    \
+        V##_shl(&b1s, &b->c1, m);                                                                                    \
+        V##_neg2_lz(&nb1, &b->c1, m);                                                                                \
+        V##_shl(&nb1s, &nb1, m);                                                                                     \
+        V##_mul2_lz(&c0, &a->c0, &b0s, &a->c1, &nb1s, m);                                                            \
+        V##_mul2_lz(&r->c1, &a->c0, &b1s, &a->c1, &b0s, m);                                                          \
+        V##_csub(&r->c0, &c0, m->p2, m);                                                                             \
+        V##_csub(&r->c1, &r->c1, m->p2, m);                                                                          \
+    }                                                                                                                  \
+    /* c0 = a0 b0 − a1 b1, c1 = a0 b1 + a1 b0, reduced: E2_mulz and one conditional subtraction of p    \
+     * each (Karatsuba's three products needed their sum and differences reduced, and cost more) */        \
     MULFN void E2##_mul(E2##_t *r, const E2##_t *a, const E2##_t *b, const V##_mod_t *m) {                          \
-        V##_t v0, v1, sa, sb, s;                                                                                       \
-        V##_mulr(&v0, &a->c0, &b->c0, m);                                                                              \
-        V##_mulr(&v1, &a->c1, &b->c1, m);                                                                              \
-        V##_add(&sa, &a->c0, &a->c1, m);                                                                               \
-        V##_add(&sb, &b->c0, &b->c1, m);                                                                               \
-        V##_mulr(&s, &sa, &sb, m);                                                                                     \
-        V##_sub(&r->c0, &v0, &v1, m);                                                                                  \
-        V##_sub(&s, &s, &v0, m);                                                                                       \
-        V##_sub(&r->c1, &s, &v1, m);                                                                                   \
+        E2##_mulz(r, a, b, m);                                                                                         \
+        V##_csub(&r->c0, &r->c0, m->p, m);                                                                             \
+        V##_csub(&r->c1, &r->c1, m->p, m);                                                                             \
     }                                                                                                                  \
     /* c0 = (a0 + a1)(a0 - a1), c1 = 2 a0 a1 */                                                                        \
     MULFN void E2##_sqr(E2##_t *r, const E2##_t *a, const V##_mod_t *m) {                                           \
@@ -111,20 +120,6 @@
     IFMA_FN void E2##_add(E2##_t *r, const E2##_t *a, const E2##_t *b, const V##_mod_t *m) {                          \
         V##_add(&r->c0, &a->c0, &b->c0, m);                                                                            \
         V##_add(&r->c1, &a->c1, &b->c1, m);                                                                            \
-    }                                                                                                                  \
-    /* the flush's lazy forms over Fq2, each component as E1's: mulz < 2p for components < 2p, by       \
-     * schoolbook products summed before one reduction each (mul2_lz, < 3p, then one conditional        \
-     * subtraction of 2p): c0 = a0 b0 + a1 (2p - b1), c1 = a0 b1 + a1 b0 */                                  \
-    MULFN void E2##_mulz(E2##_t *r, const E2##_t *a, const E2##_t *b, const V##_mod_t *m) {                         \
-        V##_t b0s, b1s, nb1, nb1s, c0;                                                                               \
-        V##_shl(&b0s, &b->c0, m);                                                                                    \
-        V##_shl(&b1s, &b->c1, m);                                                                                    \
-        V##_neg2_lz(&nb1, &b->c1, m);                                                                                \
-        V##_shl(&nb1s, &nb1, m);                                                                                     \
-        V##_mul2_lz(&c0, &a->c0, &b0s, &a->c1, &nb1s, m);                                                            \
-        V##_mul2_lz(&r->c1, &a->c0, &b1s, &a->c1, &b0s, m);                                                          \
-        V##_csub(&r->c0, &c0, m->p2, m);                                                                             \
-        V##_csub(&r->c1, &r->c1, m->p2, m);                                                                          \
     }                                                                                                                  \
     IFMA_FN void E2##_subz(E2##_t *r, const E2##_t *a, const E2##_t *b, const V##_mod_t *m) {                         \
         E1##_subz(&r->c0, &a->c0, &b->c0, m);                                                                          \
