@@ -15,8 +15,9 @@
  * for both primes, and 2^s·y < 2^(52 L) still), so one conditional subtraction leaves a product
  * < p. Values in memory, and every operation's inputs and outputs, are fully reduced (< p), except
  * the lazy forms, which the MSM's flush uses between its loads and stores: mul_lz/mulr_lz (< 2p,
- * no subtraction), sub_lz (a - b + p, no condition) and csub (one conditional subtraction of p or
- * 2p); its values stay below 2p wherever they enter a product (zk/msm_ifma_tmpl.h, IFMA_FLUSH). */
+ * no subtraction), mul2_lz (a·b + c·d in one reduction, < 3p: Fq2's products), neg2_lz (2p - a),
+ * sub_lz (a - b + p, no condition) and csub (one conditional subtraction of p or 2p); its values
+ * stay below 2p wherever they enter a product (zk/msm_ifma_tmpl.h, IFMA_FLUSH). */
 #pragma once
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>

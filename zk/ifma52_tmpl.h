@@ -124,8 +124,8 @@ V52_MUL_FN void V52_(mul_lz)(V52_T *r, const V52_T *a, const V52_T *bs, const V5
  * ds = 2^V52_SH·d in operand form), normalized limbs, not reduced: for a, c < 2p and b, d <= 2p,
  * r < (a·b + c·d)/2^(64 NW) + p <= 8p^2/2^(64 NW) + p < 3p (p < 2^(64 NW)/4; the sum times 2^V52_SH
  * stays below 2^(104 NL), and each limb's column adds at most 6 terms < 2^52 a round). For Fq2's
- * products, a0·b0 − a1·b1 and a0·b1 + a1·b0, without the two of Karatsuba's three products'
- * sums and differences that have to be reduced. */
+ * products: a0·b0 − a1·b1 as a0·b0 + a1·(2p − b1), and a0·b1 + a1·b0; four products and two
+ * reductions, with no sum or difference of the inputs to reduce first, as Karatsuba's three need. */
 V52_MUL_FN void V52_(mul2_lz)(V52_T *r, const V52_T *a, const V52_T *bs, const V52_T *c, const V52_T *ds,
                               const V52_MOD_T *m) {
     __m512i t[V52_NL + 1];
