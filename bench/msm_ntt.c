@@ -5,11 +5,14 @@
  * is the work itself, much less disturbed than wall time by other jobs on a shared machine.
  * `--only inv` times 2^lo..2^hi chained inversions of the base field instead (1 thread): Fermat
  * (FPF(inv)) and the variable-time one of the batch inversion (FPF(inv_vartime)).
+ * `--only mul` times 2^lo..2^hi products of the base field (FPF(mul), the kernel set's; 1 thread):
+ * one chain x <- x·y (each product waits for the one before: the latency) and eight independent
+ * chains side by side (the throughput the bucket additions and the NTT can reach).
  * `--only reduce` times one window's bucket reduction (G_msm_bucket_sum: the MSM's own choice of
  * path for the kernel set, copies of the buckets included) over 2^lo..2^hi full buckets, G1 and
  * G2 (1 thread).
  * Usage: msm_ntt [--curve bn128|bls12381] [--lo 16] [--hi 20] [--threads 2] [--runs 1] [--no-g2]
- *        [--only g1|g2|ntt|inv|reduce] */
+ *        [--only g1|g2|ntt|inv|mul|reduce] */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -146,15 +149,16 @@ int main(int argc, char **argv) {
                    : !strcmp(optarg, "ntt") ? 2
                    : !strcmp(optarg, "inv") ? 3
                    : !strcmp(optarg, "reduce") ? 5
+                   : !strcmp(optarg, "mul")    ? 7
                                             : -2;
             if (only == -2) {
-                fprintf(stderr, "msm_ntt: --only takes g1, g2, ntt, inv or reduce, not '%s'\n", optarg);
+                fprintf(stderr, "msm_ntt: --only takes g1, g2, ntt, inv, mul or reduce, not '%s'\n", optarg);
                 return 2;
             }
             break;
         case 'h':
             printf("Usage: msm_ntt [--curve bn128|bls12381] [--lo 16] [--hi 20] [--threads 2] [--runs 1] [--no-g2]\n"
-                   "               [--only g1|g2|ntt|inv|reduce]\n");
+                   "               [--only g1|g2|ntt|inv|mul|reduce]\n");
             return 0;
         default:
             return 2;
@@ -181,11 +185,13 @@ int main(int argc, char **argv) {
     uint8_t *state = only == 5 ? xalloc(nmax) : NULL;
     void *side = only == 5 ? calloc(nmax, bn ? sizeof(bn_g2_xyzz_t) : sizeof(bls_g2_xyzz_t)) : NULL;
     if (state) memset(state, 1, nmax);
-    for (int ops = 0; ops < 7; ops++) {
-        if ((ops % 5 == 1 && !g2) || (only >= 0 && ops != only && !(only == 3 && ops == 4) && !(only == 5 && ops == 6)) ||
-            (ops >= 3 && ops <= 4 && only != 3) || (ops >= 5 && only != 5))
+    for (int ops = 0; ops < 9; ops++) {
+        if (((ops == 1 || ops == 6) && !g2) ||
+            (only >= 0 && ops != only && !(only == 3 && ops == 4) && !(only == 5 && ops == 6) && !(only == 7 && ops == 8)) ||
+            (ops >= 3 && ops <= 4 && only != 3) || (ops >= 5 && ops <= 6 && only != 5) || (ops >= 7 && only != 7))
             continue;
-        const char *names[] = {"G1 MSM", "G2 MSM", "NTT", "inv", "inv vt", "G1 reduce", "G2 reduce"}, *name = names[ops];
+        const char *names[] = {"G1 MSM", "G2 MSM", "NTT", "inv", "inv vt", "G1 reduce", "G2 reduce", "mul", "mul x8"},
+                   *name = names[ops];
         for (int lg = lo; lg <= hi; lg++) {
             size_t n = (size_t)1 << lg;
             if (ops == 2) { /* twiddles w^k, k < n/2 */
@@ -223,6 +229,30 @@ int main(int argc, char **argv) {
                         } else {
                             bls_g2_xyzz_t out;
                             bls_g2_msm(&out, b2, sc, n, th);
+                        }
+                    } else if (ops >= 7) { /* one chain, or eight side by side, of products by y */
+                        if (bn) {
+                            bn_fq_t x[8], y = bn_fq_ONE;
+                            bn_fq_add(&y, &y, &y);
+                            for (int k = 0; k < 8; k++) x[k] = y, bn_fq_add(&y, &y, &bn_fq_ONE);
+                            if (ops == 7)
+                                for (size_t i = 0; i < n; i++) bn_fq_mul(&x[0], &x[0], &y);
+                            else
+                                for (size_t i = 0; i < n / 8; i++)
+                                    for (int k = 0; k < 8; k++) bn_fq_mul(&x[k], &x[k], &y);
+                            for (int k = 1; k < 8; k++) bn_fq_add(&x[0], &x[0], &x[k]);
+                            memcpy(ntt, &x[0], sizeof(x[0]));
+                        } else {
+                            bls_fq_t x[8], y = bls_fq_ONE;
+                            bls_fq_add(&y, &y, &y);
+                            for (int k = 0; k < 8; k++) x[k] = y, bls_fq_add(&y, &y, &bls_fq_ONE);
+                            if (ops == 7)
+                                for (size_t i = 0; i < n; i++) bls_fq_mul(&x[0], &x[0], &y);
+                            else
+                                for (size_t i = 0; i < n / 8; i++)
+                                    for (int k = 0; k < 8; k++) bls_fq_mul(&x[k], &x[k], &y);
+                            for (int k = 1; k < 8; k++) bls_fq_add(&x[0], &x[0], &x[k]);
+                            memcpy(ntt, &x[0], sizeof(x[0]));
                         }
                     } else if (ops >= 5) {
                         if (bn && ops == 5) {
