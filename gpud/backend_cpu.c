@@ -51,7 +51,7 @@ static void advise_tables(const zk_key_tables_t *kt, const zk_zkey_t *z) {
     const uintptr_t page = 4096;
     for (int m = 0; m < ZK_MSM_COUNT && huge_advise; m++) {
         if (!kt->t[m].pts) continue;
-        size_t bytes = zk_fixed_bytes(&kt->t[m].plan, kt->t[m].n, m == ZK_MSM_B2 ? z->curve->g2_size : z->curve->g1_size);
+        size_t bytes = zk_fixed_bytes(&kt->t[m].plan, kt->t[m].m, m == ZK_MSM_B2 ? z->curve->g2_size : z->curve->g1_size);
         uintptr_t a = (uintptr_t)kt->t[m].pts & ~(page - 1), e = (uintptr_t)kt->t[m].pts + bytes;
         (void)huge_advise((void *)a, e - a, true);
     }

@@ -86,6 +86,16 @@ static zk_fixed_plan_t plan_of(unsigned c, unsigned stride) {
                 free(bases);                                                                                         \
                 free(sc);                                                                                            \
             }                                                                                                        \
+        { /* every base infinity: rows of no point (the table holds the finite bases only) */                      \
+            G##_aff_t bases[9];                                                                                      \
+            uint8_t sc[9 * 32];                                                                                      \
+            G##_xyzz_t want;                                                                                         \
+            memset(bases, 0, sizeof bases);                                                                          \
+            for (int i = 0; i < 9; i++) rnd_scalar(sc + 32 * i, cv->r);                                              \
+            G##_xyzz_set_inf(&want);                                                                                 \
+            for (size_t k = 0; k < sizeof(plans) / sizeof(plans[0]); k++)                                           \
+                if (G##_fixed_check(bases, sc, 9, &want, &plans[k], "all infinity")) return 1;                      \
+        }                                                                                                            \
         return 0;                                                                                                    \
     }                                                                                                                \
     /* bases (i+1)·G: Σ k_i·(i+1)·G = (Σ k_i·(i+1) mod r)·G, one scalar multiplication to check 3001 points */       \

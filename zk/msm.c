@@ -188,6 +188,17 @@ static const bls_fq2_t bls_g2_glv_beta = {.c0 = {{0x30f1361b798a64e8ULL, 0xf3b8d
 #include <omp.h>
 #include <stdint.h>
 
+size_t zk_fixed_finite(const void *bases, size_t n, size_t point_size) {
+    const uint8_t *b = bases;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++, b += point_size) {
+        bool zero = true;
+        for (size_t k = 0; k < point_size && zero; k++) zero = b[k] == 0;
+        m += !zero;
+    }
+    return m;
+}
+
 size_t zk_fixed_bytes(const zk_fixed_plan_t *p, size_t n, size_t point_size) {
     return p->stored > 1 ? (size_t)(p->stored - 1) * n * point_size : 0;
 }

@@ -40,21 +40,27 @@ ZK_BUCKET_SUM_DECL(bls_g2)
 
 /* Fixed-base MSM over precomputed window tables (zk/msm_fixed_tmpl.h), for keys that stay loaded:
  * scalars in nwin signed c-bit digits; one of every `stride` windows stored as a row of multiples
- * 2^(c·stride·j)·P_i (row 0: the bases themselves, not copied), stored = ceil(nwin / stride) rows. */
+ * 2^(c·stride·j)·P_i (row 0: the bases themselves, not copied), stored = ceil(nwin / stride) rows.
+ * The rows hold only the finite bases (m of the n; a key's A, B1 and B2 points are infinity for
+ * every wire outside A or B), so that a proof reads them from memory without gaps. */
 typedef struct zk_fixed_plan {
     unsigned c, nwin, stride, stored; /* stored <= 1: no table, the plain MSM runs */
 } zk_fixed_plan_t;
 typedef struct zk_fixed {
     zk_fixed_plan_t plan;
-    size_t n;
+    size_t n;          /* bases */
+    size_t m;          /* finite bases: the points of a row */
+    uint32_t *idx;     /* their indices, increasing (malloc'd); NULL when m == n */
     const void *bases; /* row 0: the caller's points, which must stay mapped */
-    void *pts;         /* rows 1 .. stored-1, n points each (malloc'd) */
+    void *pts;         /* rows 1 .. stored-1, m points each (malloc'd) */
 } zk_fixed_t;
-/* Table bytes of a plan for n points of point_size bytes. */
+/* Table bytes of a plan for m (finite) points of point_size bytes. */
 size_t zk_fixed_bytes(const zk_fixed_plan_t *p, size_t n, size_t point_size);
 /* The fastest plan (by the cost model of zk_msm_window, for `threads` threads) whose table fits in
  * max_bytes; stored = 1 when no table beats the plain MSM within max_bytes. */
 zk_fixed_plan_t zk_fixed_plan(size_t n, size_t point_size, size_t max_bytes, int threads);
+/* The finite points among n of point_size bytes (infinity is all-zero bytes). */
+size_t zk_fixed_finite(const void *bases, size_t n, size_t point_size);
 /* build: -ENOMEM (table freed) or 0; the table keeps `bases`, not a copy. msm: as the plain MSM. */
 #define ZK_FIXED_DECL(G)                                                                                            \
     int G##_fixed_build(zk_fixed_t *t, const G##_aff_t *bases, size_t n, const zk_fixed_plan_t *plan, int threads); \

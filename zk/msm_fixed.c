@@ -51,14 +51,15 @@ void zk_key_tables_build(zk_key_tables_t *kt, const zk_zkey_t *z, size_t budget,
     kt->fingerprint = zk_key_fingerprint(z);
     if (threads < 1) threads = zk_threads_default();
     const void *pts[ZK_MSM_COUNT];
-    size_t n[ZK_MSM_COUNT], ps[ZK_MSM_COUNT];
+    size_t n[ZK_MSM_COUNT], ps[ZK_MSM_COUNT], fin[ZK_MSM_COUNT];
     msm_shape(z, pts, n, ps);
+    for (int m = 0; m < ZK_MSM_COUNT; m++) fin[m] = zk_fixed_finite(pts[m], n[m], ps[m]); /* a row's points */
     int order[ZK_MSM_COUNT];
     for (int m = 0; m < ZK_MSM_COUNT; m++) order[m] = m;
     for (int i = 1; i < ZK_MSM_COUNT; i++) /* by plain cost, largest first (stable: A before B1 before C) */
         for (int j = i; j > 0; j--) {
-            double cj = (double)n[order[j]] * (order[j] == ZK_MSM_B2 ? 3 : 1);
-            double cp = (double)n[order[j - 1]] * (order[j - 1] == ZK_MSM_B2 ? 3 : 1);
+            double cj = (double)fin[order[j]] * (order[j] == ZK_MSM_B2 ? 3 : 1);
+            double cp = (double)fin[order[j - 1]] * (order[j - 1] == ZK_MSM_B2 ? 3 : 1);
             if (cj <= cp) break;
             int t = order[j];
             order[j] = order[j - 1], order[j - 1] = t;
@@ -66,12 +67,12 @@ void zk_key_tables_build(zk_key_tables_t *kt, const zk_zkey_t *z, size_t budget,
     size_t left = budget;
     for (int i = 0; i < ZK_MSM_COUNT; i++) {
         int m = order[i];
-        zk_fixed_plan_t pl = zk_fixed_plan(n[m], ps[m], left, threads);
+        zk_fixed_plan_t pl = zk_fixed_plan(fin[m], ps[m], left, threads);
         if (build_one(&kt->t[m], z->curve, m, pts[m], n[m], &pl, threads) < 0) {
             pl.stored = 1; /* no memory for it: the plain MSM */
             (void)build_one(&kt->t[m], z->curve, m, pts[m], n[m], &pl, threads);
         }
-        size_t b = zk_fixed_bytes(&kt->t[m].plan, n[m], ps[m]);
+        size_t b = zk_fixed_bytes(&kt->t[m].plan, kt->t[m].m, ps[m]);
         kt->bytes += b;
         left -= b;
     }
@@ -81,7 +82,7 @@ void zk_key_tables_build(zk_key_tables_t *kt, const zk_zkey_t *z, size_t budget,
         const zk_fixed_plan_t *p = &kt->t[m].plan;
         if (p->stored > 1)
             off += snprintf(desc + off, desclen - (size_t)off, " %s %u-bit windows, %u of %u stored, %.1f MiB;",
-                            zk_msm_names[m], p->c, p->stored, p->nwin, zk_fixed_bytes(p, n[m], ps[m]) / 1048576.0);
+                            zk_msm_names[m], p->c, p->stored, p->nwin, zk_fixed_bytes(p, kt->t[m].m, ps[m]) / 1048576.0);
         else
             off += snprintf(desc + off, desclen - (size_t)off, " %s plain;", zk_msm_names[m]);
     }
@@ -95,6 +96,6 @@ bool zk_key_tables_match(const zk_key_tables_t *kt, const zk_zkey_t *z) {
 }
 
 void zk_key_tables_free(zk_key_tables_t *kt) {
-    for (int m = 0; m < ZK_MSM_COUNT; m++) free(kt->t[m].pts);
+    for (int m = 0; m < ZK_MSM_COUNT; m++) free(kt->t[m].pts), free(kt->t[m].idx);
     memset(kt, 0, sizeof(*kt));
 }

@@ -48,6 +48,7 @@ static void GF(fixed_dbl_batch)(AFF_T *p, F_T *den, F_T *tmp, size_t m) {
 
 void GF(fixed_free)(zk_fixed_t *t) {
     free(t->pts);
+    free(t->idx);
     memset(t, 0, sizeof(*t));
 }
 
@@ -55,15 +56,30 @@ int GF(fixed_build)(zk_fixed_t *t, const AFF_T *bases, size_t n, const zk_fixed_
     memset(t, 0, sizeof(*t));
     t->plan = *plan;
     t->n = n;
+    t->m = n;
     t->bases = bases;
     if (plan->stored <= 1 || n == 0) return 0;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) m += !GF(aff_is_inf)(&bases[i]);
+    uint32_t *idx = NULL;
+    if (m < n) { /* the rows hold the finite bases only */
+        if (n > UINT32_MAX || !(idx = malloc((m ? m : 1) * sizeof(uint32_t)))) return -ENOMEM;
+        for (size_t i = 0, k = 0; i < n; i++)
+            if (!GF(aff_is_inf)(&bases[i])) idx[k++] = (uint32_t)i;
+    }
     size_t rows = plan->stored - 1;
-    if (n > SIZE_MAX / sizeof(AFF_T) / rows) return -ENOMEM;
-    AFF_T *pts = malloc(rows * n * sizeof(AFF_T));
-    if (!pts) return -ENOMEM;
+    if (m && m > SIZE_MAX / sizeof(AFF_T) / rows) {
+        free(idx);
+        return -ENOMEM;
+    }
+    AFF_T *pts = malloc((m ? rows * m : 1) * sizeof(AFF_T));
+    if (!pts) {
+        free(idx);
+        return -ENOMEM;
+    }
     if (threads < 1) threads = 1;
     unsigned steps = plan->c * plan->stride; /* doublings from one stored row to the next */
-    size_t chunks = (n + MF_CHUNK - 1) / MF_CHUNK;
+    size_t chunks = (m + MF_CHUNK - 1) / MF_CHUNK;
     int failed = 0;
 #pragma omp parallel num_threads(threads)
     {
@@ -76,11 +92,11 @@ int GF(fixed_build)(zk_fixed_t *t, const AFF_T *bases, size_t n, const zk_fixed_
 #pragma omp for schedule(dynamic, 1)
         for (size_t ch = 0; ch < chunks; ch++) {
             if (!cur || !den) continue;
-            size_t i0 = ch * MF_CHUNK, m = n - i0 < MF_CHUNK ? n - i0 : MF_CHUNK;
-            memcpy(cur, bases + i0, m * sizeof(AFF_T));
+            size_t i0 = ch * MF_CHUNK, cnt = m - i0 < MF_CHUNK ? m - i0 : MF_CHUNK;
+            for (size_t k = 0; k < cnt; k++) cur[k] = bases[idx ? idx[i0 + k] : i0 + k];
             for (size_t j = 0; j < rows; j++) {
-                for (unsigned k = 0; k < steps; k++) GF(fixed_dbl_batch)(cur, den, den + MF_CHUNK, m);
-                memcpy(pts + j * n + i0, cur, m * sizeof(AFF_T));
+                for (unsigned k = 0; k < steps; k++) GF(fixed_dbl_batch)(cur, den, den + MF_CHUNK, cnt);
+                memcpy(pts + j * m + i0, cur, cnt * sizeof(AFF_T));
             }
         }
         free(cur);
@@ -88,9 +104,12 @@ int GF(fixed_build)(zk_fixed_t *t, const AFF_T *bases, size_t n, const zk_fixed_
     }
     if (failed) {
         free(pts);
+        free(idx);
         return -ENOMEM;
     }
     t->pts = pts;
+    t->m = m;
+    t->idx = idx;
     return 0;
 }
 
@@ -106,6 +125,10 @@ void GF(fixed_msm)(XYZZ_T *out, const zk_fixed_t *t, const uint8_t *scalars, int
     if (n == 0) return;
     if (threads < 1) threads = 1;
     unsigned c = pl->c, nwin = pl->nwin, stride = pl->stride;
+    /* the finite bases only, in the rows' order: i < m stands for base idx[i] (i without idx) */
+    const uint32_t *idx = t->idx;
+    n = t->m;
+    if (n == 0) return;
     int16_t *digits = malloc((size_t)nwin * n * sizeof(int16_t)); /* digits[w*n + i] */
     XYZZ_T *part = malloc((size_t)stride * (size_t)threads * sizeof(XYZZ_T));
     if (!digits || !part) abort(); /* bounded allocations, as in msm_tmpl.h: out of memory is fatal */
@@ -114,8 +137,7 @@ void GF(fixed_msm)(XYZZ_T *out, const zk_fixed_t *t, const uint8_t *scalars, int
     for (size_t i = 0; i < n; i++) {
         uint64_t k[4];
         int16_t d[256 / 2 + 1];
-        memcpy(k, scalars + 32 * i, 32);
-        if (GF(aff_is_inf)(&bases[i])) memset(k, 0, sizeof(k)); /* every row of it is infinity */
+        memcpy(k, scalars + 32 * (idx ? idx[i] : i), 32);
         zk_msm_signed_digits(d, k, c, nwin);
         for (unsigned w = 0; w < nwin; w++) digits[(size_t)w * n + i] = d[w];
     }
@@ -141,11 +163,12 @@ void GF(fixed_msm)(XYZZ_T *out, const zk_fixed_t *t, const uint8_t *scalars, int
                     }
                     int d = dw[i];
                     if (d == 0) continue;
+                    const AFF_T *p = j == 0 && idx ? &bases[idx[i]] : &row[i];
                     if (d > 0) {
-                        GF(msm_add)(x, (uint32_t)(d - 1), &row[i]);
+                        GF(msm_add)(x, (uint32_t)(d - 1), p);
                     } else {
                         AFF_T neg;
-                        GF(aff_neg)(&neg, &row[i]);
+                        GF(aff_neg)(&neg, p);
                         GF(msm_add)(x, (uint32_t)(-d - 1), &neg);
                     }
                 }
