@@ -26,7 +26,8 @@ typedef struct zk_backend_ops {
      * submits to any lane 0 … depth−1 that is not in flight and collects lanes in any order (the
      * one poll says has finished), each collected before it is submitted again; a backend keeps
      * each lane's inputs and results apart. The CPU backend does the work inside submit (depth 1
-     * is its natural setting); CUDA enqueues copies and kernels and returns, so the next
+     * is its natural setting; told more lanes by set_lanes, it proves them side by side on a thread
+     * each); CUDA enqueues copies and kernels and returns, so the next
      * partition's copy overlaps this one's MSMs (depth 2). */
     int depth;
     /* Starts proving one partition: a, b, c (Montgomery Fr, domain_size each) and the witness
@@ -56,6 +57,11 @@ typedef struct zk_backend_ops {
      * the first load_key; 0 = no cap. CUDA plans every partition against min(cap, free memory):
      * MSMs in chunks, key points streamed when they do not fit (docs/cuda.md, "Device memory"). */
     int (*set_device_memory)(void *ctx, uint64_t bytes, zk_err_t *err);
+    /* Optional (NULL): the lanes gpud will keep in flight ([gpu] inflight), before the first
+     * load_key. The CPU backend then proves each lane on a thread of its own, side by side, the
+     * threads divided among the lanes and a scratch area each; with 1 (its default) it proves in
+     * submit on all threads. */
+    int (*set_lanes)(void *ctx, int lanes, zk_err_t *err);
 } zk_backend_ops_t;
 
 #define ZK_BACKEND_MAX_LANES 4

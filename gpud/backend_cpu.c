@@ -4,8 +4,12 @@
  * budget, load_key builds window tables of the key's points (zk/msm_fixed.h) once, and every
  * partition of that key proves with them; a key loaded again (its file changed) drops its old
  * tables first, and a partition whose key does not match its tables (address and fingerprint)
- * proves without them. */
+ * proves without them. With more than one lane (set_lanes: [gpu] inflight), each lane's partition
+ * is proved on a thread of the lane's own, the lanes side by side, each with threads / lanes
+ * OpenMP threads and its own scratch; submit starts it, poll asks, collect joins. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,28 +18,42 @@
 #include "zk/msm_fixed.h"
 #include "zk/threads.h"
 
-typedef struct cpu_ctx {
-    int threads;
-    uint64_t precompute; /* bytes of window tables, all keys together */
-    void *scratch;
+typedef struct cpu_ctx cpu_ctx_t;
+typedef struct cpu_lane {
+    cpu_ctx_t *ctx;
+    void *scratch; /* lanes > 1: the lane's own; one lane: lane 0's serves every lane index */
     size_t scratch_size;
+    /* the partition in flight (lanes > 1) */
+    const zk_zkey_t *z;
+    const uint8_t *witness;
+    const void *a, *b, *c;
+    pthread_t thread;
+    bool running;     /* a thread was started and not yet joined */
+    atomic_bool done; /* its work has ended */
+    int rc;           /* 0 or the failure of the partition's work */
+    zk_err_t err;
+    zk_raw_t raw;
+    zk_core_times_t times;
+} cpu_lane_t;
+
+struct cpu_ctx {
+    int threads;
+    int lanes;           /* 1: proved in submit on all threads; more: a thread each (set_lanes) */
+    uint64_t precompute; /* bytes of window tables, all keys together */
     zk_key_tables_t *keys; /* the keys with tables */
     int n_keys;
     char info[1024]; /* the last load_key's tables */
-    struct {
-        int rc; /* 0 or the failure of the work done in submit */
-        zk_err_t err;
-        zk_raw_t raw;
-        zk_core_times_t times;
-    } lane[ZK_BACKEND_MAX_LANES];
-} cpu_ctx_t;
+    cpu_lane_t lane[ZK_BACKEND_MAX_LANES];
+};
 
 static int cpu_init(void **ret_ctx, int device, int threads, uint64_t precompute, zk_err_t *err) {
     (void)device;
     cpu_ctx_t *c = calloc(1, sizeof *c);
     if (!c) return zk_fail(err, ENOMEM, "cpu backend: out of memory");
-    c->threads = threads;
+    c->threads = threads > 0 ? threads : zk_threads_default();
+    c->lanes = 1;
     c->precompute = precompute;
+    for (int l = 0; l < ZK_BACKEND_MAX_LANES; l++) c->lane[l].ctx = c;
     /* The proofs run on this thread (submit); a team that takes every CPU gets one per worker. */
     (void)zk_threads_place(threads > 0 ? threads : zk_threads_default());
     *ret_ctx = c;
@@ -62,14 +80,28 @@ static int cpu_register_memory(void *ctx, void *base, size_t len, zk_err_t *err)
     return 0;
 }
 
-static int ensure_scratch(cpu_ctx_t *c, size_t need, zk_err_t *err) {
-    if (need <= c->scratch_size) return 0;
+static int ensure_scratch(cpu_lane_t *l, size_t need, zk_err_t *err) {
+    if (need <= l->scratch_size) return 0;
     void *p = NULL;
     if (posix_memalign(&p, 64, need))
         return zk_fail(err, ENOMEM, "cpu backend: cannot allocate %zu bytes of scratch", need);
-    free(c->scratch);
-    c->scratch = p;
-    c->scratch_size = need;
+    free(l->scratch);
+    l->scratch = p;
+    l->scratch_size = need;
+    return 0;
+}
+
+/* The lane indices in use: with one lane submit proves at once, so any index up to the most is
+ * accepted (gpud with [gpu] inflight and a backend that was not told); with more, set_lanes's. */
+static int lane_ok(const cpu_ctx_t *x, int lane) {
+    return lane >= 0 && lane < (x->lanes > 1 ? x->lanes : ZK_BACKEND_MAX_LANES);
+}
+
+static int cpu_set_lanes(void *ctx, int lanes, zk_err_t *err) {
+    cpu_ctx_t *c = ctx;
+    if (lanes < 1 || lanes > ZK_BACKEND_MAX_LANES)
+        return zk_fail(err, EINVAL, "cpu backend: %d lanes (expected 1 to %d)", lanes, ZK_BACKEND_MAX_LANES);
+    c->lanes = lanes;
     return 0;
 }
 
@@ -77,8 +109,10 @@ static int cpu_load_key(void *ctx, const zk_zkey_t *z, zk_err_t *err) {
     cpu_ctx_t *c = ctx;
     /* Scratch is sized here, once per circuit, so proving never allocates. */
     zk_zkey_prefault(z);
-    int r = ensure_scratch(c, zk_core_scratch_size(z), err);
-    if (r < 0) return r;
+    for (int l = 0; l < c->lanes; l++) { /* set_lanes comes before the first load_key */
+        int r = ensure_scratch(&c->lane[l], zk_core_scratch_size(z), err);
+        if (r < 0) return r;
+    }
     c->info[0] = 0;
     for (int i = 0; i < c->n_keys; i++) /* this key loaded again: its old tables go first */
         if (c->keys[i].z == z) {
@@ -112,51 +146,93 @@ static const zk_key_tables_t *tables_of(const cpu_ctx_t *c, const zk_zkey_t *z) 
     return NULL;
 }
 
-/* The work happens here; collect hands over the lane's result. */
+/* One partition on lane l with `threads` threads; its result stays in the lane. */
+static int prove_lane(cpu_lane_t *l, int threads) {
+    cpu_ctx_t *x = l->ctx;
+    cpu_lane_t *s = x->lanes > 1 ? l : &x->lane[0]; /* whose scratch */
+    zk_err_t err = {0};
+    memset(&l->times, 0, sizeof l->times);
+    int r = ensure_scratch(s, zk_core_scratch_size(l->z), &err);
+    if (r == 0) {
+        const zk_key_tables_t *kt = tables_of(x, l->z);
+        r = kt ? zk_prove_core_fixed(kt, l->z, l->witness, l->a, l->b, l->c, s->scratch, &l->raw, &l->times, threads)
+               : zk_prove_core(l->z, l->witness, l->a, l->b, l->c, s->scratch, &l->raw, &l->times, threads);
+        if (r < 0) r = zk_fail(&err, -r, "cpu backend: proving core failed: %s", strerror(-r));
+    }
+    l->rc = r;
+    if (r < 0) l->err = err;
+    return r;
+}
+
+static void *lane_main(void *arg) {
+    cpu_lane_t *l = arg;
+    cpu_ctx_t *x = l->ctx;
+    int threads = x->threads / x->lanes;
+    (void)prove_lane(l, threads > 0 ? threads : 1);
+    atomic_store(&l->done, true);
+    return NULL;
+}
+
+/* With one lane the work happens here; with more it starts on the lane's thread. collect hands
+ * over the lane's result. */
 static int cpu_submit(void *ctx, int lane, const zk_zkey_t *z, const uint8_t *witness, const void *a, const void *b,
                       const void *c, zk_err_t *err) {
     cpu_ctx_t *x = ctx;
-    if (lane < 0 || lane >= ZK_BACKEND_MAX_LANES) return zk_fail(err, EINVAL, "cpu backend: no lane %d", lane);
-    memset(&x->lane[lane].times, 0, sizeof x->lane[lane].times);
-    int r = ensure_scratch(x, zk_core_scratch_size(z), err);
-    if (r == 0) {
-        const zk_key_tables_t *kt = tables_of(x, z);
-        r = kt ? zk_prove_core_fixed(kt, z, witness, a, b, c, x->scratch, &x->lane[lane].raw, &x->lane[lane].times,
-                                     x->threads)
-               : zk_prove_core(z, witness, a, b, c, x->scratch, &x->lane[lane].raw, &x->lane[lane].times, x->threads);
-        if (r < 0) r = zk_fail(err, -r, "cpu backend: proving core failed: %s", strerror(-r));
+    if (!lane_ok(x, lane)) return zk_fail(err, EINVAL, "cpu backend: no lane %d", lane);
+    cpu_lane_t *l = &x->lane[lane];
+    if (l->running) return zk_fail(err, EBUSY, "cpu backend: lane %d is in flight", lane);
+    l->z = z, l->witness = witness, l->a = a, l->b = b, l->c = c;
+    if (x->lanes == 1) {
+        int r = prove_lane(l, x->threads);
+        if (r < 0) *err = l->err;
+        return r;
     }
-    x->lane[lane].rc = r;
-    if (r < 0) x->lane[lane].err = *err;
-    return r;
+    atomic_store(&l->done, false);
+    int r = pthread_create(&l->thread, NULL, lane_main, l);
+    if (r) return zk_fail(err, r, "cpu backend: cannot start lane %d: %s", lane, strerror(r));
+    l->running = true;
+    return 0;
+}
+
+/* Waits for the lane's thread, if it has one. */
+static void lane_join(cpu_lane_t *l) {
+    if (!l->running) return;
+    pthread_join(l->thread, NULL);
+    l->running = false;
 }
 
 static int cpu_collect(void *ctx, int lane, zk_raw_t *out, zk_core_times_t *times, zk_err_t *err) {
     cpu_ctx_t *x = ctx;
-    if (lane < 0 || lane >= ZK_BACKEND_MAX_LANES) return zk_fail(err, EINVAL, "cpu backend: no lane %d", lane);
-    if (x->lane[lane].rc < 0) {
-        *err = x->lane[lane].err;
-        return x->lane[lane].rc;
+    if (!lane_ok(x, lane)) return zk_fail(err, EINVAL, "cpu backend: no lane %d", lane);
+    cpu_lane_t *l = &x->lane[lane];
+    lane_join(l);
+    if (l->rc < 0) {
+        *err = l->err;
+        return l->rc;
     }
-    *out = x->lane[lane].raw;
-    if (times) *times = x->lane[lane].times;
+    *out = l->raw;
+    if (times) *times = l->times;
     return 0;
 }
 
-/* The work was done in submit: a lane in flight has always finished. */
+/* One lane: its work was done in submit, so a lane in flight has always finished; more: whether
+ * the lane's thread has ended. */
 static int cpu_poll(void *ctx, int lane, uint64_t *ret_left_ns, zk_err_t *err) {
-    (void)ctx;
+    cpu_ctx_t *x = ctx;
     *ret_left_ns = 0;
-    if (lane < 0 || lane >= ZK_BACKEND_MAX_LANES) return zk_fail(err, EINVAL, "cpu backend: no lane %d", lane);
-    return 1;
+    if (!lane_ok(x, lane)) return zk_fail(err, EINVAL, "cpu backend: no lane %d", lane);
+    return !x->lane[lane].running || atomic_load(&x->lane[lane].done) ? 1 : 0;
 }
 
 static void cpu_destroy(void *ctx) {
     cpu_ctx_t *c = ctx;
     if (!c) return;
+    for (int l = 0; l < ZK_BACKEND_MAX_LANES; l++) {
+        lane_join(&c->lane[l]);
+        free(c->lane[l].scratch);
+    }
     for (int i = 0; i < c->n_keys; i++) zk_key_tables_free(&c->keys[i]);
     free(c->keys);
-    free(c->scratch);
     free(c);
 }
 
@@ -171,6 +247,7 @@ const zk_backend_ops_t zk_backend_cpu = {
     .poll = cpu_poll,
     .destroy = cpu_destroy,
     .key_info = cpu_key_info,
+    .set_lanes = cpu_set_lanes,
 };
 
 #ifdef HAVE_CUDA

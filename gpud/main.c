@@ -313,6 +313,10 @@ int main(int argc, char **argv) {
     depth = cfg.gpu_inflight ? (int)cfg.gpu_inflight : B->depth;
     if (depth < 1) depth = 1;
     if (depth > ZK_BACKEND_MAX_LANES) depth = ZK_BACKEND_MAX_LANES;
+    if (B->set_lanes && B->set_lanes(bctx, depth, &e) < 0) { /* the CPU backend: a thread per lane */
+        log_err("Failed to set %d lanes on backend %s: %s", depth, B->name, e.msg);
+        return 1;
+    }
     if (!stage_attach(&cfg, &S, ROLE_GPUD, (uint32_t)args.instance)) return 1;
     if (cfg.hugepages) zk_backend_cpu_hugepages(shm_hugepages_advise);
     char devname[64];

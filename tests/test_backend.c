@@ -1,6 +1,6 @@
 /* gpud's backend interface (gpud/backend.h) on the CPU backend: partitions in flight on two lanes
- * collected in order, each equal to the proving core's result; a lane collected twice or never
- * submitted is an error; and zk_backend_register_slabs hands the backend whole slabs in groups of
+ * collected in order, each equal to the proving core's result, also with set_lanes (a thread per
+ * lane, side by side); a lane out of range, or submitted while in flight, is an error; and zk_backend_register_slabs hands the backend whole slabs in groups of
  * at most ZK_BACKEND_REGISTER_MAX bytes (one slab per call when a slab is larger). */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,6 +30,27 @@ TEST(cpu_lanes_in_flight) {
     CHECK(B->submit(ctx, ZK_BACKEND_MAX_LANES, &p[1].z, p[1].w.values, p[1].abc, p[1].abc, p[1].abc, &err) == -EINVAL);
     CHECK(B->collect(ctx, -1, &got, NULL, &err) == -EINVAL);
     B->destroy(ctx);
+
+    /* set_lanes ([gpu] inflight): each lane proved on a thread of its own, side by side, with and
+     * without window tables; the same results, in order */
+    for (int tables = 0; tables < 2; tables++) {
+        CHECK(B->init(&ctx, 0, 2, tables ? 64 << 20 : 0, &err) == 0);
+        CHECK(B->set_lanes(ctx, 0, &err) == -EINVAL && B->set_lanes(ctx, ZK_BACKEND_MAX_LANES + 1, &err) == -EINVAL);
+        CHECK_MSG(B->set_lanes(ctx, 2, &err) == 0, "%s", err.msg);
+        for (int i = 0; i < 3; i++) CHECK_MSG(B->load_key(ctx, &p[i].z, &err) == 0, "%s", err.msg);
+        CHECK(fixture_prove_in_flight(B, ctx, p, 3, 8) == 0);
+        CHECK(B->submit(ctx, 2, &p[0].z, p[0].w.values, p[0].abc, p[0].abc, p[0].abc, &err) == -EINVAL); /* 2 lanes */
+        size_t n0 = p[0].z.domain_size;
+        const uint8_t *a0 = p[0].abc;
+        CHECK(B->submit(ctx, 1, &p[0].z, p[0].w.values, a0, a0 + 32 * n0, a0 + 64 * n0, &err) == 0);
+        CHECK(B->submit(ctx, 1, &p[0].z, p[0].w.values, a0, a0 + 32 * n0, a0 + 64 * n0, &err) == -EBUSY);
+        CHECK(fixture_poll_done(B, ctx, 1) == 0);
+        CHECK(B->collect(ctx, 1, &got, NULL, &err) == 0 && memcmp(&got, &p[0].want, sizeof got) == 0);
+        /* one left in flight: destroy waits for it */
+        CHECK(B->submit(ctx, 0, &p[2].z, p[2].w.values, p[2].abc, p[2].abc + 32 * p[2].z.domain_size,
+                        p[2].abc + 64 * p[2].z.domain_size, &err) == 0);
+        B->destroy(ctx);
+    }
     for (int i = 0; i < 3; i++) fixture_free(&p[i]);
     return 0;
 }

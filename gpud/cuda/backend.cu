@@ -740,4 +740,5 @@ static void zc_destroy(void *ctx) {
 extern "C" const zk_backend_ops_t zk_backend_cuda = {
     "cuda",     zc_init, zc_register, zc_load_key, ZC_DEPTH,           zc_submit,
     zc_collect, zc_poll, zc_destroy,  zc_key_info, zkcuda_device_info, zc_set_device_memory,
+    nullptr, /* set_lanes: the streams and events keep the lanes apart already */
 };
