@@ -105,8 +105,17 @@ static int cpu_set_lanes(void *ctx, int lanes, zk_err_t *err) {
     return 0;
 }
 
+/* Waits until no lane's thread is working (their results stay for collect): load_key changes the
+ * tables and the scratch areas that a lane in flight reads. */
+static void lanes_quiesce(cpu_ctx_t *c) {
+    for (int l = 0; l < ZK_BACKEND_MAX_LANES; l++)
+        while (c->lane[l].running && !atomic_load(&c->lane[l].done))
+            nanosleep(&(struct timespec){.tv_nsec = 100000}, NULL);
+}
+
 static int cpu_load_key(void *ctx, const zk_zkey_t *z, zk_err_t *err) {
     cpu_ctx_t *c = ctx;
+    lanes_quiesce(c);
     /* Scratch is sized here, once per circuit, so proving never allocates. */
     zk_zkey_prefault(z);
     for (int l = 0; l < c->lanes; l++) { /* set_lanes comes before the first load_key */

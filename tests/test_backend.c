@@ -46,6 +46,11 @@ TEST(cpu_lanes_in_flight) {
         CHECK(B->submit(ctx, 1, &p[0].z, p[0].w.values, a0, a0 + 32 * n0, a0 + 64 * n0, &err) == -EBUSY);
         CHECK(fixture_poll_done(B, ctx, 1) == 0);
         CHECK(B->collect(ctx, 1, &got, NULL, &err) == 0 && memcmp(&got, &p[0].want, sizeof got) == 0);
+        /* load_key while a lane is in flight waits for it, and its result stays for collect */
+        CHECK(B->submit(ctx, 0, &p[1].z, p[1].w.values, p[1].abc, p[1].abc + 32 * p[1].z.domain_size,
+                        p[1].abc + 64 * p[1].z.domain_size, &err) == 0);
+        CHECK_MSG(B->load_key(ctx, &p[1].z, &err) == 0, "%s", err.msg);
+        CHECK(B->collect(ctx, 0, &got, NULL, &err) == 0 && memcmp(&got, &p[1].want, sizeof got) == 0);
         /* one left in flight: destroy waits for it */
         CHECK(B->submit(ctx, 0, &p[2].z, p[2].w.values, p[2].abc, p[2].abc + 32 * p[2].z.domain_size,
                         p[2].abc + 64 * p[2].z.domain_size, &err) == 0);
