@@ -55,6 +55,13 @@
     }                                                                                                                  \
     IFMA_FN __mmask8 E1##_is_zero(const E1##_t *a) { return V##_is_zero(a); }                                         \
     IFMA_FN void E1##_blend(E1##_t *r, __mmask8 k, const E1##_t *b) { V##_blend(r, k, b); }                           \
+    /* the flush inverts in the base field: an element of Fq is its own "norm", and its inverse is the  \
+     * norm's (E2 below: the norm a0^2 + a1^2 and the conjugate) */                                        \
+    IFMA_FN void E1##_norm(E1##_t *n, const E1##_t *d, const V##_mod_t *m) { (void)m, *n = *d; }                    \
+    IFMA_FN void E1##_adjoint(E1##_t *inv, const E1##_t *d, const E1##_t *ninv, const V##_mod_t *m) {                \
+        (void)d, (void)m;                                                                                              \
+        *inv = *ninv;                                                                                                  \
+    }                                                                                                                  \
     /* lane l of a <-> w[W l .. W l + W) (the 64-bit words of element l) */                                            \
     IFMA_FN void E1##_to_words(uint64_t *w, const E1##_t *a) {                                                         \
         __m512i q[W];                                                                                                  \
@@ -126,6 +133,20 @@
         E1##_subz(&r->c1, &a->c1, &b->c1, m);                                                                          \
     }                                                                                                                  \
     IFMA_FN void E2##_red1(E2##_t *r, const V##_mod_t *m) { E1##_red1(&r->c0, m), E1##_red1(&r->c1, m); }            \
+    /* 1/d = conj(d) / (d0^2 + d1^2): the norm (< 2p for d < p: both squares in one reduction) is what   \
+     * the flush inverts, in Fq; the inverse is then conj(d)·(1/norm), two Fq products, each < 2p */       \
+    MULFN void E2##_norm(E1##_t *n, const E2##_t *d, const V##_mod_t *m) {                                          \
+        V##_t d0s, d1s;                                                                                                \
+        V##_shl(&d0s, &d->c0, m);                                                                                    \
+        V##_shl(&d1s, &d->c1, m);                                                                                    \
+        V##_mul2_lz(n, &d->c0, &d0s, &d->c1, &d1s, m);                                                               \
+    }                                                                                                                  \
+    MULFN void E2##_adjoint(E2##_t *inv, const E2##_t *d, const E1##_t *ninv, const V##_mod_t *m) {                  \
+        V##_t nd1;                                                                                                     \
+        V##_neg2_lz(&nd1, &d->c1, m); /* 2p - d1 for -d1: an operand <= 2p */                                         \
+        V##_mulr_lz(&inv->c0, &d->c0, ninv, m);                                                                      \
+        V##_mulr_lz(&inv->c1, &nd1, ninv, m);                                                                        \
+    }                                                                                                                  \
     IFMA_FN void E2##_red2(E2##_t *r, const V##_mod_t *m) { E1##_red2(&r->c0, m), E1##_red2(&r->c1, m); }            \
     IFMA_FN __mmask8 E2##_is_zero(const E2##_t *a) { return V##_is_zero(&a->c0) & V##_is_zero(&a->c1); }              \
     IFMA_FN void E2##_blend(E2##_t *r, __mmask8 k, const E2##_t *b) {                                                  \
@@ -163,7 +184,7 @@ IFMA_FN __m512i rec_idx(size_t j0, unsigned wr) {
 /* The flush for element type E (e1, e2) of W 64-bit words, the group's affine type AFF and the
  * scalar field F (for the one inversion of the eight lane products). Element j sits in lane j % 8 of
  * vector j / 8; lanes past n hold den = 1 and are neither read from nor written to memory. */
-#define IFMA_FLUSH(NAME, E, W, AFF, F, V, FQ, INV)                                                                                 \
+#define IFMA_FLUSH(NAME, E, W, AFF, F, V, FQ, INV, EB)                                                                             \
     __attribute__((target("avx512f,avx512ifma"))) void NAME(void *bucket_v, const uint32_t *bidx, const void *pt_v,    \
                                                             const void *den_v, unsigned n) {                           \
         uint64_t *bucket = bucket_v; /* the records as 64-bit words (both types are arrays of them) */                 \
@@ -172,21 +193,24 @@ IFMA_FN __m512i rec_idx(size_t j0, unsigned wr) {
         V##_mod_t m;                                                                                                   \
         V##_mod_init(&m, FQ##_P.l, INV, FQ##_ONE.l);                                                                   \
         unsigned nv = (n + 7) / 8;                                                                                     \
-        E##_t pre[IFMA_MAXV], acc, t;                                                                                  \
+        /* the inversion runs over the norms of den in the base field EB (for G1 den itself) */                       \
+        EB##_t pre[IFMA_MAXV], nrm[IFMA_MAXV], acc;                                                                    \
+        E##_t t;                                                                                                       \
         const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);                                                 \
-        E##_load(&acc, 0, lane, den, 0, true, &m); /* all lanes 1 */                                                   \
+        EB##_load(&acc, 0, lane, den, 0, true, &m); /* all lanes 1 */                                                  \
         for (unsigned v = 0; v < nv; v++) {                                                                            \
             unsigned left = n - 8 * v;                                                                                 \
             __mmask8 k = left >= 8 ? 0xff : (__mmask8)((1u << left) - 1);                                              \
             pre[v] = acc;                                                                                              \
             E##_load_seq(&t, k, den, 8 * (size_t)v, true, &m);                                                         \
-            E##_mulz(&acc, &acc, &t, &m); /* < 2p, as everything below until red1/red2 */                              \
+            E##_norm(&nrm[v], &t, &m);                                                                                 \
+            EB##_mulz(&acc, &acc, &nrm[v], &m); /* < 2p, as everything below until red1/red2 */                        \
         }                                                                                                              \
-        E##_red1(&acc, &m);                                                                                            \
-        F##_t lanes[8], tmp[8];                                                                                        \
-        E##_to_words((uint64_t *)lanes, &acc);                                                                         \
-        F##_batch_inv(lanes, tmp, 8);                                                                                  \
-        E##_from_words(&acc, (const uint64_t *)lanes, &m); /* the inverses of the lane products */                     \
+        EB##_red1(&acc, &m);                                                                                           \
+        FQ##_t lanes[8], tmp[8];                                                                                       \
+        EB##_to_words((uint64_t *)lanes, &acc);                                                                        \
+        FQ##_batch_inv(lanes, tmp, 8);                                                                                 \
+        EB##_from_words(&acc, (const uint64_t *)lanes, &m); /* the inverses of the lane products */                    \
         for (unsigned v = nv; v-- > 0;) {                                                                              \
             unsigned left = n - 8 * v;                                                                                 \
             __mmask8 k = left >= 8 ? 0xff : (__mmask8)((1u << left) - 1);                                              \
@@ -194,9 +218,11 @@ IFMA_FN __m512i rec_idx(size_t j0, unsigned wr) {
                 _mm512_cvtepu32_epi64(_mm512_castsi512_si256(_mm512_maskz_loadu_epi32((__mmask16)k, bidx + 8 * v))),   \
                 2 * (W));                                                                                              \
             E##_t inv, d, bx, by, px, py, lam, x3, y3;                                                                 \
+            EB##_t ninv;                                                                                               \
             E##_load_seq(&d, k, den, 8 * (size_t)v, true, &m);                                                         \
-            E##_mulz(&inv, &acc, &pre[v], &m); /* 1 / den */                                                           \
-            E##_mulz(&acc, &acc, &d, &m);                                                                              \
+            EB##_mulz(&ninv, &acc, &pre[v], &m); /* 1 / norm(den) */                                                   \
+            EB##_mulz(&acc, &acc, &nrm[v], &m);                                                                        \
+            E##_adjoint(&inv, &d, &ninv, &m); /* 1 / den */                                                            \
             E##_load(&bx, k, bi, bucket, 0, false, &m);                                                                \
             E##_load(&by, k, bi, bucket, W, false, &m);                                                                \
             E##_load_pts(&px, &py, k, pt, 8 * (size_t)v, &m);                                                          \
@@ -384,8 +410,8 @@ IFMA_FN __m512i rec_idx(size_t j0, unsigned wr) {
 /* Everything of one curve: the flush and the reduction of G1 (E1) and G2 (E2), Fq in W words with
  * its vector arithmetic V, FQ its prefix and INV its -p^-1 mod 2^64. */
 #define IFMA_CURVE(C, E1, E2, V, W, FQ, INV)                                                                           \
-    IFMA_FLUSH(zk_ifma_##C##_g1_flush, E1, W, C##_g1_aff_t, FQ, V, FQ, INV)                                            \
-    IFMA_FLUSH(zk_ifma_##C##_g2_flush, E2, 2 * (W), C##_g2_aff_t, FQ##2, V, FQ, INV)                                   \
+    IFMA_FLUSH(zk_ifma_##C##_g1_flush, E1, W, C##_g1_aff_t, FQ, V, FQ, INV, E1)                                        \
+    IFMA_FLUSH(zk_ifma_##C##_g2_flush, E2, 2 * (W), C##_g2_aff_t, FQ##2, V, FQ, INV, E1)                               \
     IFMA_XYZZ(E1, V)                                                                                                   \
     IFMA_XYZZ(E2, V)                                                                                                   \
     IFMA_REDUCE(zk_ifma_##C##_g1_reduce, E1, W, C##_g1, FQ, V, FQ, INV)                                                \
