@@ -63,7 +63,9 @@ JA=$(submit mulchain HIGH $(wits 2))
 wait_for 100 "gpud@0 to stop with partitions 0 and 1 in flight" is_stopped gpud0
 slab_line | grep -q 'PROVING 2' || fail "not two partitions in flight: $(slab_line)"
 JB=$(submit mulchain NORMAL $(wits 24))
-start gpud1 ZKPIPE_TEST_DELAY=gpu.mid_prove:200
+# 300 ms before each submit: JB's 24 partitions take 7.2 s of delays alone, well past the reclaim of
+# the dead gpud's two (with two lanes the proofs themselves overlap the delays)
+start gpud1 ZKPIPE_TEST_DELAY=gpu.mid_prove:300
 wait_for 100 "gpud@1 to prove a partition of $JB" sh -c "[ \"\$(\"$ZKPIPE\" status --config \"$CONF\" \"$JB\" | grep -c 'partition [0-9]* done')\" -ge 1 ]"
 kill9 gpud0
 wait_job "$JA" 100 || fail "job $JA failed after gpud@0 died: $(cat $T/wait-$JA.err)"
