@@ -91,31 +91,40 @@ IFMA_FN void V52_(carry)(V52_T *r, __m512i t[V52_NL], const V52_MOD_T *m) {
     for (int i = 0; i < V52_NL; i++) r->l[i] = t[i];
 }
 
+/* t += a·bi, one row of a product: the low halves into t[0 .. NL), the high halves into t[1 .. NL]. */
+IFMA_FN void V52_(mac_row)(__m512i t[V52_NL + 1], const V52_T *a, __m512i bi) {
+#pragma GCC unroll 8
+    for (int j = 0; j < V52_NL; j++) t[j] = _mm512_madd52lo_epu64(t[j], a->l[j], bi);
+#pragma GCC unroll 8
+    for (int j = 0; j < V52_NL; j++) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], a->l[j], bi);
+}
+
+/* One Montgomery round: t += q·p with q = t0·(-1/p) mod 2^52, so that t0 = 0 mod 2^52, then t shifted
+ * down one limb (t0's carry into the next). */
+IFMA_FN void V52_(redc_round)(__m512i t[V52_NL + 1], const V52_MOD_T *m) {
+    const __m512i z = _mm512_setzero_si512();
+    __m512i q = _mm512_madd52lo_epu64(z, t[0], m->inv);
+#pragma GCC unroll 8
+    for (int j = 0; j < V52_NL; j++) t[j] = _mm512_madd52lo_epu64(t[j], q, m->p[j]);
+#pragma GCC unroll 8
+    for (int j = 0; j < V52_NL; j++) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], q, m->p[j]);
+    t[0] = _mm512_add_epi64(t[1], _mm512_srli_epi64(t[0], 52));
+#pragma GCC unroll 8
+    for (int j = 1; j < V52_NL; j++) t[j] = t[j + 1];
+    t[V52_NL] = z;
+}
+
 /* r = a·bs·2^-(52 NL) with bs = 2^V52_SH·b in operand form: the Montgomery product a·b·2^-(64 NW),
  * normalized limbs, not reduced: r < a·b/2^(64 NW) + p, which is < 2p for a, b < 2p (4p < 2^(64 NW)
  * for both primes). */
 V52_MUL_FN void V52_(mul_lz)(V52_T *r, const V52_T *a, const V52_T *bs, const V52_MOD_T *m) {
     __m512i t[V52_NL + 1];
-    const __m512i z = _mm512_setzero_si512();
 #pragma GCC unroll 9
-    for (int i = 0; i < V52_NL + 1; i++) t[i] = z;
+    for (int i = 0; i < V52_NL + 1; i++) t[i] = _mm512_setzero_si512();
 #pragma GCC unroll 8
     for (int i = 0; i < V52_NL; i++) {
-        __m512i bi = bs->l[i];
-#pragma GCC unroll 8
-        for (int j = 0; j < V52_NL; j++) t[j] = _mm512_madd52lo_epu64(t[j], a->l[j], bi);
-#pragma GCC unroll 8
-        for (int j = 0; j < V52_NL; j++) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], a->l[j], bi);
-        __m512i q = _mm512_madd52lo_epu64(z, t[0], m->inv); /* t0·(-1/p) mod 2^52 */
-#pragma GCC unroll 8
-        for (int j = 0; j < V52_NL; j++) t[j] = _mm512_madd52lo_epu64(t[j], q, m->p[j]);
-#pragma GCC unroll 8
-        for (int j = 0; j < V52_NL; j++) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], q, m->p[j]);
-        /* t0 is now 0 mod 2^52: shift one limb down, its carry into the next */
-        t[0] = _mm512_add_epi64(t[1], _mm512_srli_epi64(t[0], 52));
-#pragma GCC unroll 8
-        for (int j = 1; j < V52_NL; j++) t[j] = t[j + 1];
-        t[V52_NL] = z;
+        V52_(mac_row)(t, a, bs->l[i]);
+        V52_(redc_round)(t, m);
     }
     V52_(carry)(r, t, m);
 }
@@ -129,29 +138,13 @@ V52_MUL_FN void V52_(mul_lz)(V52_T *r, const V52_T *a, const V52_T *bs, const V5
 V52_MUL_FN void V52_(mul2_lz)(V52_T *r, const V52_T *a, const V52_T *bs, const V52_T *c, const V52_T *ds,
                               const V52_MOD_T *m) {
     __m512i t[V52_NL + 1];
-    const __m512i z = _mm512_setzero_si512();
 #pragma GCC unroll 9
-    for (int i = 0; i < V52_NL + 1; i++) t[i] = z;
+    for (int i = 0; i < V52_NL + 1; i++) t[i] = _mm512_setzero_si512();
 #pragma GCC unroll 8
     for (int i = 0; i < V52_NL; i++) {
-        __m512i bi = bs->l[i], di = ds->l[i];
-#pragma GCC unroll 8
-        for (int j = 0; j < V52_NL; j++) t[j] = _mm512_madd52lo_epu64(t[j], a->l[j], bi);
-#pragma GCC unroll 8
-        for (int j = 0; j < V52_NL; j++) t[j] = _mm512_madd52lo_epu64(t[j], c->l[j], di);
-#pragma GCC unroll 8
-        for (int j = 0; j < V52_NL; j++) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], a->l[j], bi);
-#pragma GCC unroll 8
-        for (int j = 0; j < V52_NL; j++) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], c->l[j], di);
-        __m512i q = _mm512_madd52lo_epu64(z, t[0], m->inv);
-#pragma GCC unroll 8
-        for (int j = 0; j < V52_NL; j++) t[j] = _mm512_madd52lo_epu64(t[j], q, m->p[j]);
-#pragma GCC unroll 8
-        for (int j = 0; j < V52_NL; j++) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], q, m->p[j]);
-        t[0] = _mm512_add_epi64(t[1], _mm512_srli_epi64(t[0], 52));
-#pragma GCC unroll 8
-        for (int j = 1; j < V52_NL; j++) t[j] = t[j + 1];
-        t[V52_NL] = z;
+        V52_(mac_row)(t, a, bs->l[i]);
+        V52_(mac_row)(t, c, ds->l[i]);
+        V52_(redc_round)(t, m);
     }
     V52_(carry)(r, t, m);
 }
