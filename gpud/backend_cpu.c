@@ -55,7 +55,7 @@ static int cpu_init(void **ret_ctx, int device, int threads, uint64_t precompute
     c->precompute = precompute;
     for (int l = 0; l < ZK_BACKEND_MAX_LANES; l++) c->lane[l].ctx = c;
     /* The proofs run on this thread (submit); a team that takes every CPU gets one per worker. */
-    (void)zk_threads_place(threads > 0 ? threads : zk_threads_default());
+    (void)zk_threads_place(c->threads);
     *ret_ctx = c;
     return 0;
 }

@@ -59,8 +59,7 @@ int GF(fixed_build)(zk_fixed_t *t, const AFF_T *bases, size_t n, const zk_fixed_
     t->m = n;
     t->bases = bases;
     if (plan->stored <= 1 || n == 0) return 0;
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) m += !GF(aff_is_inf)(&bases[i]);
+    size_t m = zk_fixed_finite(bases, n, sizeof(AFF_T));
     uint32_t *idx = NULL;
     if (m < n) { /* the rows hold the finite bases only */
         if (n > UINT32_MAX || !(idx = malloc((m ? m : 1) * sizeof(uint32_t)))) return -ENOMEM;
@@ -155,6 +154,7 @@ void GF(fixed_msm)(XYZZ_T *out, const zk_fixed_t *t, const uint8_t *scalars, int
             for (size_t q = q0; q < q1;) {
                 size_t j = q / n, i = q % n, end = q1 - q < n - i ? q1 - q : n - i;
                 const AFF_T *row = j == 0 ? bases : (const AFF_T *)t->pts + (j - 1) * n;
+                const uint32_t *rix = j == 0 ? idx : NULL; /* row 0 is the key's points, read through idx */
                 const int16_t *dw = digits + (j * stride + s) * n;
                 for (size_t e = i + end; i < e; i++) {
                     if (i + MF_PREFETCH < e && dw[i + MF_PREFETCH]) { /* the bucket a few pairs ahead */
@@ -163,7 +163,7 @@ void GF(fixed_msm)(XYZZ_T *out, const zk_fixed_t *t, const uint8_t *scalars, int
                     }
                     int d = dw[i];
                     if (d == 0) continue;
-                    const AFF_T *p = j == 0 && idx ? &bases[idx[i]] : &row[i];
+                    const AFF_T *p = rix ? &row[rix[i]] : &row[i];
                     if (d > 0) {
                         GF(msm_add)(x, (uint32_t)(d - 1), p);
                     } else {
