@@ -27,6 +27,19 @@
 #include "zk/msm.h"
 #include "zk/ntt.h"
 
+/* n products x[k] <- x[k]·y over `chains` independent chains taken in turns (--only mul); the
+ * sum of the chains goes to out, so that nothing is left out as unused. */
+#define MUL_CHAINS(F, chains, n, out)                                                                                 \
+    do {                                                                                                               \
+        F##_t x_[8], y_ = F##_ONE;                                                                                     \
+        F##_add(&y_, &y_, &y_);                                                                                        \
+        for (int k_ = 0; k_ < 8; k_++) x_[k_] = y_, F##_add(&y_, &y_, &F##_ONE);                                       \
+        for (size_t i_ = 0; i_ < (n) / (chains); i_++)                                                                 \
+            for (int k_ = 0; k_ < (chains); k_++) F##_mul(&x_[k_], &x_[k_], &y_);                                      \
+        for (int k_ = 1; k_ < 8; k_++) F##_add(&x_[0], &x_[0], &x_[k_]);                                               \
+        memcpy((out), &x_[0], sizeof(x_[0]));                                                                          \
+    } while (0)
+
 static double clock_s(clockid_t id) {
     struct timespec t;
     clock_gettime(id, &t);
@@ -231,29 +244,10 @@ int main(int argc, char **argv) {
                             bls_g2_msm(&out, b2, sc, n, th);
                         }
                     } else if (ops >= 7) { /* one chain, or eight side by side, of products by y */
-                        if (bn) {
-                            bn_fq_t x[8], y = bn_fq_ONE;
-                            bn_fq_add(&y, &y, &y);
-                            for (int k = 0; k < 8; k++) x[k] = y, bn_fq_add(&y, &y, &bn_fq_ONE);
-                            if (ops == 7)
-                                for (size_t i = 0; i < n; i++) bn_fq_mul(&x[0], &x[0], &y);
-                            else
-                                for (size_t i = 0; i < n / 8; i++)
-                                    for (int k = 0; k < 8; k++) bn_fq_mul(&x[k], &x[k], &y);
-                            for (int k = 1; k < 8; k++) bn_fq_add(&x[0], &x[0], &x[k]);
-                            memcpy(ntt, &x[0], sizeof(x[0]));
-                        } else {
-                            bls_fq_t x[8], y = bls_fq_ONE;
-                            bls_fq_add(&y, &y, &y);
-                            for (int k = 0; k < 8; k++) x[k] = y, bls_fq_add(&y, &y, &bls_fq_ONE);
-                            if (ops == 7)
-                                for (size_t i = 0; i < n; i++) bls_fq_mul(&x[0], &x[0], &y);
-                            else
-                                for (size_t i = 0; i < n / 8; i++)
-                                    for (int k = 0; k < 8; k++) bls_fq_mul(&x[k], &x[k], &y);
-                            for (int k = 1; k < 8; k++) bls_fq_add(&x[0], &x[0], &x[k]);
-                            memcpy(ntt, &x[0], sizeof(x[0]));
-                        }
+                        if (bn)
+                            MUL_CHAINS(bn_fq, ops == 7 ? 1 : 8, n, ntt);
+                        else
+                            MUL_CHAINS(bls_fq, ops == 7 ? 1 : 8, n, ntt);
                     } else if (ops >= 5) {
                         if (bn && ops == 5) {
                             bn_g1_xyzz_t out;
