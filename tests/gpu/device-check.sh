@@ -1,6 +1,7 @@
 #!/bin/bash
-# Device check of the CUDA backend (docs/cuda.md), for a machine with a GPU, nvcc, meson and ninja
-# and no package registry. One run, under 8 minutes on an H200 with 16 cores:
+# Device check of the CUDA backend (docs/cuda.md), for a machine with a GPU and no package registry
+# (nvcc, meson and ninja are needed only where it builds the programs itself). One run, under 8
+# minutes on an H200 with 16 cores:
 #   1. uses the programs tests/gpu/prebuild.sh made from these sources (carried in tests/gpu/prebuilt),
 #      or builds them with -Dcuda=enabled -Ddaemons=disabled into a fresh directory;
 #   2. runs the host-compiled arithmetic test, then every kernel against the CPU code on fresh
@@ -33,13 +34,6 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
 fi
 gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)
 log "GPU: $gpu"
-command -v nvcc >/dev/null || { log "nvcc not found (PATH, /usr/local/cuda/bin)"; exit 1; }
-for p in meson ninja; do command -v $p >/dev/null || { log "$p not found"; exit 1; }; done
-# json-c is optional: without it the JSON readers (zkpipe verify, vk.json) are left out, and the
-# check proves and verifies against the .zkey, which is all it needs.
-if command -v pkg-config >/dev/null && ! pkg-config --exists json-c; then
-    log "json-c not found: building without the JSON readers (not needed here)"
-fi
 
 # Programs prebuilt elsewhere from these very sources (tests/gpu/prebuild.sh; carried to the GPU
 # machine) save the build; otherwise a fresh build directory each run (ZKPIPE_DEVCHECK_BUILD=DIR
@@ -73,6 +67,14 @@ if [ -z "${ZKPIPE_DEVCHECK_BUILD:-}" ] && [ -f "$pre/programs.tar.gz" ] && [ -f 
     fi
 fi
 if [ -z "$bin" ]; then
+    # only a build needs the compiler and the build tools (the prebuilt programs need none)
+    command -v nvcc >/dev/null || { log "nvcc not found (PATH, /usr/local/cuda/bin)"; exit 1; }
+    for p in meson ninja; do command -v $p >/dev/null || { log "$p not found"; exit 1; }; done
+    # json-c is optional: without it the JSON readers (zkpipe verify, vk.json) are left out, and the
+    # check proves and verifies against the .zkey, which is all it needs.
+    if command -v pkg-config >/dev/null && ! pkg-config --exists json-c; then
+        log "json-c not found: building without the JSON readers (not needed here)"
+    fi
     build=${ZKPIPE_DEVCHECK_BUILD:-$(mktemp -d /tmp/zkpipe-devcheck.XXXXXX)}
     logs=${out:-$build}
     mkdir -p "$logs"

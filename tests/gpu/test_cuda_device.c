@@ -601,7 +601,7 @@ TEST(prove_large) {
  * for the key (its points streamed chunk by chunk), and one that leaves no room for a whole NTT
  * (the NTT in blocks, every scalar streamed); each equal to the CPU core's and so to the
  * unchunked result. After each, the device memory the context holds is its plan's, and the
- * device's free memory fell by that much (exactly on the emulation; within allocation granularity
+ * device's free memory fell by that much (exactly on the emulation; within the driver's 2 MiB pages
  * on a device). Run once more on a 64 MiB emulated device (meson: test_cuda_emu_64m), where an
  * allocation beyond the plan fails as it would on a device. ---- */
 #ifdef ZKCUDA_EMU
@@ -635,7 +635,11 @@ static int memory_matches_plan(void *c, const zk_zkey_t *z, uint64_t free_before
     CHECK_MSG(used == want, "the device lost %llu bytes, the plan says %llu", (unsigned long long)used,
               (unsigned long long)want);
 #else
-    CHECK_MSG(used >= want && used <= want + want / 10 + ((uint64_t)64 << 20),
+    /* The driver maps device memory in 2 MiB pages and packs small allocations into pages it has
+     * already mapped for this process, so a small plan can take a little less free memory than it
+     * holds (on an H200 a 4.75 MiB plan took 4.00 MiB): two pages below the plan are allowed. */
+    const uint64_t page = (uint64_t)2 << 20;
+    CHECK_MSG(used + 2 * page >= want && used <= want + want / 10 + ((uint64_t)64 << 20),
               "the device lost %llu bytes, the plan says %llu", (unsigned long long)used, (unsigned long long)want);
 #endif
     return 0;
