@@ -27,6 +27,23 @@ TEST(budget) {
 }
 
 /* The ladder: each smaller budget gets the next kind of plan, and each plan fits its budget. */
+/* The MSM window by size (msm_plan.h: lg − 4 to 2^16, 12 to 2^19, then lg − 7, at most 16; the
+ * sweep on an H200 behind it is in bench/RESULTS.md "GPU"), and the plan of a 2^20 MSM uses it. */
+TEST(window) {
+    const struct {
+        uint32_t n;
+        int c;
+    } want[] = {{1, 4}, {1u << 8, 4}, {1u << 10, 6}, {1u << 14, 10}, {1u << 16, 12}, {(1u << 16) + 1, 12},
+                {1u << 19, 12}, {1u << 20, 13}, {1u << 21, 14}, {1u << 22, 15}, {1u << 23, 16}, {1u << 26, 16}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        CHECK_MSG(zc_msm_window(want[i].n) == want[i].c, "%u points: window %d, want %d", want[i].n,
+                  zc_msm_window(want[i].n), want[i].c);
+    zc_msm_plan p;
+    zc_msm_geometry(&p, 1u << 20, 0);
+    CHECK(p.c == 13 && p.nw == 20 && p.nb == 1u << 12);
+    return 0;
+}
+
 TEST(ladder) {
     zc_plan_circuit_t k = bn(16, 16);
     zc_dev_plan_t p, q;

@@ -15,7 +15,8 @@
 #      (tests/gpu/two_gpud_cuda.sh, with the daemons prebuilt or built here);
 #   3. times MSM G1/G2 2^20 and 2^22 on both curves, NTT 2^20/2^22, the core at the largest
 #      fixture and at 2^20 variables (2^21 domain), alone and back to back with two in flight,
-#      H2D from a registered slab against pageable;
+#      H2D from a registered slab against pageable, and bn128's MSMs at windows around the
+#      backend's choice (test_cuda_device msm_windows);
 #   4. prints one markdown table last (paste it into bench/RESULTS.md), headed by the device, its
 #      compute capability and the image of the build it ran ("architecture: ...").
 # Exit status: 0 all checks passed, 1 a check failed, 77 no GPU. With $OUT set, the logs and the
@@ -139,6 +140,14 @@ left=$(( 470 - $(elapsed) ))
 timeout $left "$bin/test_cuda_device" bench_h2d bench_ntt bench_msm bench_core >"$logs/times.txt" 2>"$logs/bench.log"
 brc=$?
 [ $brc -ne 0 ] && { tail -20 "$logs/bench.log" >&2; log "timing run exit $brc (partial table)"; }
+# the MSM window around the backend's choice (13 at 2^20, 15 at 2^22: gpud/cuda/msm_plan.h), each
+# window's result checked too: the rows "MSM G1/G2 bn128 2^L window c" say whether the choice holds
+for lw in "20:11 12 13 14 16" "22:13 14 15 16"; do
+    left=$(( 470 - $(elapsed) ))
+    [ $left -lt 30 ] && { log "no time left for the window sweep at 2^${lw%%:*}"; break; }
+    ZKPIPE_CHECK_MSM_LOG=${lw%%:*} ZKPIPE_CHECK_WINDOWS=${lw#*:} timeout $left "$bin/test_cuda_device" msm_windows \
+        >>"$logs/times.txt" 2>>"$logs/bench.log" || { rc=1; log "window sweep at 2^${lw%%:*} FAILED (see bench.log)"; }
+done
 
 # per-check verdicts from the test harness
 verdicts=$(grep -E '^(ok|FAIL|SKIP) ' "$logs/checks.log" | awk '{printf "%s %s; ", $1, $2}')

@@ -226,6 +226,7 @@ TEST(ec_ops) {
 /* ---- MSM: points P_j = (a + j·b)·G for j < M (every 97th replaced by infinity), tiled to n;
  * scalars a quarter zero, a quarter one, the rest random < r. Expected = (Σ s_i·k_i)·G, computed
  * in Fr; small sizes are also compared with the CPU MSM of zk/. ---- */
+static int g_msm_window; /* the window the MSM cases ask for: 0 = the backend's choice (msm_windows sets it) */
 #define MSM_CASE(PFX, G, F, GEN, CURVE, ISG2)                                                                          \
     static int msm_##G(size_t n, int time_only, double *ms) {                                                          \
         size_t M = n < ((size_t)1 << 16) ? n : ((size_t)1 << 16);                                                      \
@@ -281,7 +282,8 @@ TEST(ec_ops) {
             PFX##_fr_add(&acc, &acc, &t);                                                                              \
         }                                                                                                              \
         G##_aff_t got, want;                                                                                           \
-        CHECK_MSG(zkcuda_msm(g_ctx, &CURVE, ISG2, pts, sc, n, 0, &got, ms, &g_err) == 0, "%s", g_err.msg);             \
+        CHECK_MSG(zkcuda_msm(g_ctx, &CURVE, ISG2, pts, sc, n, g_msm_window, &got, ms, &g_err) == 0, "%s",  \
+                  g_err.msg);                                                                                  \
         if (!time_only) {                                                                                              \
             G##_xyzz_t e;                                                                                              \
             PFX##_fr_from_mont(&acc, &acc);                                                                            \
@@ -761,6 +763,44 @@ TEST(bench_msm) {
         BEST(msm_bls_g1(n, rep > 0, &ms), "MSM G1 bls12381");
         BEST(msm_bls_g2(n, rep > 0, &ms), "MSM G2 bls12381");
     }
+    return 0;
+}
+
+/* Every window size the backend takes (ZKPIPE_CHECK_WINDOWS="c c ..." restricts them) on bn128
+ * G1 and G2 of 2^20 points (ZKPIPE_CHECK_MSM_LOG=L: 2^L): each result checked, then timed (best of
+ * two; named only by hand, not part of device-check.sh's table), to choose the backend's window. */
+TEST(msm_windows) {
+    NEED_GPU();
+    const char *env = getenv("ZKPIPE_CHECK_WINDOWS"), *lenv = getenv("ZKPIPE_CHECK_MSM_LOG");
+    int lg = lenv ? atoi(lenv) : 20;
+    CHECK_MSG(lg >= 10 && lg <= 24, "ZKPIPE_CHECK_MSM_LOG=%s: 10 to 24", lenv);
+    size_t n = (size_t)1 << lg;
+    unsigned windows = 0x1fff0; /* 4..16 */
+    if (env) {
+        windows = 0;
+        for (char *end;; env = end) {
+            long c = strtol(env, &end, 10);
+            if (end == env) break;
+            if (c >= 4 && c <= 16) windows |= 1u << c;
+        }
+    }
+    for (int c = 4; c <= 16; c++) {
+        if (!(windows >> c & 1)) continue;
+        g_msm_window = c;
+        char name[64];
+        double ms, best1 = 1e30, best2 = 1e30;
+        for (int rep = 0; rep < 2; rep++) {
+            CHECK_MSG(msm_bn_g1(n, rep > 0, &ms) == 0, "G1 window %d", c);
+            if (ms < best1) best1 = ms;
+            CHECK_MSG(msm_bn_g2(n, rep > 0, &ms) == 0, "G2 window %d", c);
+            if (ms < best2) best2 = ms;
+        }
+        snprintf(name, sizeof name, "MSM G1 bn128 2^%d window %d", lg, c);
+        tline(name, best1, "ms");
+        snprintf(name, sizeof name, "MSM G2 bn128 2^%d window %d", lg, c);
+        tline(name, best2, "ms");
+    }
+    g_msm_window = 0;
     return 0;
 }
 
