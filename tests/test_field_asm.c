@@ -160,6 +160,56 @@ ASM_TESTS(bn_fr, 4)
 ASM_TESTS(bls_fq, 6)
 ASM_TESTS(bls_fr, 4)
 
+/* Fq2's product in one reduction per half (zk/fp2_tmpl.h, the mulx set: FQ_mulw, FQ_redc) against
+ * Karatsuba's three Montgomery products: every pair of edge values in each half (p-1, 0, carry
+ * patterns ...), random and carry-heavy elements, also with r aliasing a, b or both; every result
+ * fully reduced. And p^2 (FQ_PSQ, which c0 adds) against a schoolbook square of p. */
+#define FQ2_WIDE_TEST(FQ, NL)                                                                                        \
+    TEST(FQ##2_mul_one_reduction) {                                                                                  \
+        if (!zk_field_asm || zk_kernels_select(ZK_KERNELS_MULX) != 0) return TEST_SKIP;                             \
+        CHECK(FQ##_wide_on());                                                                                       \
+        uint64_t sq[2 * NL] = {0};                                                                                   \
+        for (int i = 0; i < NL; i++) {                                                                               \
+            unsigned __int128 c = 0;                                                                                 \
+            for (int j = 0; j < NL; j++) {                                                                           \
+                c += (unsigned __int128)FQ##_P.l[i] * FQ##_P.l[j] + sq[i + j];                                       \
+                sq[i + j] = (uint64_t)c;                                                                             \
+                c >>= 64;                                                                                            \
+            }                                                                                                        \
+            sq[i + NL] = (uint64_t)c;                                                                                \
+        }                                                                                                            \
+        CHECK_MSG(memcmp(sq, FQ##2_PSQ, sizeof sq) == 0, #FQ "2_PSQ is not p^2");                                    \
+        FQ##_t e[N_EDGE_MAX];                                                                                        \
+        int ne = FQ##_edges(e);                                                                                      \
+        long n = 0;                                                                                                  \
+        for (int it = 0; it < 4 * ne * ne + 100000; it++) {                                                          \
+            FQ##2_t a, b, want, got, x;                                                                              \
+            if (it < 4 * ne * ne) { /* edge pairs: one half of each side from the list, the other p-1 or 0 */       \
+                int i = it / 4 % ne, j = it / 4 / ne, k = it % 4;                                                    \
+                a.c0 = e[i], b.c1 = e[j];                                                                            \
+                a.c1 = k & 1 ? e[0] : e[1], b.c0 = k & 2 ? e[0] : e[1]; /* 0 or p-1 */                               \
+                if (k == 3) a.c1 = e[j], b.c0 = e[i];                                                                \
+            } else if (it % 3 == 0) {                                                                                \
+                FQ##_rand_pattern(&a.c0), FQ##_rand_pattern(&a.c1), FQ##_rand_pattern(&b.c0), FQ##_rand_pattern(&b.c1); \
+            } else {                                                                                                 \
+                FQ##_rand(&a.c0), FQ##_rand(&a.c1), FQ##_rand(&b.c0), FQ##_rand(&b.c1);                              \
+            }                                                                                                        \
+            FQ##2_mul_karatsuba(&want, &a, &b);                                                                      \
+            FQ##2_mul(&got, &a, &b);                                                                                 \
+            bool ok = FQ##2_eq(&got, &want) && FQ##_below_p(&got.c0) && FQ##_below_p(&got.c1);                      \
+            x = a, FQ##2_mul(&x, &x, &b), ok = ok && FQ##2_eq(&x, &want);                                            \
+            x = b, FQ##2_mul(&x, &a, &x), ok = ok && FQ##2_eq(&x, &want);                                            \
+            FQ##2_mul_karatsuba(&want, &a, &a);                                                                      \
+            x = a, FQ##2_mul(&x, &x, &x), ok = ok && FQ##2_eq(&x, &want);                                            \
+            CHECK_MSG(ok, #FQ "2 mul, case %d: a.c0[0]=%016" PRIx64 " b.c1[0]=%016" PRIx64, it, a.c0.l[0], b.c1.l[0]); \
+            n++;                                                                                                     \
+        }                                                                                                            \
+        fprintf(stderr, #FQ "2: %ld products equal to Karatsuba's\n", n);                                            \
+        return 0;                                                                                                    \
+    }
+FQ2_WIDE_TEST(bn_fq, 4)
+FQ2_WIDE_TEST(bls_fq, 6)
+
 /* The AVX-512 IFMA bucket additions (zk/msm_ifma.c, the ifma kernel set; skipped on a CPU without
  * it) against the affine addition formulas of the scalar flush (zk/msm_tmpl.h) in the scalar
  * kernels, for G1 (Fq) and G2 (Fq2) of both curves: coordinates are edge values (p-1, 1, carry patterns ...) and

@@ -42,15 +42,19 @@
 
 #define F2 bn_fq2
 #define F bn_fq
+#define F2_PSQ BN_FQ_PSQ
 #include "fp2_tmpl.h"
 #undef F2
 #undef F
+#undef F2_PSQ
 
 #define F2 bls_fq2
 #define F bls_fq
+#define F2_PSQ BLS_FQ_PSQ
 #include "fp2_tmpl.h"
 #undef F2
 #undef F
+#undef F2_PSQ
 
 /* Decimal conversion of little-endian multi-limb integers (standard form, not Montgomery). */
 /* Writes the decimal digits of l[0..n) into out (at least 20*n+1 bytes); returns the length. */

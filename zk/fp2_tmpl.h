@@ -36,8 +36,9 @@ static inline void F2F(conj)(F2_T *r, const F2_T *a) {
     r->c0 = a->c0;
     FB(neg)(&r->c1, &a->c1);
 }
-/* Karatsuba: (a0 + a1 u)(b0 + b1 u) = a0b0 - a1b1 + ((a0+a1)(b0+b1) - a0b0 - a1b1) u */
-static inline void F2F(mul)(F2_T *r, const F2_T *a, const F2_T *b) {
+/* Karatsuba: (a0 + a1 u)(b0 + b1 u) = a0b0 - a1b1 + ((a0+a1)(b0+b1) - a0b0 - a1b1) u, in three
+ * Montgomery products (every kernel set; the reference of the one-reduction form below). */
+static inline void F2F(mul_karatsuba)(F2_T *r, const F2_T *a, const F2_T *b) {
     FB_T t0, t1, s0, s1;
     FB(mul)(&t0, &a->c0, &b->c0);
     FB(mul)(&t1, &a->c1, &b->c1);
@@ -47,6 +48,65 @@ static inline void F2F(mul)(F2_T *r, const F2_T *a, const F2_T *b) {
     FB(sub)(&r->c0, &t0, &t1);
     FB(sub)(&s0, &s0, &t0);
     FB(sub)(&r->c1, &s0, &t1);
+}
+/* Not in AddressSanitizer builds: there GCC -O3 took minutes on zk/verify.c with the product
+ * inlined into the pairing's towers (and as long with it out of line), against 4 s without; those
+ * builds keep Karatsuba, and the plain builds' tests (tests/test_field_asm.c) check this one. */
+#if defined(ZK_X86_KERNELS) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+/* With the MULX/ADX kernel set the product reduces each half once (FB(mulw), FB(redc)): Karatsuba's
+ * three products in 2N words, c1 = (a0+a1)(b0+b1) - a0b0 - a1b1 = a0b1 + a1b0 < 2p^2 and
+ * c0 = a0b0 + p^2 - a1b1 in (0, 2p^2), each below p·2^(64N) (p < 2^(64N-2)) and so one REDC from
+ * reduced: 3 wide products and 2 reductions against Karatsuba's 3 Montgomery products (BN254:
+ * 88 multiplications instead of 108). F2_PSQ is p^2 (zk/constants.h). */
+#define F2_WIDE 1
+#include <x86intrin.h>
+#define F2_WN (sizeof(FB_T) / sizeof(uint64_t))
+static const uint64_t F2F(PSQ)[2 * F2_WN] = F2_PSQ;
+/* r = a + b and r = a - b over n words; the carry out is dropped (the callers stay in range). */
+static inline __attribute__((always_inline)) void F2F(wadd)(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n) {
+    unsigned char c = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned long long o;
+        c = _addcarry_u64(c, a[i], b[i], &o);
+        r[i] = o;
+    }
+}
+static inline __attribute__((always_inline)) void F2F(wsub)(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n) {
+    unsigned char c = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned long long o;
+        c = _subborrow_u64(c, a[i], b[i], &o);
+        r[i] = o;
+    }
+}
+
+/* The one-reduction product. */
+static inline void F2F(mul_wide)(F2_T *r, const F2_T *a, const F2_T *b) {
+    enum { N = F2_WN };
+    uint64_t s[N], t[N], p0[2 * N], p1[2 * N], p2[2 * N];
+    F2F(wadd)(s, a->c0.l, a->c1.l, N);
+    F2F(wadd)(t, b->c0.l, b->c1.l, N);
+    FB(mulw)(p0, a->c0.l, b->c0.l);
+    FB(mulw)(p1, a->c1.l, b->c1.l);
+    FB(mulw)(p2, s, t);
+    F2F(wsub)(p2, p2, p0, 2 * N);
+    F2F(wsub)(p2, p2, p1, 2 * N);
+    F2F(wadd)(p0, p0, F2F(PSQ), 2 * N);
+    F2F(wsub)(p0, p0, p1, 2 * N);
+    FB(redc)(&r->c0, p0);
+    FB(redc)(&r->c1, p2);
+}
+#endif
+
+/* (a0 + a1 u)(b0 + b1 u) */
+static inline void F2F(mul)(F2_T *r, const F2_T *a, const F2_T *b) {
+#ifdef F2_WIDE
+    if (FB(wide_on)()) {
+        F2F(mul_wide)(r, a, b);
+        return;
+    }
+#endif
+    F2F(mul_karatsuba)(r, a, b);
 }
 /* (a0 + a1 u)^2 = (a0+a1)(a0-a1) + 2 a0 a1 u */
 static inline void F2F(sqr)(F2_T *r, const F2_T *a) {
@@ -92,6 +152,8 @@ static inline void F2F(batch_inv)(F2_T *a, F2_T *tmp, size_t n) {
     }
 }
 
+#undef F2_WIDE
+#undef F2_WN
 #undef FB_T
 #undef F2_T
 #undef FB

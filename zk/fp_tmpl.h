@@ -205,6 +205,28 @@ static inline __attribute__((always_inline)) void FPF(sqr)(FP_T *r, const FP_T *
 #endif
 }
 
+#ifdef FP_USE_X86_ASM
+/* The product in two steps, for sums of products reduced once (Fq2's product, zk/fp2_tmpl.h):
+ * FPF(mulw) the 2N-word product of any a, b < 2^(64N) (not only < p), FPF(redc) t·2^(-64N) mod p
+ * for t < p·2^(64N), fully reduced. Taken only while FPF(wide_on)(), the MULX/ADX kernel set. */
+static inline bool FPF(wide_on)(void) { return FP_MULX_ON; }
+static inline __attribute__((always_inline)) void FPF(mulw)(uint64_t t[2 * FP_N], const uint64_t a[FP_N],
+                                                          const uint64_t b[FP_N]) {
+#if FP_N == 4
+    zk_x86_mul4_wide(t, a, b);
+#else
+    zk_x86_mul6_wide(t, a, b);
+#endif
+}
+static inline __attribute__((always_inline)) void FPF(redc)(FP_T *r, const uint64_t t[2 * FP_N]) {
+#if FP_N == 4
+    zk_x86_redc4(r->l, t, FPF(P).l, FPC(FP_CONST, INV));
+#else
+    zk_x86_redc6(r->l, t, FPF(P).l, FPC(FP_CONST, INV));
+#endif
+}
+#endif
+
 static inline void FPF(to_mont)(FP_T *r, const FP_T *a) { FPF(mul)(r, a, &FPF(R2)); }
 
 static inline void FPF(from_mont)(FP_T *r, const FP_T *a) {

@@ -226,6 +226,203 @@ ZK_X86_ALWAYS_INLINE void zk_x86_mont_mul6(uint64_t r[6], const uint64_t a[6], c
     r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3, r[4] = t4, r[5] = t5;
 }
 
+/* The wide product and the separate reduction, for Fq2's product in one reduction per half
+ * (zk/fp2_tmpl.h): there a sum of products is formed in 2N words and reduced once.
+ *
+ * Between two rows of a wide product the lowest word is final: it is stored, and the window of N
+ * words and the row's top word A moves down one word (register moves, no arithmetic). */
+#define ZK_X86_WIDE4_SHIFT(OFF)                                                                                        \
+    "movq %[t0], " #OFF "(%[o])\n\t"                                                                                   \
+    "movq %[t1], %[t0]\n\t"                                                                                            \
+    "movq %[t2], %[t1]\n\t"                                                                                            \
+    "movq %[t3], %[t2]\n\t"                                                                                            \
+    "movq %[A], %[t3]\n\t"
+
+/* t[0..8) = a·b for any a, b < 2^256 (the rows of zk_x86_mont_mul4 without their reductions);
+ * t must not overlap a or b. */
+ZK_X86_ALWAYS_INLINE void zk_x86_mul4_wide(uint64_t t[8], const uint64_t a[4], const uint64_t b[4]) {
+    uint64_t t0, t1, t2, t3, A, lo, hi, rdx;
+    const uint64_t *ap = a, *bp = b;
+    __asm__("movq 0(%[b]), %%rdx\n\t"
+            "xorl %k[lo], %k[lo]\n\t"
+            "mulxq 0(%[a]), %[t0], %[t1]\n\t"
+            "mulxq 8(%[a]), %[lo], %[t2]\n\t"
+            "adoxq %[lo], %[t1]\n\t"
+            "mulxq 16(%[a]), %[lo], %[t3]\n\t"
+            "adoxq %[lo], %[t2]\n\t"
+            "mulxq 24(%[a]), %[lo], %[A]\n\t"
+            "adoxq %[lo], %[t3]\n\t"
+            "movl $0, %k[lo]\n\t"
+            "adoxq %[lo], %[A]\n\t"
+            // clang-format off
+            ZK_X86_WIDE4_SHIFT(0)
+            ZK_X86_MUL4_MAC_ROUND(8)
+            ZK_X86_WIDE4_SHIFT(8)
+            ZK_X86_MUL4_MAC_ROUND(16)
+            ZK_X86_WIDE4_SHIFT(16)
+            ZK_X86_MUL4_MAC_ROUND(24)
+            // clang-format on
+            "movq %[t0], 24(%[o])\n\t"
+            "movq %[t1], 32(%[o])\n\t"
+            "movq %[t2], 40(%[o])\n\t"
+            "movq %[t3], 48(%[o])\n\t"
+            "movq %[A], 56(%[o])\n\t"
+            : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [A] "=&r"(A), [lo] "=&r"(lo), [hi] "=&r"(hi),
+              "=&d"(rdx), [a] "+r"(ap), [b] "+r"(bp), "=m"(*(uint64_t(*)[8])t)
+            : [o] "r"(t), "m"(*(const uint64_t(*)[4])a), "m"(*(const uint64_t(*)[4])b)
+            : "cc");
+    (void)t0, (void)t1, (void)t2, (void)t3, (void)A, (void)lo, (void)hi, (void)rdx, (void)ap, (void)bp;
+}
+
+/* r = t/2^256 mod p, for t < p·2^256 (t[0..8)), p < 2^255 with p[3] < 2^63 - 1; inv = -p^-1 mod 2^64:
+ * the four reduction rounds of zk_x86_mont_mul4 on the low half (leaving a value <= p), the high
+ * half (< p) added, p subtracted once if the sum is >= p. */
+ZK_X86_ALWAYS_INLINE void zk_x86_redc4(uint64_t r[4], const uint64_t t[8], const uint64_t p[4], uint64_t inv) {
+    uint64_t t0, t1, t2, t3, lo, hi, rdx, x;
+    __asm__(
+        "movq 0(%[tp]), %[t0]\n\t"
+        "movq 8(%[tp]), %[t1]\n\t"
+        "movq 16(%[tp]), %[t2]\n\t"
+        "movq 24(%[tp]), %[t3]\n\t"
+        // clang-format off
+        ZK_X86_MUL4_REDC_ROUND
+        ZK_X86_MUL4_REDC_ROUND
+        ZK_X86_MUL4_REDC_ROUND
+        ZK_X86_MUL4_REDC_ROUND
+        // clang-format on
+        "addq 32(%[tp]), %[t0]\n\t"
+        "adcq 40(%[tp]), %[t1]\n\t"
+        "adcq 48(%[tp]), %[t2]\n\t"
+        "adcq 56(%[tp]), %[t3]\n\t"
+        "movq %[t0], %[lo]\n\t"
+        "subq %[p0], %[lo]\n\t"
+        "movq %[t1], %[hi]\n\t"
+        "sbbq %[p1], %[hi]\n\t"
+        "movq %[t2], %[x]\n\t"
+        "sbbq %[p2], %[x]\n\t"
+        "movq %[t3], %%rdx\n\t"
+        "sbbq %[p3], %%rdx\n\t"
+        "cmovncq %[lo], %[t0]\n\t"
+        "cmovncq %[hi], %[t1]\n\t"
+        "cmovncq %[x], %[t2]\n\t"
+        "cmovncq %%rdx, %[t3]\n\t"
+        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [lo] "=&r"(lo), [hi] "=&r"(hi), "=&d"(rdx),
+          [x] "=&r"(x)
+        : [tp] "r"(t), [A] "r"((uint64_t)0), [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3]),
+          [inv] "rm"(inv), "m"(*(const uint64_t(*)[8])t)
+        : "cc");
+    (void)lo, (void)hi, (void)rdx, (void)x;
+    r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3;
+}
+
+#define ZK_X86_WIDE6_SHIFT(OFF)                                                                                        \
+    "movq %[t0], " #OFF "(%[o])\n\t"                                                                                   \
+    "movq %[t1], %[t0]\n\t"                                                                                            \
+    "movq %[t2], %[t1]\n\t"                                                                                            \
+    "movq %[t3], %[t2]\n\t"                                                                                            \
+    "movq %[t4], %[t3]\n\t"                                                                                            \
+    "movq %[t5], %[t4]\n\t"                                                                                            \
+    "movq %[A], %[t5]\n\t"
+
+/* t[0..12) = a·b for any a, b < 2^384; t must not overlap a or b. */
+ZK_X86_ALWAYS_INLINE void zk_x86_mul6_wide(uint64_t t[12], const uint64_t a[6], const uint64_t b[6]) {
+    uint64_t t0, t1, t2, t3, t4, t5, A, lo, hi, rdx;
+    const uint64_t *ap = a, *bp = b;
+    __asm__("movq 0(%[b]), %%rdx\n\t"
+            "xorl %k[lo], %k[lo]\n\t"
+            "mulxq 0(%[a]), %[t0], %[t1]\n\t"
+            "mulxq 8(%[a]), %[lo], %[t2]\n\t"
+            "adoxq %[lo], %[t1]\n\t"
+            "mulxq 16(%[a]), %[lo], %[t3]\n\t"
+            "adoxq %[lo], %[t2]\n\t"
+            "mulxq 24(%[a]), %[lo], %[t4]\n\t"
+            "adoxq %[lo], %[t3]\n\t"
+            "mulxq 32(%[a]), %[lo], %[t5]\n\t"
+            "adoxq %[lo], %[t4]\n\t"
+            "mulxq 40(%[a]), %[lo], %[A]\n\t"
+            "adoxq %[lo], %[t5]\n\t"
+            "movl $0, %k[lo]\n\t"
+            "adoxq %[lo], %[A]\n\t"
+            // clang-format off
+            ZK_X86_WIDE6_SHIFT(0)
+            ZK_X86_MUL6_MAC_ROUND(8)
+            ZK_X86_WIDE6_SHIFT(8)
+            ZK_X86_MUL6_MAC_ROUND(16)
+            ZK_X86_WIDE6_SHIFT(16)
+            ZK_X86_MUL6_MAC_ROUND(24)
+            ZK_X86_WIDE6_SHIFT(24)
+            ZK_X86_MUL6_MAC_ROUND(32)
+            ZK_X86_WIDE6_SHIFT(32)
+            ZK_X86_MUL6_MAC_ROUND(40)
+            // clang-format on
+            "movq %[t0], 40(%[o])\n\t"
+            "movq %[t1], 48(%[o])\n\t"
+            "movq %[t2], 56(%[o])\n\t"
+            "movq %[t3], 64(%[o])\n\t"
+            "movq %[t4], 72(%[o])\n\t"
+            "movq %[t5], 80(%[o])\n\t"
+            "movq %[A], 88(%[o])\n\t"
+            : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5),
+              [A] "=&r"(A), [lo] "=&r"(lo), [hi] "=&r"(hi), "=&d"(rdx), [a] "+r"(ap), [b] "+r"(bp),
+              "=m"(*(uint64_t(*)[12])t)
+            : [o] "r"(t), "m"(*(const uint64_t(*)[6])a), "m"(*(const uint64_t(*)[6])b)
+            : "cc");
+    (void)t0, (void)t1, (void)t2, (void)t3, (void)t4, (void)t5, (void)A, (void)lo, (void)hi, (void)rdx, (void)ap,
+        (void)bp;
+}
+
+/* r = t/2^384 mod p, for t < p·2^384 (t[0..12)), p < 2^383 with p[5] < 2^63 - 1 (as zk_x86_redc4). */
+ZK_X86_ALWAYS_INLINE void zk_x86_redc6(uint64_t r[6], const uint64_t t[12], const uint64_t p[6], uint64_t inv) {
+    uint64_t t0, t1, t2, t3, t4, t5, lo, hi, rdx, x, y;
+    const uint64_t *tp = t;
+    __asm__(
+        "movq 0(%[tp]), %[t0]\n\t"
+        "movq 8(%[tp]), %[t1]\n\t"
+        "movq 16(%[tp]), %[t2]\n\t"
+        "movq 24(%[tp]), %[t3]\n\t"
+        "movq 32(%[tp]), %[t4]\n\t"
+        "movq 40(%[tp]), %[t5]\n\t"
+        // clang-format off
+        ZK_X86_MUL6_REDC_ROUND
+        ZK_X86_MUL6_REDC_ROUND
+        ZK_X86_MUL6_REDC_ROUND
+        ZK_X86_MUL6_REDC_ROUND
+        ZK_X86_MUL6_REDC_ROUND
+        ZK_X86_MUL6_REDC_ROUND
+        // clang-format on
+        "addq 48(%[tp]), %[t0]\n\t"
+        "adcq 56(%[tp]), %[t1]\n\t"
+        "adcq 64(%[tp]), %[t2]\n\t"
+        "adcq 72(%[tp]), %[t3]\n\t"
+        "adcq 80(%[tp]), %[t4]\n\t"
+        "adcq 88(%[tp]), %[t5]\n\t"
+        "movq %[t0], %[lo]\n\t"
+        "subq %[p0], %[lo]\n\t"
+        "movq %[t1], %[hi]\n\t"
+        "sbbq %[p1], %[hi]\n\t"
+        "movq %[t2], %[x]\n\t"
+        "sbbq %[p2], %[x]\n\t"
+        "movq %[t3], %%rdx\n\t"
+        "sbbq %[p3], %%rdx\n\t"
+        "movq %[t4], %[y]\n\t"
+        "sbbq %[p4], %[y]\n\t"
+        "movq %[t5], %[tp]\n\t"
+        "sbbq %[p5], %[tp]\n\t"
+        "cmovncq %[lo], %[t0]\n\t"
+        "cmovncq %[hi], %[t1]\n\t"
+        "cmovncq %[x], %[t2]\n\t"
+        "cmovncq %%rdx, %[t3]\n\t"
+        "cmovncq %[y], %[t4]\n\t"
+        "cmovncq %[tp], %[t5]\n\t"
+        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5),
+          [lo] "=&r"(lo), [hi] "=&r"(hi), "=&d"(rdx), [x] "=&r"(x), [y] "=&r"(y), [tp] "+r"(tp)
+        : [A] "r"((uint64_t)0), [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3]), [p4] "m"(p[4]),
+          [p5] "m"(p[5]), [inv] "rm"(inv), "m"(*(const uint64_t(*)[12])t)
+        : "cc");
+    (void)lo, (void)hi, (void)rdx, (void)x, (void)y, (void)tp;
+    r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3, r[4] = t4, r[5] = t5;
+}
+
 /* r = a + b mod p and r = a - b mod p, for a, b < p < 2^(64N-1): one ADD/ADC (SUB/SBB) chain, then
  * a conditional subtraction (addition) of p selected with CMOVNC (a borrow mask), branch-free.
  * The spare top bit of p means a + b never carries out of the top limb. */
