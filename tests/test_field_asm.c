@@ -164,6 +164,7 @@ ASM_TESTS(bls_fr, 4)
  * Karatsuba's three Montgomery products: every pair of edge values in each half (p-1, 0, carry
  * patterns ...), random and carry-heavy elements, also with r aliasing a, b or both; every result
  * fully reduced. And p^2 (FQ_PSQ, which c0 adds) against a schoolbook square of p. */
+#ifdef ZK_FQ2_WIDE /* zk/fp2_tmpl.h: x86-64 kernels built in, not an AddressSanitizer build */
 #define FQ2_WIDE_TEST(FQ, NL)                                                                                        \
     TEST(FQ##2_mul_one_reduction) {                                                                                  \
         if (!zk_field_asm || zk_kernels_select(ZK_KERNELS_MULX) != 0) return TEST_SKIP;                             \
@@ -209,6 +210,7 @@ ASM_TESTS(bls_fr, 4)
     }
 FQ2_WIDE_TEST(bn_fq, 4)
 FQ2_WIDE_TEST(bls_fq, 6)
+#endif
 
 /* The AVX-512 IFMA bucket additions (zk/msm_ifma.c, the ifma kernel set; skipped on a CPU without
  * it) against the affine addition formulas of the scalar flush (zk/msm_tmpl.h) in the scalar
