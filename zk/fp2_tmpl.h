@@ -58,28 +58,25 @@ static inline void F2F(mul_karatsuba)(F2_T *r, const F2_T *a, const F2_T *b) {
  * c0 = a0b0 + p^2 - a1b1 in (0, 2p^2), each below p·2^(64N) (p < 2^(64N-2)) and so one REDC from
  * reduced: 3 wide products and 2 reductions against Karatsuba's 3 Montgomery products (BN254:
  * 88 multiplications instead of 108). F2_PSQ is p^2 (zk/constants.h). */
-#define F2_WIDE 1
-#define ZK_FQ2_WIDE 1 /* stays defined: the tests look for it */
+#define ZK_FQ2_WIDE 1 /* stays defined: the tests look for it too */
 #include <x86intrin.h>
 #define F2_WN (sizeof(FB_T) / sizeof(uint64_t))
 static const uint64_t F2F(PSQ)[2 * F2_WN] = F2_PSQ;
-/* r = a + b and r = a - b over n words; the carry out is dropped (the callers stay in range). */
-static inline __attribute__((always_inline)) void F2F(wadd)(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n) {
-    unsigned char c = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned long long o;
-        c = _addcarry_u64(c, a[i], b[i], &o);
-        r[i] = o;
+/* r = a + b and r = a - b over n words (one carry chain); the carry out is dropped (the callers
+ * stay in range). */
+#define F2_WORDS_OP(name, op)                                                                                          \
+    static inline __attribute__((always_inline)) void F2F(name)(uint64_t *r, const uint64_t *a, const uint64_t *b,     \
+                                                                size_t n) {                                            \
+        unsigned char c = 0;                                                                                           \
+        for (size_t i = 0; i < n; i++) {                                                                               \
+            unsigned long long o;                                                                                      \
+            c = op(c, a[i], b[i], &o);                                                                                 \
+            r[i] = o;                                                                                                  \
+        }                                                                                                              \
     }
-}
-static inline __attribute__((always_inline)) void F2F(wsub)(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n) {
-    unsigned char c = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned long long o;
-        c = _subborrow_u64(c, a[i], b[i], &o);
-        r[i] = o;
-    }
-}
+F2_WORDS_OP(wadd, _addcarry_u64)
+F2_WORDS_OP(wsub, _subborrow_u64)
+#undef F2_WORDS_OP
 
 /* The one-reduction product. */
 static inline void F2F(mul_wide)(F2_T *r, const F2_T *a, const F2_T *b) {
@@ -101,7 +98,7 @@ static inline void F2F(mul_wide)(F2_T *r, const F2_T *a, const F2_T *b) {
 
 /* (a0 + a1 u)(b0 + b1 u) */
 static inline void F2F(mul)(F2_T *r, const F2_T *a, const F2_T *b) {
-#ifdef F2_WIDE
+#ifdef ZK_FQ2_WIDE
     if (FB(wide_on)()) {
         F2F(mul_wide)(r, a, b);
         return;
@@ -153,7 +150,6 @@ static inline void F2F(batch_inv)(F2_T *a, F2_T *tmp, size_t n) {
     }
 }
 
-#undef F2_WIDE
 #undef F2_WN
 #undef FB_T
 #undef F2_T

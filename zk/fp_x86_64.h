@@ -65,23 +65,49 @@
     "adcxq %[lo], %[A]\n\t"                                                                                            \
     "adoxq %[lo], %[A]\n\t"
 
+/* The first row of a product: (t0..t(N-1), A) = a·b[0], the low halves added on the OF chain;
+ * its first three words are the same for 4 and 6 words. */
+#define ZK_X86_FIRST_ROW_HEAD                                                                                          \
+    "movq 0(%[b]), %%rdx\n\t"                                                                                          \
+    "xorl %k[lo], %k[lo]\n\t"                                                                                          \
+    "mulxq 0(%[a]), %[t0], %[t1]\n\t"                                                                                  \
+    "mulxq 8(%[a]), %[lo], %[t2]\n\t"                                                                                  \
+    "adoxq %[lo], %[t1]\n\t"                                                                                           \
+    "mulxq 16(%[a]), %[lo], %[t3]\n\t"                                                                                 \
+    "adoxq %[lo], %[t2]\n\t"
+#define ZK_X86_MUL4_FIRST_ROW                                                                                          \
+    ZK_X86_FIRST_ROW_HEAD                                                                                              \
+    "mulxq 24(%[a]), %[lo], %[A]\n\t"                                                                                  \
+    "adoxq %[lo], %[t3]\n\t"                                                                                           \
+    "movl $0, %k[lo]\n\t"                                                                                              \
+    "adoxq %[lo], %[A]\n\t"
+
+/* (t0..t3) -= p unless that borrows (a value < 2p fully reduced), branch-free: the subtraction
+ * into lo, hi, A and rdx (scratch), then the selection by the borrow (also the low words of
+ * ZK_X86_COND_SUB6). */
+#define ZK_X86_SUB_P_LOW4                                                                                              \
+    "movq %[t0], %[lo]\n\t"                                                                                            \
+    "subq %[p0], %[lo]\n\t"                                                                                            \
+    "movq %[t1], %[hi]\n\t"                                                                                            \
+    "sbbq %[p1], %[hi]\n\t"                                                                                            \
+    "movq %[t2], %[A]\n\t"                                                                                             \
+    "sbbq %[p2], %[A]\n\t"                                                                                             \
+    "movq %[t3], %%rdx\n\t"                                                                                            \
+    "sbbq %[p3], %%rdx\n\t"
+#define ZK_X86_SELECT_LOW4                                                                                             \
+    "cmovncq %[lo], %[t0]\n\t"                                                                                         \
+    "cmovncq %[hi], %[t1]\n\t"                                                                                         \
+    "cmovncq %[A], %[t2]\n\t"                                                                                          \
+    "cmovncq %%rdx, %[t3]\n\t"
+#define ZK_X86_COND_SUB4 ZK_X86_SUB_P_LOW4 ZK_X86_SELECT_LOW4
+
 /* r = a*b/2^256 mod p, for a, b < p < 2^255 with p[3] < 2^63 - 1; inv = -p^-1 mod 2^64. */
 ZK_X86_ALWAYS_INLINE void zk_x86_mont_mul4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4], const uint64_t p[4],
                                            uint64_t inv) {
     uint64_t t0, t1, t2, t3, A, lo, hi, rdx;
     const uint64_t *ap = a, *bp = b;
     __asm__(
-        "movq 0(%[b]), %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq 0(%[a]), %[t0], %[t1]\n\t"
-        "mulxq 8(%[a]), %[lo], %[t2]\n\t"
-        "adoxq %[lo], %[t1]\n\t"
-        "mulxq 16(%[a]), %[lo], %[t3]\n\t"
-        "adoxq %[lo], %[t2]\n\t"
-        "mulxq 24(%[a]), %[lo], %[A]\n\t"
-        "adoxq %[lo], %[t3]\n\t"
-        "movl $0, %k[lo]\n\t"
-        "adoxq %[lo], %[A]\n\t"
+        ZK_X86_MUL4_FIRST_ROW
         // clang-format off
         ZK_X86_MUL4_REDC_ROUND
         ZK_X86_MUL4_MAC_ROUND(8)
@@ -91,18 +117,7 @@ ZK_X86_ALWAYS_INLINE void zk_x86_mont_mul4(uint64_t r[4], const uint64_t a[4], c
         ZK_X86_MUL4_MAC_ROUND(24)
         ZK_X86_MUL4_REDC_ROUND
         // clang-format on
-        "movq %[t0], %[lo]\n\t"
-        "subq %[p0], %[lo]\n\t"
-        "movq %[t1], %[hi]\n\t"
-        "sbbq %[p1], %[hi]\n\t"
-        "movq %[t2], %[A]\n\t"
-        "sbbq %[p2], %[A]\n\t"
-        "movq %[t3], %%rdx\n\t"
-        "sbbq %[p3], %%rdx\n\t"
-        "cmovncq %[lo], %[t0]\n\t"
-        "cmovncq %[hi], %[t1]\n\t"
-        "cmovncq %[A], %[t2]\n\t"
-        "cmovncq %%rdx, %[t3]\n\t"
+        ZK_X86_COND_SUB4
         : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [A] "=&r"(A), [lo] "=&r"(lo), [hi] "=&r"(hi),
           "=&d"(rdx), [a] "+r"(ap), [b] "+r"(bp)
         : [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3]), [inv] "rm"(inv),
@@ -166,26 +181,36 @@ ZK_X86_ALWAYS_INLINE void zk_x86_mont_mul4(uint64_t r[4], const uint64_t a[4], c
     "adcxq %[lo], %[A]\n\t"                                                                                            \
     "adoxq %[lo], %[A]\n\t"
 
+/* The first row of a 6-word product: (t0..t5, A) = a·b[0]. */
+#define ZK_X86_MUL6_FIRST_ROW                                                                                          \
+    ZK_X86_FIRST_ROW_HEAD                                                                                              \
+    "mulxq 24(%[a]), %[lo], %[t4]\n\t"                                                                                 \
+    "adoxq %[lo], %[t3]\n\t"                                                                                           \
+    "mulxq 32(%[a]), %[lo], %[t5]\n\t"                                                                                 \
+    "adoxq %[lo], %[t4]\n\t"                                                                                           \
+    "mulxq 40(%[a]), %[lo], %[A]\n\t"                                                                                  \
+    "adoxq %[lo], %[t5]\n\t"                                                                                           \
+    "movl $0, %k[lo]\n\t"                                                                                              \
+    "adoxq %[lo], %[A]\n\t"
+
+/* (t0..t5) -= p unless that borrows; lo, hi, A, rdx, a and b are scratch. */
+#define ZK_X86_COND_SUB6                                                                                               \
+    ZK_X86_SUB_P_LOW4                                                                                                  \
+    "movq %[t4], %[a]\n\t"                                                                                             \
+    "sbbq %[p4], %[a]\n\t"                                                                                             \
+    "movq %[t5], %[b]\n\t"                                                                                             \
+    "sbbq %[p5], %[b]\n\t"                                                                                             \
+    ZK_X86_SELECT_LOW4                                                                                                 \
+    "cmovncq %[a], %[t4]\n\t"                                                                                          \
+    "cmovncq %[b], %[t5]\n\t"
+
 /* r = a*b/2^384 mod p, for a, b < p < 2^383 with p[5] < 2^63 - 1; inv = -p^-1 mod 2^64. */
 ZK_X86_ALWAYS_INLINE void zk_x86_mont_mul6(uint64_t r[6], const uint64_t a[6], const uint64_t b[6], const uint64_t p[6],
                                            uint64_t inv) {
     uint64_t t0, t1, t2, t3, t4, t5, A, lo, hi, rdx;
     const uint64_t *ap = a, *bp = b;
-    __asm__("movq 0(%[b]), %%rdx\n\t"
-            "xorl %k[lo], %k[lo]\n\t"
-            "mulxq 0(%[a]), %[t0], %[t1]\n\t"
-            "mulxq 8(%[a]), %[lo], %[t2]\n\t"
-            "adoxq %[lo], %[t1]\n\t"
-            "mulxq 16(%[a]), %[lo], %[t3]\n\t"
-            "adoxq %[lo], %[t2]\n\t"
-            "mulxq 24(%[a]), %[lo], %[t4]\n\t"
-            "adoxq %[lo], %[t3]\n\t"
-            "mulxq 32(%[a]), %[lo], %[t5]\n\t"
-            "adoxq %[lo], %[t4]\n\t"
-            "mulxq 40(%[a]), %[lo], %[A]\n\t"
-            "adoxq %[lo], %[t5]\n\t"
-            "movl $0, %k[lo]\n\t"
-            "adoxq %[lo], %[A]\n\t"
+    __asm__(
+            ZK_X86_MUL6_FIRST_ROW
             // clang-format off
             ZK_X86_MUL6_REDC_ROUND
             ZK_X86_MUL6_MAC_ROUND(8)
@@ -199,24 +224,7 @@ ZK_X86_ALWAYS_INLINE void zk_x86_mont_mul6(uint64_t r[6], const uint64_t a[6], c
             ZK_X86_MUL6_MAC_ROUND(40)
             ZK_X86_MUL6_REDC_ROUND
             // clang-format on
-            "movq %[t0], %[lo]\n\t"
-            "subq %[p0], %[lo]\n\t"
-            "movq %[t1], %[hi]\n\t"
-            "sbbq %[p1], %[hi]\n\t"
-            "movq %[t2], %[A]\n\t"
-            "sbbq %[p2], %[A]\n\t"
-            "movq %[t3], %%rdx\n\t"
-            "sbbq %[p3], %%rdx\n\t"
-            "movq %[t4], %[a]\n\t"
-            "sbbq %[p4], %[a]\n\t"
-            "movq %[t5], %[b]\n\t"
-            "sbbq %[p5], %[b]\n\t"
-            "cmovncq %[lo], %[t0]\n\t"
-            "cmovncq %[hi], %[t1]\n\t"
-            "cmovncq %[A], %[t2]\n\t"
-            "cmovncq %%rdx, %[t3]\n\t"
-            "cmovncq %[a], %[t4]\n\t"
-            "cmovncq %[b], %[t5]\n\t"
+            ZK_X86_COND_SUB6
             : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5),
               [A] "=&r"(A), [lo] "=&r"(lo), [hi] "=&r"(hi), "=&d"(rdx), [a] "+r"(ap), [b] "+r"(bp)
             : [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3]), [p4] "m"(p[4]), [p5] "m"(p[5]),
@@ -243,17 +251,8 @@ ZK_X86_ALWAYS_INLINE void zk_x86_mont_mul6(uint64_t r[6], const uint64_t a[6], c
 ZK_X86_ALWAYS_INLINE void zk_x86_mul4_wide(uint64_t t[8], const uint64_t a[4], const uint64_t b[4]) {
     uint64_t t0, t1, t2, t3, A, lo, hi, rdx;
     const uint64_t *ap = a, *bp = b;
-    __asm__("movq 0(%[b]), %%rdx\n\t"
-            "xorl %k[lo], %k[lo]\n\t"
-            "mulxq 0(%[a]), %[t0], %[t1]\n\t"
-            "mulxq 8(%[a]), %[lo], %[t2]\n\t"
-            "adoxq %[lo], %[t1]\n\t"
-            "mulxq 16(%[a]), %[lo], %[t3]\n\t"
-            "adoxq %[lo], %[t2]\n\t"
-            "mulxq 24(%[a]), %[lo], %[A]\n\t"
-            "adoxq %[lo], %[t3]\n\t"
-            "movl $0, %k[lo]\n\t"
-            "adoxq %[lo], %[A]\n\t"
+    __asm__(
+            ZK_X86_MUL4_FIRST_ROW
             // clang-format off
             ZK_X86_WIDE4_SHIFT(0)
             ZK_X86_MUL4_MAC_ROUND(8)
@@ -275,15 +274,16 @@ ZK_X86_ALWAYS_INLINE void zk_x86_mul4_wide(uint64_t t[8], const uint64_t a[4], c
 }
 
 /* r = t/2^256 mod p, for t < p·2^256 (t[0..8)), p < 2^255 with p[3] < 2^63 - 1; inv = -p^-1 mod 2^64:
- * the four reduction rounds of zk_x86_mont_mul4 on the low half (leaving a value <= p), the high
- * half (< p) added, p subtracted once if the sum is >= p. */
+ * the four reduction rounds of zk_x86_mont_mul4 (with no row's top word, A = 0) on the low half,
+ * leaving a value <= p, the high half (< p) added, p subtracted once if the sum is >= p. */
 ZK_X86_ALWAYS_INLINE void zk_x86_redc4(uint64_t r[4], const uint64_t t[8], const uint64_t p[4], uint64_t inv) {
-    uint64_t t0, t1, t2, t3, lo, hi, rdx, x;
+    uint64_t t0, t1, t2, t3, A, lo, hi, rdx;
     __asm__(
         "movq 0(%[tp]), %[t0]\n\t"
         "movq 8(%[tp]), %[t1]\n\t"
         "movq 16(%[tp]), %[t2]\n\t"
         "movq 24(%[tp]), %[t3]\n\t"
+        "xorl %k[A], %k[A]\n\t" /* no row's top word to fold in */
         // clang-format off
         ZK_X86_MUL4_REDC_ROUND
         ZK_X86_MUL4_REDC_ROUND
@@ -294,24 +294,13 @@ ZK_X86_ALWAYS_INLINE void zk_x86_redc4(uint64_t r[4], const uint64_t t[8], const
         "adcq 40(%[tp]), %[t1]\n\t"
         "adcq 48(%[tp]), %[t2]\n\t"
         "adcq 56(%[tp]), %[t3]\n\t"
-        "movq %[t0], %[lo]\n\t"
-        "subq %[p0], %[lo]\n\t"
-        "movq %[t1], %[hi]\n\t"
-        "sbbq %[p1], %[hi]\n\t"
-        "movq %[t2], %[x]\n\t"
-        "sbbq %[p2], %[x]\n\t"
-        "movq %[t3], %%rdx\n\t"
-        "sbbq %[p3], %%rdx\n\t"
-        "cmovncq %[lo], %[t0]\n\t"
-        "cmovncq %[hi], %[t1]\n\t"
-        "cmovncq %[x], %[t2]\n\t"
-        "cmovncq %%rdx, %[t3]\n\t"
-        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [lo] "=&r"(lo), [hi] "=&r"(hi), "=&d"(rdx),
-          [x] "=&r"(x)
-        : [tp] "r"(t), [A] "r"((uint64_t)0), [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3]),
-          [inv] "rm"(inv), "m"(*(const uint64_t(*)[8])t)
+        ZK_X86_COND_SUB4
+        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [A] "=&r"(A), [lo] "=&r"(lo), [hi] "=&r"(hi),
+          "=&d"(rdx)
+        : [tp] "r"(t), [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3]), [inv] "rm"(inv),
+          "m"(*(const uint64_t(*)[8])t)
         : "cc");
-    (void)lo, (void)hi, (void)rdx, (void)x;
+    (void)A, (void)lo, (void)hi, (void)rdx;
     r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3;
 }
 
@@ -328,21 +317,8 @@ ZK_X86_ALWAYS_INLINE void zk_x86_redc4(uint64_t r[4], const uint64_t t[8], const
 ZK_X86_ALWAYS_INLINE void zk_x86_mul6_wide(uint64_t t[12], const uint64_t a[6], const uint64_t b[6]) {
     uint64_t t0, t1, t2, t3, t4, t5, A, lo, hi, rdx;
     const uint64_t *ap = a, *bp = b;
-    __asm__("movq 0(%[b]), %%rdx\n\t"
-            "xorl %k[lo], %k[lo]\n\t"
-            "mulxq 0(%[a]), %[t0], %[t1]\n\t"
-            "mulxq 8(%[a]), %[lo], %[t2]\n\t"
-            "adoxq %[lo], %[t1]\n\t"
-            "mulxq 16(%[a]), %[lo], %[t3]\n\t"
-            "adoxq %[lo], %[t2]\n\t"
-            "mulxq 24(%[a]), %[lo], %[t4]\n\t"
-            "adoxq %[lo], %[t3]\n\t"
-            "mulxq 32(%[a]), %[lo], %[t5]\n\t"
-            "adoxq %[lo], %[t4]\n\t"
-            "mulxq 40(%[a]), %[lo], %[A]\n\t"
-            "adoxq %[lo], %[t5]\n\t"
-            "movl $0, %k[lo]\n\t"
-            "adoxq %[lo], %[A]\n\t"
+    __asm__(
+            ZK_X86_MUL6_FIRST_ROW
             // clang-format off
             ZK_X86_WIDE6_SHIFT(0)
             ZK_X86_MUL6_MAC_ROUND(8)
@@ -373,8 +349,7 @@ ZK_X86_ALWAYS_INLINE void zk_x86_mul6_wide(uint64_t t[12], const uint64_t a[6], 
 
 /* r = t/2^384 mod p, for t < p·2^384 (t[0..12)), p < 2^383 with p[5] < 2^63 - 1 (as zk_x86_redc4). */
 ZK_X86_ALWAYS_INLINE void zk_x86_redc6(uint64_t r[6], const uint64_t t[12], const uint64_t p[6], uint64_t inv) {
-    uint64_t t0, t1, t2, t3, t4, t5, lo, hi, rdx, x, y;
-    const uint64_t *tp = t;
+    uint64_t t0, t1, t2, t3, t4, t5, A, lo, hi, rdx, sa, sb;
     __asm__(
         "movq 0(%[tp]), %[t0]\n\t"
         "movq 8(%[tp]), %[t1]\n\t"
@@ -382,6 +357,7 @@ ZK_X86_ALWAYS_INLINE void zk_x86_redc6(uint64_t r[6], const uint64_t t[12], cons
         "movq 24(%[tp]), %[t3]\n\t"
         "movq 32(%[tp]), %[t4]\n\t"
         "movq 40(%[tp]), %[t5]\n\t"
+        "xorl %k[A], %k[A]\n\t"
         // clang-format off
         ZK_X86_MUL6_REDC_ROUND
         ZK_X86_MUL6_REDC_ROUND
@@ -396,30 +372,13 @@ ZK_X86_ALWAYS_INLINE void zk_x86_redc6(uint64_t r[6], const uint64_t t[12], cons
         "adcq 72(%[tp]), %[t3]\n\t"
         "adcq 80(%[tp]), %[t4]\n\t"
         "adcq 88(%[tp]), %[t5]\n\t"
-        "movq %[t0], %[lo]\n\t"
-        "subq %[p0], %[lo]\n\t"
-        "movq %[t1], %[hi]\n\t"
-        "sbbq %[p1], %[hi]\n\t"
-        "movq %[t2], %[x]\n\t"
-        "sbbq %[p2], %[x]\n\t"
-        "movq %[t3], %%rdx\n\t"
-        "sbbq %[p3], %%rdx\n\t"
-        "movq %[t4], %[y]\n\t"
-        "sbbq %[p4], %[y]\n\t"
-        "movq %[t5], %[tp]\n\t"
-        "sbbq %[p5], %[tp]\n\t"
-        "cmovncq %[lo], %[t0]\n\t"
-        "cmovncq %[hi], %[t1]\n\t"
-        "cmovncq %[x], %[t2]\n\t"
-        "cmovncq %%rdx, %[t3]\n\t"
-        "cmovncq %[y], %[t4]\n\t"
-        "cmovncq %[tp], %[t5]\n\t"
+        ZK_X86_COND_SUB6
         : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5),
-          [lo] "=&r"(lo), [hi] "=&r"(hi), "=&d"(rdx), [x] "=&r"(x), [y] "=&r"(y), [tp] "+r"(tp)
-        : [A] "r"((uint64_t)0), [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3]), [p4] "m"(p[4]),
+          [A] "=&r"(A), [lo] "=&r"(lo), [hi] "=&r"(hi), "=&d"(rdx), [a] "=&r"(sa), [b] "=&r"(sb)
+        : [tp] "r"(t), [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3]), [p4] "m"(p[4]),
           [p5] "m"(p[5]), [inv] "rm"(inv), "m"(*(const uint64_t(*)[12])t)
         : "cc");
-    (void)lo, (void)hi, (void)rdx, (void)x, (void)y, (void)tp;
+    (void)A, (void)lo, (void)hi, (void)rdx, (void)sa, (void)sb;
     r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3, r[4] = t4, r[5] = t5;
 }
 

@@ -226,9 +226,8 @@ TEST(ec_ops) {
 /* ---- MSM: points P_j = (a + j·b)·G for j < M (every 97th replaced by infinity), tiled to n;
  * scalars a quarter zero, a quarter one, the rest random < r. Expected = (Σ s_i·k_i)·G, computed
  * in Fr; small sizes are also compared with the CPU MSM of zk/. ---- */
-static int g_msm_window; /* the window the MSM cases ask for: 0 = the backend's choice (msm_windows sets it) */
 #define MSM_CASE(PFX, G, F, GEN, CURVE, ISG2)                                                                          \
-    static int msm_##G(size_t n, int time_only, double *ms) {                                                          \
+    static int msm_##G(size_t n, int window, int time_only, double *ms) { /* window 0: the backend's */                \
         size_t M = n < ((size_t)1 << 16) ? n : ((size_t)1 << 16);                                                      \
         G##_xyzz_t *p = malloc(M * sizeof *p), g, step;                                                                \
         G##_aff_t *pts = malloc(n * sizeof *pts);                                                                      \
@@ -282,8 +281,7 @@ static int g_msm_window; /* the window the MSM cases ask for: 0 = the backend's 
             PFX##_fr_add(&acc, &acc, &t);                                                                              \
         }                                                                                                              \
         G##_aff_t got, want;                                                                                           \
-        CHECK_MSG(zkcuda_msm(g_ctx, &CURVE, ISG2, pts, sc, n, g_msm_window, &got, ms, &g_err) == 0, "%s",  \
-                  g_err.msg);                                                                                  \
+        CHECK_MSG(zkcuda_msm(g_ctx, &CURVE, ISG2, pts, sc, n, window, &got, ms, &g_err) == 0, "%s", g_err.msg);    \
         if (!time_only) {                                                                                              \
             G##_xyzz_t e;                                                                                              \
             PFX##_fr_from_mont(&acc, &acc);                                                                            \
@@ -327,15 +325,15 @@ TEST(msm) {
     for (int i = 0; i < 4; i++) {
         size_t n = sizes[i];
         if (n > ((size_t)1 << MAX_LOG)) continue;
-        CHECK_MSG(msm_bn_g1(n, 0, NULL) == 0, "n=%zu", n);
-        CHECK_MSG(msm_bn_g2(n, 0, NULL) == 0, "n=%zu", n);
-        CHECK_MSG(msm_bls_g1(n, 0, NULL) == 0, "n=%zu", n);
-        CHECK_MSG(msm_bls_g2(n, 0, NULL) == 0, "n=%zu", n);
+        CHECK_MSG(msm_bn_g1(n, 0, 0, NULL) == 0, "n=%zu", n);
+        CHECK_MSG(msm_bn_g2(n, 0, 0, NULL) == 0, "n=%zu", n);
+        CHECK_MSG(msm_bls_g1(n, 0, 0, NULL) == 0, "n=%zu", n);
+        CHECK_MSG(msm_bls_g2(n, 0, 0, NULL) == 0, "n=%zu", n);
     }
     /* odd sizes and tiny windows */
-    CHECK(msm_bn_g1(1, 0, NULL) == 0);
-    CHECK(msm_bn_g1(777, 0, NULL) == 0);
-    CHECK(msm_bls_g2(333, 0, NULL) == 0);
+    CHECK(msm_bn_g1(1, 0, 0, NULL) == 0);
+    CHECK(msm_bn_g1(777, 0, 0, NULL) == 0);
+    CHECK(msm_bls_g2(333, 0, 0, NULL) == 0);
     return 0;
 }
 
@@ -758,10 +756,10 @@ TEST(bench_msm) {
     }                                                                                                                  \
     snprintf(name, sizeof name, label " 2^%u", logs[i]);                                                               \
     tline(name, best, "ms");
-        BEST(msm_bn_g1(n, rep > 0, &ms), "MSM G1 bn128");
-        BEST(msm_bn_g2(n, rep > 0, &ms), "MSM G2 bn128");
-        BEST(msm_bls_g1(n, rep > 0, &ms), "MSM G1 bls12381");
-        BEST(msm_bls_g2(n, rep > 0, &ms), "MSM G2 bls12381");
+        BEST(msm_bn_g1(n, 0, rep > 0, &ms), "MSM G1 bn128");
+        BEST(msm_bn_g2(n, 0, rep > 0, &ms), "MSM G2 bn128");
+        BEST(msm_bls_g1(n, 0, rep > 0, &ms), "MSM G1 bls12381");
+        BEST(msm_bls_g2(n, 0, rep > 0, &ms), "MSM G2 bls12381");
     }
     return 0;
 }
@@ -786,13 +784,12 @@ TEST(msm_windows) {
     }
     for (int c = 4; c <= 16; c++) {
         if (!(windows >> c & 1)) continue;
-        g_msm_window = c;
         char name[64];
         double ms, best1 = 1e30, best2 = 1e30;
         for (int rep = 0; rep < 2; rep++) {
-            CHECK_MSG(msm_bn_g1(n, rep > 0, &ms) == 0, "G1 window %d", c);
+            CHECK_MSG(msm_bn_g1(n, c, rep > 0, &ms) == 0, "G1 window %d", c);
             if (ms < best1) best1 = ms;
-            CHECK_MSG(msm_bn_g2(n, rep > 0, &ms) == 0, "G2 window %d", c);
+            CHECK_MSG(msm_bn_g2(n, c, rep > 0, &ms) == 0, "G2 window %d", c);
             if (ms < best2) best2 = ms;
         }
         snprintf(name, sizeof name, "MSM G1 bn128 2^%d window %d", lg, c);
@@ -800,7 +797,6 @@ TEST(msm_windows) {
         snprintf(name, sizeof name, "MSM G2 bn128 2^%d window %d", lg, c);
         tline(name, best2, "ms");
     }
-    g_msm_window = 0;
     return 0;
 }
 
