@@ -49,9 +49,9 @@ static inline void F2F(mul_karatsuba)(F2_T *r, const F2_T *a, const F2_T *b) {
     FB(sub)(&s0, &s0, &t0);
     FB(sub)(&r->c1, &s0, &t1);
 }
-/* Not in AddressSanitizer builds: there GCC -O3 took minutes on zk/verify.c with the product
- * inlined into the pairing's towers (and as long with it out of line), against 4 s without; those
- * builds keep Karatsuba, and the plain builds' tests (tests/test_field_asm.c) check this one. */
+/* Not in AddressSanitizer builds: there GCC -O3 all but stalled on zk/verify.c with this product in
+ * the pairing's towers, inlined or out of line; those builds keep Karatsuba, and the plain builds'
+ * tests (tests/test_field_asm.c) check this one. */
 #if defined(ZK_X86_KERNELS) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
 /* With the MULX/ADX kernel set the product reduces each half once (FB(mulw), FB(redc)): Karatsuba's
  * three products in 2N words, c1 = (a0+a1)(b0+b1) - a0b0 - a1b1 = a0b1 + a1b0 < 2p^2 and

@@ -20,10 +20,10 @@ static inline unsigned zc_blocks(size_t n, unsigned t) { return (unsigned)((n + 
 
 /* The window of n points: lg n − 4 up to 2^16 points, then 12 up to 2^19, then lg n − 7, at most
  * 16. Measured on an H200 (bench/RESULTS.md "GPU", test_cuda_device msm_windows): at 2^20 points,
- * half of the scalars random, c = 12 took 8.2 / 34.8 ms (G1 / G2 bn128) where c = 16 took 10.7 /
- * 42.2; fitted with every scalar random (the core's B2 took what that fit gives at c = 16), c = 13
- * is the best, 10.3 / 45.0 against 12.1 / 50.5. The window sums cost 2^c per window and grow
- * faster than the bucket additions shrink; the optimum moves up about one bit when n doubles. */
+ * half of the scalars zero or one, c = 12 took 8.2 / 34.8 ms (G1 / G2 bn128), c = 13 8.9 / 35.8,
+ * c = 16 10.7 / 42.2; a witness's scalars make the bucket sums dearer, which moves the best window
+ * up, hence 13. The window sums cost 2^c per window and grow faster than the bucket additions
+ * shrink; the best window moves up about one bit when n doubles. */
 static inline int zc_msm_window(uint32_t n) {
     int lg = 0;
     while ((1ull << lg) < n) lg++;
