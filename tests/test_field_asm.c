@@ -212,12 +212,13 @@ FQ2_WIDE_TEST(bn_fq, 4)
 FQ2_WIDE_TEST(bls_fq, 6)
 #endif
 
-/* The AVX-512 IFMA bucket additions (zk/msm_ifma.c, the ifma kernel set; skipped on a CPU without
- * it) against the affine addition formulas of the scalar flush (zk/msm_tmpl.h) in the scalar
+/* The vector bucket additions (zk/msm_ifma.c, the ifma kernel set; zk/msm_avx2.c, the avx2 set's
+ * BN254 G1 flush; each skipped on a CPU without its set) against the affine addition formulas of the scalar flush (zk/msm_tmpl.h) in the scalar
  * kernels, for G1 (Fq) and G2 (Fq2) of both curves: coordinates are edge values (p-1, 1, carry patterns ...) and
  * random field elements (the formulas do not need points on the curve), batch sizes 1..17 (lanes
  * left over in the last vector), 63, 64, 1000 and 1024, buckets in a scattered order; every result
  * must be fully reduced. */
+#include "zk/msm_avx2.h"
 #include "zk/msm_ifma.h"
 
 /* Coordinates for the flush tests over the base field FQ and FQ2: edge values, carry patterns,
@@ -238,8 +239,9 @@ FQ2_WIDE_TEST(bls_fq, 6)
 IFMA_PICK(bn_fq)
 IFMA_PICK(bls_fq)
 
-#define IFMA_FLUSH_TEST(G, F, FQ)                                                                                        \
-    static void G##_ifma_ref_add(G##_aff_t *b, const G##_aff_t *p) {                                                 \
+_Static_assert(ZK_AVX2_BATCH_MAX == ZK_IFMA_BATCH_MAX, "one batch size for the flush tests");
+#define VEC_FLUSH_TEST(G, F, FQ, SET, SETNAME, FLUSH)                                                                                        \
+    static void G##_##SETNAME##_ref_add(G##_aff_t *b, const G##_aff_t *p) {                                                 \
         F##_t d, lam, t, x3;                                                                                         \
         F##_sub(&d, &p->x, &b->x);                                                                                   \
         F##_inv(&d, &d);                                                                                             \
@@ -254,12 +256,12 @@ IFMA_PICK(bls_fq)
         b->x = x3;                                                                                                   \
     }                                                                                                                \
                                                                                                                      \
-    TEST(G##_ifma_flush_vs_scalar) {                                                                                 \
-        if (!(zk_kernels_supported() & (1u << ZK_KERNELS_IFMA))) return TEST_SKIP;                                 \
+    TEST(G##_##SETNAME##_flush_vs_scalar) {                                                                                 \
+        if (!(zk_kernels_supported() & (1u << SET))) return TEST_SKIP;                                 \
         enum { NB = 2048 };                                                                                          \
-        static G##_aff_t bucket[NB], want[NB], pt[ZK_IFMA_BATCH_MAX];                                                \
-        static F##_t den[ZK_IFMA_BATCH_MAX];                                                                         \
-        static uint32_t bidx[ZK_IFMA_BATCH_MAX];                                                                     \
+        static G##_aff_t bucket[NB], want[NB], pt[ZK_AVX2_BATCH_MAX];                                                \
+        static F##_t den[ZK_AVX2_BATCH_MAX];                                                                         \
+        static uint32_t bidx[ZK_AVX2_BATCH_MAX];                                                                     \
         FQ##_t e[N_EDGE_MAX];                                                                                        \
         int ne = FQ##_edges(e);                                                                                      \
         static const unsigned sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 63, 64, 1000, 1024}; \
@@ -278,23 +280,24 @@ IFMA_PICK(bls_fq)
                     F##_pick(&pt[j].y, e, ne);                                                                       \
                     F##_sub(&den[j], &pt[j].x, &bucket[bidx[j]].x);                                                  \
                 } while (F##_is_zero(&den[j]));                                                                      \
-                G##_ifma_ref_add(&want[bidx[j]], &pt[j]);                                                            \
+                G##_##SETNAME##_ref_add(&want[bidx[j]], &pt[j]);                                                            \
             }                                                                                                        \
-            zk_ifma_##G##_flush(bucket, bidx, pt, den, n);                                                           \
+            FLUSH(bucket, bidx, pt, den, n);                                                           \
             for (unsigned i = 0; i < NB; i++) {                                                                      \
                 bool same = F##_eq(&bucket[i].x, &want[i].x) && F##_eq(&bucket[i].y, &want[i].y);                    \
                 CHECK_MSG(same && F##_below_p(&bucket[i].x) && F##_below_p(&bucket[i].y),                            \
-                          #G " ifma flush of %u additions: bucket %u differs", n, i);                                 \
+                          #G " " #SETNAME " flush of %u additions: bucket %u differs", n, i);                                 \
                 if (!same) return 1;                                                                                 \
             }                                                                                                        \
         }                                                                                                            \
         return 0;                                                                                                    \
     }
 
-IFMA_FLUSH_TEST(bn_g1, bn_fq, bn_fq)
-IFMA_FLUSH_TEST(bn_g2, bn_fq2, bn_fq)
-IFMA_FLUSH_TEST(bls_g1, bls_fq, bls_fq)
-IFMA_FLUSH_TEST(bls_g2, bls_fq2, bls_fq)
+VEC_FLUSH_TEST(bn_g1, bn_fq, bn_fq, ZK_KERNELS_IFMA, ifma, zk_ifma_bn_g1_flush)
+VEC_FLUSH_TEST(bn_g2, bn_fq2, bn_fq, ZK_KERNELS_IFMA, ifma, zk_ifma_bn_g2_flush)
+VEC_FLUSH_TEST(bls_g1, bls_fq, bls_fq, ZK_KERNELS_IFMA, ifma, zk_ifma_bls_g1_flush)
+VEC_FLUSH_TEST(bls_g2, bls_fq2, bls_fq, ZK_KERNELS_IFMA, ifma, zk_ifma_bls_g2_flush)
+VEC_FLUSH_TEST(bn_g1, bn_fq, bn_fq, ZK_KERNELS_AVX2, avx2, zk_avx2_bn_g1_flush)
 
 /* The vector bucket reduction (zk_ifma_*_reduce, the ifma set) against the scalar running sum, on
  * real points (multiples of the generator): random empty/occupied/side patterns, every bucket the
@@ -445,4 +448,118 @@ IFMA_REDUCE_TEST(bls_g2)
 #define IFMA_TARGET __attribute__((target("avx512f,avx512ifma")))
 IFMA_MUL2_TEST(bn_fq, v52, 4, BN_FQ_INV)
 IFMA_MUL2_TEST(bls_fq, v52x, 6, BLS_FQ_INV)
+
+/* The AVX2 arithmetic of the avx2 set's flush (zk/avx2_29.h, 29-bit limbs, four lanes) against the
+ * scalar kernels at the ends of its bounds: the product of a, b in [0, 2p] (2p itself included),
+ * with b shifted as an integer or given as 2^5·b mod p, must be below 2p and equal a·b; a - b + p for
+ * a < 3p, b < p must equal a - b and not exceed a + p; the reductions from [0, 2p) and [0, 4p) must
+ * leave the value mod p, below p. 4000 rounds of four lanes, each operand an edge value, a carry
+ * pattern or random, plus p or 2p at random. */
+#include "zk/avx2_29.h"
+#define AVX2_TARGET __attribute__((target("avx2")))
+static v29_t bn_v29(const bn_fq_t x[4], int shl, const v29_mod_t *m) AVX2_TARGET;
+static v29_t bn_v29(const bn_fq_t x[4], int shl, const v29_mod_t *m) {
+    const uint64_t *e[4] = {x[0].l, x[1].l, x[2].l, x[3].l};
+    v29_t r;
+    v29_load4(&r, e, shl, m);
+    return r;
+}
+static void bn_v29_out(bn_fq_t x[4], const v29_t *a) AVX2_TARGET;
+static void bn_v29_out(bn_fq_t x[4], const v29_t *a) {
+    uint64_t *e[4] = {x[0].l, x[1].l, x[2].l, x[3].l};
+    v29_store4(e, 4, a);
+}
+static int bn_v29_check(void) AVX2_TARGET;
+static int bn_v29_check(void) {
+    v29_mod_t m;
+    v29_mod_init(&m, bn_fq_P.l, BN_FQ_INV, bn_fq_ONE.l);
+    bn_fq_t e[N_EDGE_MAX], k32 = bn_fq_ONE;
+    int ne = bn_fq_edges(e);
+    for (int i = 0; i < 5; i++) bn_fq_dbl(&k32, &k32); /* 2^5 */
+    for (int round = 0; round < 4000; round++) {
+        bn_fq_t a[4], b[4], b32[4], d[4], r4[4], got[4];
+        for (int l = 0; l < 4; l++) {
+            bn_fq_lazy(&a[l], e, ne, true), bn_fq_lazy(&b[l], e, ne, true);
+            bn_fq_pick(&b32[l], e, ne);
+            bn_fq_pick(&d[l], e, ne);
+            bn_fq_pick(&r4[l], e, ne);
+            int k = (int)(rng() % 4); /* below 4p */
+            for (int i = 0; i < k; i++) bn_fq_add_raw(&r4[l], &r4[l], &bn_fq_P);
+        }
+        v29_t va = bn_v29(a, 0, &m), vbs = bn_v29(b, 1, &m), r;
+        v29_mul_lz(&r, &va, &vbs, &m);
+        bn_v29_out(got, &r);
+        bn_fq_t want[4], b32m[4];
+        for (int l = 0; l < 4; l++) {
+            bn_fq_t am = a[l], bm = b[l];
+            bn_fq_mod_raw(&am), bn_fq_mod_raw(&bm);
+            bn_fq_mul(&want[l], &am, &bm);
+            int k = bn_fq_mod_raw(&got[l]);
+            CHECK_MSG(k <= 1 && bn_fq_eq(&got[l], &want[l]), "v29 product, round %d lane %d: %d p over", round, l, k);
+            if (k > 1 || !bn_fq_eq(&got[l], &want[l])) return 1;
+            bn_fq_mul(&b32m[l], &b32[l], &k32); /* 2^5·b mod p: the operand form as a field element */
+        }
+        v29_t vb32 = bn_v29(b32m, 0, &m);
+        v29_mul_lz(&r, &va, &vb32, &m);
+        bn_v29_out(got, &r);
+        for (int l = 0; l < 4; l++) {
+            bn_fq_t am = a[l];
+            bn_fq_mod_raw(&am);
+            bn_fq_mul(&want[l], &am, &b32[l]);
+            int k = bn_fq_mod_raw(&got[l]);
+            CHECK_MSG(k <= 1 && bn_fq_eq(&got[l], &want[l]), "v29 product by 2^5 b, round %d lane %d", round, l);
+            if (k > 1 || !bn_fq_eq(&got[l], &want[l])) return 1;
+        }
+        /* a - d + p for a below 3p (the flush's largest first operand) */
+        bn_fq_t a3[4];
+        for (int l = 0; l < 4; l++) {
+            bn_fq_pick(&a3[l], e, ne);
+            int k = (int)(rng() % 3);
+            for (int i = 0; i < k; i++) bn_fq_add_raw(&a3[l], &a3[l], &bn_fq_P);
+        }
+        v29_t vc = bn_v29(a3, 0, &m), vd = bn_v29(d, 0, &m);
+        v29_subz(&r, &vc, &vd, &m);
+        bn_v29_out(got, &r);
+        for (int l = 0; l < 4; l++) {
+            bn_fq_t am = a3[l], bound = a3[l];
+            bn_fq_mod_raw(&am);
+            bn_fq_sub(&want[l], &am, &d[l]);
+            bn_fq_add_raw(&bound, &bound, &bn_fq_P);
+            bn_fq_t g = got[l];
+            bn_fq_mod_raw(&g);
+            bool below = true; /* got <= a + p */
+            for (int i = 3; i >= 0; i--)
+                if (got[l].l[i] != bound.l[i]) {
+                    below = got[l].l[i] < bound.l[i];
+                    break;
+                }
+            CHECK_MSG(below && bn_fq_eq(&g, &want[l]), "v29 a - b + p, round %d lane %d", round, l);
+            if (!below || !bn_fq_eq(&g, &want[l])) return 1;
+        }
+        v29_t v4 = bn_v29(r4, 0, &m);
+        v29_red2(&v4, &m);
+        bn_v29_out(got, &v4);
+        for (int l = 0; l < 4; l++) {
+            bn_fq_t w = r4[l];
+            bn_fq_mod_raw(&w);
+            CHECK_MSG(bn_fq_below_p(&got[l]) && bn_fq_eq(&got[l], &w), "v29 reduction from 4p, round %d lane %d", round, l);
+            if (!bn_fq_below_p(&got[l]) || !bn_fq_eq(&got[l], &w)) return 1;
+        }
+        for (int l = 0; l < 4; l++) bn_fq_lazy(&r4[l], e, ne, false); /* [0, 2p) */
+        v29_t v2 = bn_v29(r4, 0, &m);
+        v29_red1(&v2, &m);
+        bn_v29_out(got, &v2);
+        for (int l = 0; l < 4; l++) {
+            bn_fq_t w = r4[l];
+            bn_fq_mod_raw(&w);
+            CHECK_MSG(bn_fq_below_p(&got[l]) && bn_fq_eq(&got[l], &w), "v29 reduction from 2p, round %d lane %d", round, l);
+            if (!bn_fq_below_p(&got[l]) || !bn_fq_eq(&got[l], &w)) return 1;
+        }
+    }
+    return 0;
+}
+TEST(bn_fq_avx2_arith) {
+    if (!(zk_kernels_supported() & (1u << ZK_KERNELS_AVX2))) return TEST_SKIP;
+    return bn_v29_check();
+}
 #endif

@@ -5,9 +5,11 @@
  * zk/fp_tmpl.h use it only while zk_kernels_mulx is set; otherwise they call the portable CIOS of
  * zk/fp_tmpl.h. The ADC/SBB/CMOV add/sub kernels are baseline x86-64 and always run. The choice is
  * made before main() (a constructor): the best set the CPU has, or the one ZKPIPE_KERNELS names
- * (portable, mulx, ifma, auto), never one the CPU lacks. The ifma set adds AVX-512 IFMA bucket
+ * (portable, mulx, avx2, ifma, auto), never one the CPU lacks. The ifma set adds AVX-512 IFMA bucket
  * additions (zk/msm_ifma.c, built with function-level target attributes) where cpuid reports
- * AVX512F + AVX512IFMA and XGETBV shows that the OS saves the opmask and zmm state. Tests switch sets with zk_kernels_select(). */
+ * AVX512F + AVX512IFMA and XGETBV shows that the OS saves the opmask and zmm state; below it the
+ * avx2 set adds AVX2 bucket additions for BN254 G1 (zk/msm_avx2.c, the same way) where cpuid reports
+ * AVX2 and the OS saves the ymm state. Tests switch sets with zk_kernels_select(). */
 #pragma once
 #include <stdbool.h>
 
@@ -18,7 +20,8 @@ extern "C" {
 enum zk_kernel_set {
     ZK_KERNELS_PORTABLE = 0, /* portable C (unsigned __int128), any CPU */
     ZK_KERNELS_MULX = 1,     /* x86-64 BMI2 + ADX: MULX/ADCX/ADOX multiplication */
-    ZK_KERNELS_IFMA = 2,     /* mulx, and AVX-512 IFMA batch-affine bucket additions (zk/msm_ifma.c) */
+    ZK_KERNELS_AVX2 = 2,     /* mulx, and AVX2 batch-affine bucket additions for BN254 G1 (zk/msm_avx2.c) */
+    ZK_KERNELS_IFMA = 3,     /* mulx, and AVX-512 IFMA batch-affine bucket additions (zk/msm_ifma.c) */
     ZK_KERNELS_COUNT
 };
 
@@ -28,12 +31,15 @@ extern int zk_kernels_mulx;
 /* Non-zero while the ifma set is selected: the BN254 G1 MSM's bucket additions run eight to a
  * vector (zk/msm_ifma.h); zk_kernels_mulx is then set too. Same discipline as zk_kernels_mulx. */
 extern int zk_kernels_ifma;
+/* Non-zero while the avx2 set is selected: the BN254 G1 MSM's bucket additions run four to a vector
+ * (zk/msm_avx2.h); zk_kernels_mulx is then set too. Same discipline as zk_kernels_mulx. */
+extern int zk_kernels_avx2;
 
 /* Bit s set for every set s this CPU runs (ZK_KERNELS_PORTABLE always). */
 unsigned zk_kernels_supported(void);
 /* The set in use. */
 enum zk_kernel_set zk_kernels_current(void);
-/* Short name of set s: "portable", "mulx", "ifma". */
+/* Short name of set s: "portable", "mulx", "avx2", "ifma". */
 const char *zk_kernels_set_name(enum zk_kernel_set s);
 /* One line for logs and `zkpipe prove --timings`: the set in use, why (CPU or ZKPIPE_KERNELS), and
  * the CPU features that decide it, e.g. "mulx (x86-64 BMI2+ADX MULX/ADCX/ADOX; cpu: bmi2 adx

@@ -1,6 +1,7 @@
 /* MSM instantiations and the window/digit helpers they share. */
 #include "msm.h"
 #include "kernels.h"
+#include "msm_avx2.h"
 #include "msm_ifma.h"
 
 #include <stdlib.h>

@@ -22,6 +22,7 @@
 
 #define MSM_BATCH 1024 /* the most; the batch used is limit = nb/8 within [64, 1024] */
 _Static_assert(MSM_BATCH <= ZK_IFMA_BATCH_MAX, "a batch fits zk_ifma_*_flush");
+_Static_assert(MSM_BATCH <= ZK_AVX2_BATCH_MAX, "a batch fits zk_avx2_*_flush");
 
 /* The group's vector flush (zk/msm_ifma.h) when the ifma kernel set is selected, else none. */
 static const zk_vec_flush_fn GF(msm_vec_flush) =
@@ -123,11 +124,18 @@ static inline void GF(aff_dbl_prep)(AFF_T *pt, F_T *den, const AFF_T *p) {
 /* Whether the group's vector flush (and reduction) run: the ifma set selected, and the group has them. */
 static inline bool GF(msm_vec)(void) { return GF(msm_vec_flush) && zk_kernels_ifma; }
 
-/* aff_add_batch, eight additions per vector with the ifma kernels (m <= MSM_BATCH; pt and den
- * hold MSM_BATCH elements, as the vector flush reads whole vectors). */
+/* The group's AVX2 flush (zk/msm_avx2.h) when the avx2 kernel set is selected, else none. Only the
+ * flush changes with it: every other choice (windows, GLV, reductions) stays the mulx set's. */
+static const zk_vec_flush_fn GF(msm_avx2_flush) =
+    _Generic((AFF_T *)0, bn_g1_aff_t *: zk_avx2_bn_g1_flush, default: (zk_vec_flush_fn)0);
+
+/* aff_add_batch, eight additions per vector with the ifma kernels, four with the avx2 kernels
+ * (m <= MSM_BATCH; pt and den hold MSM_BATCH elements, as the ifma flush reads whole vectors). */
 static inline void GF(aff_apply)(AFF_T *base, const uint32_t *idx, const AFF_T *pt, F_T *den, F_T *tmp, unsigned m) {
     if (GF(msm_vec)())
         GF(msm_vec_flush)(base, idx, pt, den, m);
+    else if (GF(msm_avx2_flush) && zk_kernels_avx2)
+        GF(msm_avx2_flush)(base, idx, pt, den, m);
     else
         GF(aff_add_batch)(base, idx, pt, den, tmp, m);
 }
