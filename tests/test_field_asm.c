@@ -212,12 +212,12 @@ FQ2_WIDE_TEST(bn_fq, 4)
 FQ2_WIDE_TEST(bls_fq, 6)
 #endif
 
-/* The vector bucket additions (zk/msm_ifma.c, the ifma kernel set; zk/msm_avx2.c, the avx2 set's
- * BN254 G1 flush; each skipped on a CPU without its set) against the affine addition formulas of the scalar flush (zk/msm_tmpl.h) in the scalar
- * kernels, for G1 (Fq) and G2 (Fq2) of both curves: coordinates are edge values (p-1, 1, carry patterns ...) and
- * random field elements (the formulas do not need points on the curve), batch sizes 1..17 (lanes
- * left over in the last vector), 63, 64, 1000 and 1024, buckets in a scattered order; every result
- * must be fully reduced. */
+/* The vector bucket additions (zk/msm_ifma.c, the ifma kernel set, G1 and G2 of both curves;
+ * zk/msm_avx2.c, the avx2 set, G1 and G2 of BN254; each skipped on a CPU without its set) against
+ * the affine addition formulas of the scalar flush (zk/msm_tmpl.h) in the scalar kernels:
+ * coordinates are edge values (p-1, 1, carry patterns ...) and random field elements (the formulas
+ * do not need points on the curve), batch sizes 1..17 (lanes left over in the last vector), 63, 64,
+ * 1000 and 1024, buckets in a scattered order; every result must be fully reduced. */
 #include "zk/msm_avx2.h"
 #include "zk/msm_ifma.h"
 
@@ -298,6 +298,7 @@ VEC_FLUSH_TEST(bn_g2, bn_fq2, bn_fq, ZK_KERNELS_IFMA, ifma, zk_ifma_bn_g2_flush)
 VEC_FLUSH_TEST(bls_g1, bls_fq, bls_fq, ZK_KERNELS_IFMA, ifma, zk_ifma_bls_g1_flush)
 VEC_FLUSH_TEST(bls_g2, bls_fq2, bls_fq, ZK_KERNELS_IFMA, ifma, zk_ifma_bls_g2_flush)
 VEC_FLUSH_TEST(bn_g1, bn_fq, bn_fq, ZK_KERNELS_AVX2, avx2, zk_avx2_bn_g1_flush)
+VEC_FLUSH_TEST(bn_g2, bn_fq2, bn_fq, ZK_KERNELS_AVX2, avx2, zk_avx2_bn_g2_flush)
 
 /* The vector bucket reduction (zk_ifma_*_reduce, the ifma set) against the scalar running sum, on
  * real points (multiples of the generator): random empty/occupied/side patterns, every bucket the

@@ -39,6 +39,7 @@ typedef struct {
 typedef struct {
     __m256i p[V29_NL];
     __m256i pb[V29_NL];     /* p, borrowed: pb[0] = p0 + 2^29, pb[i] = p_i + 2^29 - 1, pb[8] = p8 - 1 */
+    __m256i p2b[V29_NL];    /* 2p, borrowed the same way */
     __m256i cp[V29_NL];     /* 2^261 - p */
     __m256i cp2[V29_NL];    /* 2^261 - 2p */
     __m256i inv, mask, top; /* top: 2^29 - 1, the largest normalized limb */
@@ -72,10 +73,12 @@ AVX2_FN void v29_mod_init(v29_mod_t *m, const uint64_t p[V29_NW], uint64_t inv64
     v29_complement(c1, p);
     v29_complement(c2, p2);
     for (int i = 0; i < V29_NL; i++) {
-        uint64_t pi = v29_bits(p, 29 * i);
+        uint64_t pi = v29_bits(p, 29 * i), qi = v29_bits(p2, 29 * i);
         uint64_t bi = i == 0 ? pi + (1ULL << 29) : i < V29_NL - 1 ? pi + (1ULL << 29) - 1 : pi - 1;
+        uint64_t b2 = i == 0 ? qi + (1ULL << 29) : i < V29_NL - 1 ? qi + (1ULL << 29) - 1 : qi - 1;
         m->p[i] = _mm256_set1_epi64x((long long)pi);
         m->pb[i] = _mm256_set1_epi64x((long long)bi);
+        m->p2b[i] = _mm256_set1_epi64x((long long)b2);
         m->cp[i] = _mm256_set1_epi64x((long long)c1[i]);
         m->cp2[i] = _mm256_set1_epi64x((long long)c2[i]);
     }
@@ -164,11 +167,46 @@ AVX2_FN void v29_mul_lz(v29_t *r, const v29_t *a, const v29_t *bs, const v29_mod
     v29_carry(r, t, m);
 }
 
-/* r = a·b·2^-256 for a, b < 2p (b put in operand form here): below 2p, not reduced. */
-AVX2_FN void v29_mulz(v29_t *r, const v29_t *a, const v29_t *b, const v29_mod_t *m) {
-    v29_t bs;
-    v29_shl(&bs, b, m);
-    v29_mul_lz(r, a, &bs, m);
+/* v29_mul_lz as a call: where a flush holds many products (G2's), inlining them all made the code
+ * larger than the CPU's instruction caches hold, and calls ran faster (bench/RESULTS.md, "Issue 22,
+ * the avx2 set"); G1's flush inlines its six. */
+static __attribute__((noinline, target("avx2"))) void v29_mul_call(v29_t *r, const v29_t *a, const v29_t *bs,
+                                                                  const v29_mod_t *m) {
+    v29_mul_lz(r, a, bs, m);
+}
+
+/* r = (a·bs + c·ds)·2^-261, one Montgomery reduction for both products (bs, ds in operand form):
+ * (a·b + c·d)·2^-256 for a, c < 2p and b, d <= 2p, below 3p (8p^2/2^256 + p, p < 2^254), not
+ * reduced. A column then sums at most 27 terms below 2^58 and a carry: still below 2^63. For Fq2's
+ * products: a0·b0 − a1·b1 as a0·b0 + a1·(2p − b1), and a0·b1 + a1·b0. A call, as v29_mul_call. */
+static __attribute__((noinline, target("avx2"))) void v29_mul2_lz(v29_t *r, const v29_t *a, const v29_t *bs, const v29_t *c, const v29_t *ds,
+                         const v29_mod_t *m) {
+    __m256i t[V29_NL + 1];
+#pragma GCC unroll 10
+    for (int i = 0; i <= V29_NL; i++) t[i] = _mm256_setzero_si256();
+#pragma GCC unroll 9
+    for (int i = 0; i < V29_NL; i++) {
+        __m256i bi = bs->l[i], di = ds->l[i];
+#pragma GCC unroll 9
+        for (int j = 0; j < V29_NL; j++)
+            t[j] = _mm256_add_epi64(t[j], _mm256_add_epi64(_mm256_mul_epu32(a->l[j], bi), _mm256_mul_epu32(c->l[j], di)));
+        __m256i q = _mm256_and_si256(_mm256_mul_epu32(t[0], m->inv), m->mask);
+#pragma GCC unroll 9
+        for (int j = 0; j < V29_NL; j++) t[j] = _mm256_add_epi64(t[j], _mm256_mul_epu32(q, m->p[j]));
+        t[1] = _mm256_add_epi64(t[1], _mm256_srli_epi64(t[0], 29));
+#pragma GCC unroll 9
+        for (int j = 0; j < V29_NL; j++) t[j] = t[j + 1];
+        t[V29_NL] = _mm256_setzero_si256();
+    }
+    v29_carry(r, t, m);
+}
+
+/* r = 2p - a for a <= 2p: in [0, 2p], normalized, not reduced (an operand of mul2_lz). */
+AVX2_FN void v29_neg2(v29_t *r, const v29_t *a, const v29_mod_t *m) {
+    __m256i t[V29_NL];
+#pragma GCC unroll 9
+    for (int i = 0; i < V29_NL; i++) t[i] = _mm256_sub_epi64(m->p2b[i], a->l[i]);
+    v29_carry(r, t, m);
 }
 
 /* r = a - kp if a >= kp, else a (a normalized, below 2^260; ck the limbs of 2^261 - kp). */

@@ -8,7 +8,7 @@
  * (portable, mulx, avx2, ifma, auto), never one the CPU lacks. The ifma set adds AVX-512 IFMA bucket
  * additions (zk/msm_ifma.c, built with function-level target attributes) where cpuid reports
  * AVX512F + AVX512IFMA and XGETBV shows that the OS saves the opmask and zmm state; below it the
- * avx2 set adds AVX2 bucket additions for BN254 G1 (zk/msm_avx2.c, the same way) where cpuid reports
+ * avx2 set adds AVX2 bucket additions for BN254 G1 and G2 (zk/msm_avx2.c, the same way) where cpuid reports
  * AVX2 and the OS saves the ymm state. Tests switch sets with zk_kernels_select(). */
 #pragma once
 #include <stdbool.h>
@@ -20,7 +20,7 @@ extern "C" {
 enum zk_kernel_set {
     ZK_KERNELS_PORTABLE = 0, /* portable C (unsigned __int128), any CPU */
     ZK_KERNELS_MULX = 1,     /* x86-64 BMI2 + ADX: MULX/ADCX/ADOX multiplication */
-    ZK_KERNELS_AVX2 = 2,     /* mulx, and AVX2 batch-affine bucket additions for BN254 G1 (zk/msm_avx2.c) */
+    ZK_KERNELS_AVX2 = 2,     /* mulx, and AVX2 batch-affine bucket additions for BN254 (zk/msm_avx2.c) */
     ZK_KERNELS_IFMA = 3,     /* mulx, and AVX-512 IFMA batch-affine bucket additions (zk/msm_ifma.c) */
     ZK_KERNELS_COUNT
 };
@@ -31,7 +31,7 @@ extern int zk_kernels_mulx;
 /* Non-zero while the ifma set is selected: the BN254 G1 MSM's bucket additions run eight to a
  * vector (zk/msm_ifma.h); zk_kernels_mulx is then set too. Same discipline as zk_kernels_mulx. */
 extern int zk_kernels_ifma;
-/* Non-zero while the avx2 set is selected: the BN254 G1 MSM's bucket additions run four to a vector
+/* Non-zero while the avx2 set is selected: the BN254 G1 and G2 MSMs' bucket additions run four to a vector
  * (zk/msm_avx2.h); zk_kernels_mulx is then set too. Same discipline as zk_kernels_mulx. */
 extern int zk_kernels_avx2;
 

@@ -127,7 +127,8 @@ static inline bool GF(msm_vec)(void) { return GF(msm_vec_flush) && zk_kernels_if
 /* The group's AVX2 flush (zk/msm_avx2.h) when the avx2 kernel set is selected, else none. Only the
  * flush changes with it: every other choice (windows, GLV, reductions) stays the mulx set's. */
 static const zk_vec_flush_fn GF(msm_avx2_flush) =
-    _Generic((AFF_T *)0, bn_g1_aff_t *: zk_avx2_bn_g1_flush, default: (zk_vec_flush_fn)0);
+    _Generic((AFF_T *)0, bn_g1_aff_t *: zk_avx2_bn_g1_flush, bn_g2_aff_t *: zk_avx2_bn_g2_flush,
+             default: (zk_vec_flush_fn)0);
 
 /* aff_add_batch, eight additions per vector with the ifma kernels, four with the avx2 kernels
  * (m <= MSM_BATCH; pt and den hold MSM_BATCH elements, as the ifma flush reads whole vectors). */
