@@ -20,8 +20,9 @@ void zk_avx2_bn_g2_flush(void *bucket, const uint32_t *bidx, const void *pt, con
  * avx2 set is the best one only when this is below ZK_AVX2_PROBE_MAX. */
 double zk_avx2_probe(void);
 /* The flush's other work (loads, carries, conditional subtractions) costs more in vectors than in
- * words, so its products must win by a margin. Where this was written the race gave 0.35-0.40 and
+ * words, so its products must win by a margin. Where this was written the race gave 0.35-0.36 and
  * the flushes 0.85 (G1) and 0.94 (G2) of the scalar ones (bench/RESULTS.md, "Issue 22, the avx2
- * set"); with the products about two thirds of a vector flush's time, G1's flush would lose at a
- * race of about 0.47, G2's at about 0.40. */
-#define ZK_AVX2_PROBE_MAX 0.45
+ * set"); if the products are about two thirds of a vector flush's time (an estimate from its
+ * instruction counts), G1's flush would lose at a race of about 0.44, G2's at about 0.38; four of
+ * a proof's five MSMs are G1's. */
+#define ZK_AVX2_PROBE_MAX 0.42
