@@ -470,10 +470,21 @@ static void bn_v29_out(bn_fq_t x[4], const v29_t *a) {
     uint64_t *e[4] = {x[0].l, x[1].l, x[2].l, x[3].l};
     v29_store4(e, 4, a);
 }
+/* Every lane of got equals want mod p and holds at most max_over multiples of p above it (0: fully
+ * reduced); 0, else 1 with one line naming the operation, the round and the lane. */
+static int bn_v29_lanes(const bn_fq_t got[4], const bn_fq_t want[4], int max_over, const char *what, int round) {
+    for (int l = 0; l < 4; l++) {
+        bn_fq_t g = got[l];
+        int k = bn_fq_mod_raw(&g);
+        CHECK_MSG(k <= max_over && bn_fq_eq(&g, &want[l]), "v29 %s, round %d lane %d: %d p over", what, round, l, k);
+        if (k > max_over || !bn_fq_eq(&g, &want[l])) return 1;
+    }
+    return 0;
+}
 static int bn_v29_check(void) AVX2_TARGET;
 static int bn_v29_check(void) {
     v29_mod_t m;
-    v29_mod_init(&m, bn_fq_P.l, BN_FQ_INV, bn_fq_ONE.l);
+    v29_mod_init(&m, bn_fq_P.l, BN_FQ_INV);
     bn_fq_t e[N_EDGE_MAX], k32 = bn_fq_ONE;
     int ne = bn_fq_edges(e);
     for (int i = 0; i < 5; i++) bn_fq_dbl(&k32, &k32); /* 2^5 */
@@ -495,11 +506,9 @@ static int bn_v29_check(void) {
             bn_fq_t am = a[l], bm = b[l];
             bn_fq_mod_raw(&am), bn_fq_mod_raw(&bm);
             bn_fq_mul(&want[l], &am, &bm);
-            int k = bn_fq_mod_raw(&got[l]);
-            CHECK_MSG(k <= 1 && bn_fq_eq(&got[l], &want[l]), "v29 product, round %d lane %d: %d p over", round, l, k);
-            if (k > 1 || !bn_fq_eq(&got[l], &want[l])) return 1;
             bn_fq_mul(&b32m[l], &b32[l], &k32); /* 2^5·b mod p: the operand form as a field element */
         }
+        if (bn_v29_lanes(got, want, 1, "product", round)) return 1;
         v29_t vb32 = bn_v29(b32m, 0, &m);
         v29_mul_lz(&r, &va, &vb32, &m);
         bn_v29_out(got, &r);
@@ -507,10 +516,8 @@ static int bn_v29_check(void) {
             bn_fq_t am = a[l];
             bn_fq_mod_raw(&am);
             bn_fq_mul(&want[l], &am, &b32[l]);
-            int k = bn_fq_mod_raw(&got[l]);
-            CHECK_MSG(k <= 1 && bn_fq_eq(&got[l], &want[l]), "v29 product by 2^5 b, round %d lane %d", round, l);
-            if (k > 1 || !bn_fq_eq(&got[l], &want[l])) return 1;
         }
+        if (bn_v29_lanes(got, want, 1, "product by 2^5 b", round)) return 1;
         /* a - d + p for a below 3p (the flush's largest first operand) */
         bn_fq_t a3[4];
         for (int l = 0; l < 4; l++) {
@@ -540,22 +547,14 @@ static int bn_v29_check(void) {
         v29_t v4 = bn_v29(r4, 0, &m);
         v29_red2(&v4, &m);
         bn_v29_out(got, &v4);
-        for (int l = 0; l < 4; l++) {
-            bn_fq_t w = r4[l];
-            bn_fq_mod_raw(&w);
-            CHECK_MSG(bn_fq_below_p(&got[l]) && bn_fq_eq(&got[l], &w), "v29 reduction from 4p, round %d lane %d", round, l);
-            if (!bn_fq_below_p(&got[l]) || !bn_fq_eq(&got[l], &w)) return 1;
-        }
+        for (int l = 0; l < 4; l++) want[l] = r4[l], bn_fq_mod_raw(&want[l]);
+        if (bn_v29_lanes(got, want, 0, "reduction from 4p", round)) return 1;
         for (int l = 0; l < 4; l++) bn_fq_lazy(&r4[l], e, ne, false); /* [0, 2p) */
         v29_t v2 = bn_v29(r4, 0, &m);
         v29_red1(&v2, &m);
         bn_v29_out(got, &v2);
-        for (int l = 0; l < 4; l++) {
-            bn_fq_t w = r4[l];
-            bn_fq_mod_raw(&w);
-            CHECK_MSG(bn_fq_below_p(&got[l]) && bn_fq_eq(&got[l], &w), "v29 reduction from 2p, round %d lane %d", round, l);
-            if (!bn_fq_below_p(&got[l]) || !bn_fq_eq(&got[l], &w)) return 1;
-        }
+        for (int l = 0; l < 4; l++) want[l] = r4[l], bn_fq_mod_raw(&want[l]);
+        if (bn_v29_lanes(got, want, 0, "reduction from 2p", round)) return 1;
     }
     return 0;
 }

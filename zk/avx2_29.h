@@ -42,8 +42,7 @@ typedef struct {
     __m256i p2b[V29_NL];    /* 2p, borrowed the same way */
     __m256i cp[V29_NL];     /* 2^261 - p */
     __m256i cp2[V29_NL];    /* 2^261 - 2p */
-    __m256i inv, mask, top; /* top: 2^29 - 1, the largest normalized limb */
-    uint64_t one[V29_NW];
+    __m256i inv, mask;      /* mask: 2^29 - 1, also the largest normalized limb */
 } v29_mod_t;
 
 /* Bits [b, b + 29) of the NW-word integer w (b >= 0). */
@@ -67,25 +66,27 @@ static inline void v29_complement(uint64_t out[V29_NL], const uint64_t v[V29_NW]
     }
 }
 
-AVX2_FN void v29_mod_init(v29_mod_t *m, const uint64_t p[V29_NW], uint64_t inv64, const uint64_t one[V29_NW]) {
+/* Limb i of an integer in the borrowed form: 2^29 more than limb i below the top, 1 less (taken by
+ * the limb below) above the bottom; the limbs still sum to the integer. */
+static inline uint64_t v29_borrowed(uint64_t limb, int i) {
+    return limb + (i < V29_NL - 1 ? 1ULL << 29 : 0) - (i > 0 ? 1 : 0);
+}
+
+AVX2_FN void v29_mod_init(v29_mod_t *m, const uint64_t p[V29_NW], uint64_t inv64) {
     uint64_t p2[V29_NW], c1[V29_NL], c2[V29_NL];
     for (int i = 0; i < V29_NW; i++) p2[i] = p[i] << 1 | (i ? p[i - 1] >> 63 : 0);
     v29_complement(c1, p);
     v29_complement(c2, p2);
     for (int i = 0; i < V29_NL; i++) {
-        uint64_t pi = v29_bits(p, 29 * i), qi = v29_bits(p2, 29 * i);
-        uint64_t bi = i == 0 ? pi + (1ULL << 29) : i < V29_NL - 1 ? pi + (1ULL << 29) - 1 : pi - 1;
-        uint64_t b2 = i == 0 ? qi + (1ULL << 29) : i < V29_NL - 1 ? qi + (1ULL << 29) - 1 : qi - 1;
+        uint64_t pi = v29_bits(p, 29 * i);
         m->p[i] = _mm256_set1_epi64x((long long)pi);
-        m->pb[i] = _mm256_set1_epi64x((long long)bi);
-        m->p2b[i] = _mm256_set1_epi64x((long long)b2);
+        m->pb[i] = _mm256_set1_epi64x((long long)v29_borrowed(pi, i));
+        m->p2b[i] = _mm256_set1_epi64x((long long)v29_borrowed(v29_bits(p2, 29 * i), i));
         m->cp[i] = _mm256_set1_epi64x((long long)c1[i]);
         m->cp2[i] = _mm256_set1_epi64x((long long)c2[i]);
     }
     m->inv = _mm256_set1_epi64x((long long)(inv64 & M29));
     m->mask = _mm256_set1_epi64x((long long)M29);
-    m->top = m->mask;
-    for (int i = 0; i < V29_NW; i++) m->one[i] = one[i];
 }
 
 /* Word vectors (word k of four elements in q[k]) -> limbs; shl = 1 gives 2^5 times the value (the
@@ -145,6 +146,24 @@ AVX2_FN void v29_carry(v29_t *r, __m256i t[V29_NL], const v29_mod_t *m) {
     for (int i = 0; i < V29_NL; i++) r->l[i] = t[i];
 }
 
+/* t += a·bi, one row of a product (the columns keep their carries until v29_carry). */
+AVX2_FN void v29_mac_row(__m256i t[V29_NL + 1], const v29_t *a, __m256i bi) {
+#pragma GCC unroll 9
+    for (int j = 0; j < V29_NL; j++) t[j] = _mm256_add_epi64(t[j], _mm256_mul_epu32(a->l[j], bi));
+}
+
+/* One Montgomery round: t += q·p with q = t0·(-1/p) mod 2^29, so that t0 = 0 mod 2^29, then t
+ * shifted down one limb (t0's carry into the next). */
+AVX2_FN void v29_redc_round(__m256i t[V29_NL + 1], const v29_mod_t *m) {
+    __m256i q = _mm256_and_si256(_mm256_mul_epu32(t[0], m->inv), m->mask);
+#pragma GCC unroll 9
+    for (int j = 0; j < V29_NL; j++) t[j] = _mm256_add_epi64(t[j], _mm256_mul_epu32(q, m->p[j]));
+    t[1] = _mm256_add_epi64(t[1], _mm256_srli_epi64(t[0], 29));
+#pragma GCC unroll 9
+    for (int j = 0; j < V29_NL; j++) t[j] = t[j + 1];
+    t[V29_NL] = _mm256_setzero_si256();
+}
+
 /* r = a·bs·2^-261 with bs = 2^5·b (operand form): the Montgomery product a·b·2^-256, normalized,
  * below 2p for a, b < 2p (not reduced). */
 AVX2_FN void v29_mul_lz(v29_t *r, const v29_t *a, const v29_t *bs, const v29_mod_t *m) {
@@ -153,16 +172,8 @@ AVX2_FN void v29_mul_lz(v29_t *r, const v29_t *a, const v29_t *bs, const v29_mod
     for (int i = 0; i <= V29_NL; i++) t[i] = _mm256_setzero_si256();
 #pragma GCC unroll 9
     for (int i = 0; i < V29_NL; i++) {
-        __m256i bi = bs->l[i];
-#pragma GCC unroll 9
-        for (int j = 0; j < V29_NL; j++) t[j] = _mm256_add_epi64(t[j], _mm256_mul_epu32(a->l[j], bi));
-        __m256i q = _mm256_and_si256(_mm256_mul_epu32(t[0], m->inv), m->mask);
-#pragma GCC unroll 9
-        for (int j = 0; j < V29_NL; j++) t[j] = _mm256_add_epi64(t[j], _mm256_mul_epu32(q, m->p[j]));
-        t[1] = _mm256_add_epi64(t[1], _mm256_srli_epi64(t[0], 29));
-#pragma GCC unroll 9
-        for (int j = 0; j < V29_NL; j++) t[j] = t[j + 1];
-        t[V29_NL] = _mm256_setzero_si256();
+        v29_mac_row(t, a, bs->l[i]);
+        v29_redc_round(t, m);
     }
     v29_carry(r, t, m);
 }
@@ -179,24 +190,16 @@ static __attribute__((noinline, target("avx2"))) void v29_mul_call(v29_t *r, con
  * (a·b + c·d)·2^-256 for a, c < 2p and b, d <= 2p, below 3p (8p^2/2^256 + p, p < 2^254), not
  * reduced. A column then sums at most 27 terms below 2^58 and a carry: still below 2^63. For Fq2's
  * products: a0·b0 − a1·b1 as a0·b0 + a1·(2p − b1), and a0·b1 + a1·b0. A call, as v29_mul_call. */
-static __attribute__((noinline, target("avx2"))) void v29_mul2_lz(v29_t *r, const v29_t *a, const v29_t *bs, const v29_t *c, const v29_t *ds,
-                         const v29_mod_t *m) {
+static __attribute__((noinline, target("avx2"))) void v29_mul2_lz(v29_t *r, const v29_t *a, const v29_t *bs,
+                                                                 const v29_t *c, const v29_t *ds, const v29_mod_t *m) {
     __m256i t[V29_NL + 1];
 #pragma GCC unroll 10
     for (int i = 0; i <= V29_NL; i++) t[i] = _mm256_setzero_si256();
 #pragma GCC unroll 9
     for (int i = 0; i < V29_NL; i++) {
-        __m256i bi = bs->l[i], di = ds->l[i];
-#pragma GCC unroll 9
-        for (int j = 0; j < V29_NL; j++)
-            t[j] = _mm256_add_epi64(t[j], _mm256_add_epi64(_mm256_mul_epu32(a->l[j], bi), _mm256_mul_epu32(c->l[j], di)));
-        __m256i q = _mm256_and_si256(_mm256_mul_epu32(t[0], m->inv), m->mask);
-#pragma GCC unroll 9
-        for (int j = 0; j < V29_NL; j++) t[j] = _mm256_add_epi64(t[j], _mm256_mul_epu32(q, m->p[j]));
-        t[1] = _mm256_add_epi64(t[1], _mm256_srli_epi64(t[0], 29));
-#pragma GCC unroll 9
-        for (int j = 0; j < V29_NL; j++) t[j] = t[j + 1];
-        t[V29_NL] = _mm256_setzero_si256();
+        v29_mac_row(t, a, bs->l[i]);
+        v29_mac_row(t, c, ds->l[i]);
+        v29_redc_round(t, m);
     }
     v29_carry(r, t, m);
 }
@@ -217,7 +220,7 @@ AVX2_FN void v29_csub(v29_t *r, const v29_t *a, const __m256i ck[V29_NL], const 
     v29_t d;
     v29_carry(&d, s, m);
     /* a + 2^261 - kp >= 2^261 exactly when a >= kp: the top limb then exceeds 29 bits */
-    __m256i ge = _mm256_cmpgt_epi64(d.l[V29_NL - 1], m->top);
+    __m256i ge = _mm256_cmpgt_epi64(d.l[V29_NL - 1], m->mask);
     d.l[V29_NL - 1] = _mm256_and_si256(d.l[V29_NL - 1], m->mask);
 #pragma GCC unroll 9
     for (int i = 0; i < V29_NL; i++) r->l[i] = _mm256_blendv_epi8(a->l[i], d.l[i], ge);

@@ -1,14 +1,20 @@
 /* Field kernel selection from cpuid (zk/kernels.h). */
 #include "kernels.h"
-#include "msm_avx2.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #if defined(__x86_64__)
 #include <cpuid.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && defined(ZK_X86_KERNELS)
+#include "avx2_29.h"
+#include "constants.h"
+#include "fp_x86_64.h"
+#define KERN_AVX2_CODE 1
 #endif
 
 int zk_kernels_mulx;
@@ -51,7 +57,9 @@ static void kern_detect(void) {
     }
 #ifdef ZK_X86_KERNELS /* built with the kernels of zk/fp_x86_64.h (meson option asm) */
     if (bmi2 && adx) kern_supported |= 1u << ZK_KERNELS_MULX;
+#ifdef KERN_AVX2_CODE
     if (bmi2 && adx && avx2 && ymm_os) kern_supported |= 1u << ZK_KERNELS_AVX2;
+#endif
     if (bmi2 && adx && avx512f && ifma && zmm_os) kern_supported |= 1u << ZK_KERNELS_IFMA;
 #else
     (void)avx512f, (void)avx2, (void)ymm_os;
@@ -71,12 +79,87 @@ static void kern_apply(enum zk_kernel_set s) {
              kern_env_note);
 }
 
-/* avx2 products over mulx's, timed once where the CPU has the avx2 set (zk_avx2_probe); the kernels
+/* The avx2 set's race (zk/msm_avx2.c's products against MULX's): the time of eight chains of the
+ * flush's four-lane product (two vectors, v29_mul_lz) over that of eight chains of the MULX product
+ * (zk_x86_mont_mul4), PROBE_STEPS products long, the least of PROBE_ROUNDS alternating rounds each
+ * (the values do not matter: nothing in either product depends on them); about 0.13 ms in all on
+ * the CPU this was written on. On a CPU without IFMA the avx2 set is the best one only below
+ * AVX2_RACE_MAX: the flush's other work (loads, carries, conditional subtractions) costs more in
+ * vectors than in words, so its products must win by a margin. Where this was written the race
+ * gave 0.35-0.36 and the flushes 0.85 (G1) and 0.94 (G2) of the scalar ones (bench/RESULTS.md,
+ * "Issue 22, the avx2 set"); if the products are about two thirds of a vector flush's time (an
+ * estimate from its instruction counts), G1's flush would lose at a race of about 0.44, G2's at
+ * about 0.38; four of a proof's five MSMs are G1's. */
+#define AVX2_RACE_MAX 0.42
+#ifdef KERN_AVX2_CODE
+#define PROBE_STEPS 256
+#define PROBE_ROUNDS 3
+static const uint64_t probe_p[4] = BN_FQ_P, probe_one[4] = BN_FQ_ONE;
+
+static double probe_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+__attribute__((target("avx2"), noinline)) static double probe_vec(uint64_t *sink) {
+    v29_mod_t m;
+    v29_mod_init(&m, probe_p, BN_FQ_INV);
+    const uint64_t *e[4] = {probe_one, probe_one, probe_one, probe_one};
+    v29_t a, b, c;
+    v29_load4(&a, e, 0, &m);
+    v29_load4(&b, e, 0, &m);
+    v29_load4(&c, e, 1, &m);
+    double t0 = probe_now();
+    for (int i = 0; i < PROBE_STEPS; i++) {
+        v29_mul_lz(&a, &a, &c, &m);
+        v29_mul_lz(&b, &b, &c, &m);
+    }
+    double t = probe_now() - t0;
+    uint64_t w[4][4], *o[4] = {w[0], w[1], w[2], w[3]};
+    v29_store4(o, 4, &a);
+    *sink += w[0][0];
+    v29_store4(o, 4, &b);
+    *sink += w[1][1];
+    return t;
+}
+
+__attribute__((noinline)) static double probe_mulx(uint64_t *sink) {
+    uint64_t x[8][4], k[4];
+    for (int l = 0; l < 8; l++)
+        for (int i = 0; i < 4; i++) x[l][i] = probe_one[i];
+    for (int i = 0; i < 4; i++) k[i] = probe_one[i] ^ 1;
+    double t0 = probe_now();
+    for (int i = 0; i < PROBE_STEPS; i++)
+        for (int l = 0; l < 8; l++) zk_x86_mont_mul4(x[l], x[l], k, probe_p, BN_FQ_INV);
+    double t = probe_now() - t0;
+    for (int l = 0; l < 8; l++) *sink += x[l][0];
+    return t;
+}
+
+static double avx2_race(void) {
+    volatile uint64_t keep;
+    uint64_t sink = 0;
+    double tv = 1e30, tm = 1e30;
+    for (int r = 0; r < PROBE_ROUNDS; r++) {
+        double a = probe_vec(&sink), b = probe_mulx(&sink);
+        if (a < tv) tv = a;
+        if (b < tm) tm = b;
+    }
+    keep = sink;
+    (void)keep;
+    return tm > 0 ? tv / tm : 1e30;
+}
+#else
+static double avx2_race(void) { return 1e30; } /* never asked: no avx2 set without its code */
+#endif
+
+/* avx2 products over mulx's, timed once where the CPU has the avx2 set (avx2_race); the kernels
  * line says it. */
 static double kern_avx2_ratio = -1;
 static void kern_probe_avx2(void) {
     if (kern_avx2_ratio >= 0 || !(kern_supported & (1u << ZK_KERNELS_AVX2))) return;
-    kern_avx2_ratio = zk_avx2_probe();
+    kern_avx2_ratio = avx2_race();
     snprintf(kern_probe_note, sizeof(kern_probe_note), "; avx2 products %.2f of mulx's here", kern_avx2_ratio);
 }
 
@@ -87,7 +170,7 @@ static enum zk_kernel_set kern_best(void) {
         if (!(kern_supported & (1u << s))) continue;
         if (s == ZK_KERNELS_AVX2) {
             kern_probe_avx2();
-            if (!(kern_avx2_ratio < ZK_AVX2_PROBE_MAX)) continue;
+            if (!(kern_avx2_ratio < AVX2_RACE_MAX)) continue;
         }
         return (enum zk_kernel_set)s;
     }

@@ -1,5 +1,5 @@
 /* AVX2 batch-affine bucket additions for BN254 G1 and G2 (zk/msm_avx2.h), four additions per vector
- * in 29-bit limbs (zk/avx2_29.h), and the start-up race that decides whether they pay here.
+ * in 29-bit limbs (zk/avx2_29.h).
  *
  * Compiled for every x86-64 build with function-level target attributes only, so the rest of the
  * binary never contains an AVX2 instruction; zk/kernels.c selects it only where cpuid reports AVX2
@@ -7,7 +7,6 @@
 #include "msm_avx2.h"
 
 #include <stdlib.h>
-#include <time.h>
 
 #include "curve.h"
 
@@ -27,6 +26,29 @@
         unsigned j = 4 * v + (l < left ? l : 0);                                                                       \
         PTR[l] = (EXPR);                                                                                               \
     }
+
+/* (x3, y3) = (bx, by) + (px, py) in affine coordinates, given invo = 1/(px - bx) in operand form:
+ * lambda = (py - by)·invo, x3 = lambda^2 - bx - px, y3 = lambda (bx - x3) - by, below p for
+ * px, py, bx, by < p (the lazy forms' bounds in brackets). One body for G1 (T an Fq vector, its
+ * operand form the shifted value) and G2 (Fq2, three shifted forms). */
+#define AVX2_AFFINE_ADD(NAME, T, OPT, OP, MUL, SUBZ, RED2)                                                             \
+    AVX2_FN void NAME(T *x3, T *y3, const T *bx, const T *by, const T *px, const T *py, const OPT *invo,               \
+                      const v29_mod_t *m) {                                                                            \
+        T t, lam;                                                                                                      \
+        OPT lamo;                                                                                                      \
+        SUBZ(&t, py, by, m);      /* [2p) */                                                                           \
+        MUL(&lam, &t, invo, m);   /* [2p) */                                                                           \
+        OP(&lamo, &lam, m);                                                                                            \
+        MUL(x3, &lam, &lamo, m);  /* [2p) */                                                                           \
+        SUBZ(x3, x3, bx, m);      /* [3p) */                                                                           \
+        SUBZ(x3, x3, px, m);      /* [4p) */                                                                           \
+        RED2(x3, m);              /* [p) */                                                                            \
+        SUBZ(&t, bx, x3, m);      /* [2p) */                                                                           \
+        MUL(y3, &t, &lamo, m);    /* [2p) */                                                                           \
+        SUBZ(y3, y3, by, m);      /* [3p) */                                                                           \
+        RED2(y3, m);              /* [p) */                                                                            \
+    }
+AVX2_AFFINE_ADD(e1_affine_add, v29_t, v29_t, v29_shl, v29_mul_lz, v29_subz, v29_red2)
 
 /* acc (the product of every lane's values, < 2p) -> 2^10 / acc, by the scalar batch inversion of the
  * four lanes (none is zero: no den is). */
@@ -53,7 +75,7 @@ __attribute__((target("avx2"))) void zk_avx2_bn_g1_flush(void *bucket_v, const u
     const bn_fq_t *den = den_v;
     if (n == 0) return;
     v29_mod_t m;
-    v29_mod_init(&m, bn_fq_P.l, BN_FQ_INV, bn_fq_ONE.l);
+    v29_mod_init(&m, bn_fq_P.l, BN_FQ_INV);
     unsigned nv = (n + 3) / 4;
     __m256i pre[AVX2_MAXV][4]; /* the product of den over the vectors before v, lane by lane */
     v29_t acc, t;
@@ -69,7 +91,7 @@ __attribute__((target("avx2"))) void zk_avx2_bn_g1_flush(void *bucket_v, const u
     lanes_inverse(&acc, &m);
     for (unsigned v = nv; v-- > 0;) {
         unsigned left = n - 4 * v < 4 ? n - 4 * v : 4;
-        v29_t d, inv, bx, by, px, py, lam, lams, x3, y3;
+        v29_t d, inv, bx, by, px, py, x3, y3;
         const uint64_t *bxe[4], *bye[4], *pxe[4], *pye[4];
         uint64_t *bxo[4], *byo[4];
         LANE_PTRS(bxo, bucket[bidx[j]].x.l)
@@ -87,19 +109,7 @@ __attribute__((target("avx2"))) void zk_avx2_bn_g1_flush(void *bucket_v, const u
         v29_load4(&by, bye, 0, &m);
         v29_load4(&px, pxe, 0, &m);
         v29_load4(&py, pye, 0, &m);
-        /* lambda = (py - by) / (px - bx), x3 = lambda^2 - bx - px, y3 = lambda (bx - x3) - by; the
-         * bounds of the lazy forms in brackets (px, py, bx, by < p) */
-        v29_subz(&t, &py, &by, &m);       /* [2p) */
-        v29_mul_lz(&lam, &t, &inv, &m);   /* [2p) */
-        v29_shl(&lams, &lam, &m);
-        v29_mul_lz(&x3, &lam, &lams, &m); /* [2p) */
-        v29_subz(&x3, &x3, &bx, &m);      /* [3p) */
-        v29_subz(&x3, &x3, &px, &m);      /* [4p) */
-        v29_red2(&x3, &m);                /* [p) */
-        v29_subz(&t, &bx, &x3, &m);       /* [2p) */
-        v29_mul_lz(&y3, &t, &lams, &m);   /* [2p) */
-        v29_subz(&y3, &y3, &by, &m);      /* [3p) */
-        v29_red2(&y3, &m);                /* [p) */
+        e1_affine_add(&x3, &y3, &bx, &by, &px, &py, &inv, &m);
         v29_store4(bxo, left, &x3);
         v29_store4(byo, left, &y3);
     }
@@ -158,6 +168,8 @@ AVX2_FN void v29x2_store(bn_fq2_t *const p[4], unsigned left, const v29x2_t *a) 
     v29_store4(e1, left, &a->c1);
 }
 
+AVX2_AFFINE_ADD(e2_affine_add, v29x2_t, v29x2_op_t, v29x2_op, v29x2_mul, v29x2_subz, v29x2_red2)
+
 /* The G2 flush: as the G1 flush, with the batch inverting the norms d0^2 + d1^2 of den in Fq (one
  * reduction for both squares), and 1/den = conj(den)/norm. */
 __attribute__((target("avx2"))) void zk_avx2_bn_g2_flush(void *bucket_v, const uint32_t *bidx, const void *pt_v,
@@ -167,7 +179,7 @@ __attribute__((target("avx2"))) void zk_avx2_bn_g2_flush(void *bucket_v, const u
     const bn_fq2_t *den = den_v;
     if (n == 0) return;
     v29_mod_t m;
-    v29_mod_init(&m, bn_fq_P.l, BN_FQ_INV, bn_fq_ONE.l);
+    v29_mod_init(&m, bn_fq_P.l, BN_FQ_INV);
     unsigned nv = (n + 3) / 4;
     __m256i pre[AVX2_MAXV][4], nrm[AVX2_MAXV][4]; /* prefix products of the norms, and the norms */
     static const bn_fq2_t one2 = {{BN_FQ_ONE}, {{0}}};
@@ -200,8 +212,7 @@ __attribute__((target("avx2"))) void zk_avx2_bn_g2_flush(void *bucket_v, const u
         LANE_PTRS(pxe, &pt[j].x)
         LANE_PTRS(pye, &pt[j].y)
         LANE_PTRS(e, l < left ? &den[j] : &one2)
-        v29x2_t d, inv, bx, by, px, py, tt, lam, x3, y3;
-        v29x2_op_t lamo;
+        v29x2_t d, inv, bx, by, px, py, x3, y3;
         v29_t ninv;
         v29x2_load(&d, e, &m);
         v29_from64(&t, pre[v], 0, &m);
@@ -217,90 +228,13 @@ __attribute__((target("avx2"))) void zk_avx2_bn_g2_flush(void *bucket_v, const u
         v29x2_load(&py, pye, &m);
         v29x2_op_t invo;
         v29x2_op(&invo, &inv, &m);
-        v29x2_subz(&tt, &py, &by, &m);   /* [2p) */
-        v29x2_mul(&lam, &tt, &invo, &m); /* [2p) */
-        v29x2_op(&lamo, &lam, &m);
-        v29x2_mul(&x3, &lam, &lamo, &m); /* [2p) */
-        v29x2_subz(&x3, &x3, &bx, &m);   /* [3p) */
-        v29x2_subz(&x3, &x3, &px, &m);   /* [4p) */
-        v29x2_red2(&x3, &m);             /* [p) */
-        v29x2_subz(&tt, &bx, &x3, &m);   /* [2p) */
-        v29x2_mul(&y3, &tt, &lamo, &m);  /* [2p) */
-        v29x2_subz(&y3, &y3, &by, &m);   /* [3p) */
-        v29x2_red2(&y3, &m);             /* [p) */
+        e2_affine_add(&x3, &y3, &bx, &by, &px, &py, &invo, &m);
         v29x2_store(bxo, left, &x3);
         v29x2_store(byo, left, &y3);
     }
 }
 
-#ifdef ZK_X86_KERNELS
-#include "fp_x86_64.h"
-
-static double probe_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* Eight chains of products each way, PROBE_STEPS long: two vectors of four lanes (v29_mul_lz,
- * the flush's product) against eight MULX products (the scalar flush's); the least time of
- * PROBE_ROUNDS alternating rounds each (the values do not matter: nothing in either product depends
- * on them). About 0.13 ms in all on the CPU this was written on. */
-#define PROBE_STEPS 256
-#define PROBE_ROUNDS 3
-__attribute__((target("avx2"), noinline)) static double probe_vec(uint64_t *sink) {
-    v29_mod_t m;
-    v29_mod_init(&m, bn_fq_P.l, BN_FQ_INV, bn_fq_ONE.l);
-    const uint64_t *e[4] = {bn_fq_ONE.l, bn_fq_ONE.l, bn_fq_ONE.l, bn_fq_ONE.l};
-    v29_t a, b, c;
-    v29_load4(&a, e, 0, &m);
-    v29_load4(&b, e, 0, &m);
-    v29_load4(&c, e, 1, &m);
-    double t0 = probe_now();
-    for (int i = 0; i < PROBE_STEPS; i++) {
-        v29_mul_lz(&a, &a, &c, &m);
-        v29_mul_lz(&b, &b, &c, &m);
-    }
-    double t = probe_now() - t0;
-    uint64_t w[4][4], *o[4] = {w[0], w[1], w[2], w[3]};
-    v29_store4(o, 4, &a);
-    *sink += w[0][0];
-    v29_store4(o, 4, &b);
-    *sink += w[1][1];
-    return t;
-}
-__attribute__((noinline)) static double probe_mulx(uint64_t *sink) {
-    uint64_t x[8][4], k[4];
-    for (int l = 0; l < 8; l++)
-        for (int i = 0; i < 4; i++) x[l][i] = bn_fq_ONE.l[i];
-    for (int i = 0; i < 4; i++) k[i] = bn_fq_ONE.l[i] ^ 1;
-    double t0 = probe_now();
-    for (int i = 0; i < PROBE_STEPS; i++)
-        for (int l = 0; l < 8; l++) zk_x86_mont_mul4(x[l], x[l], k, bn_fq_P.l, BN_FQ_INV);
-    double t = probe_now() - t0;
-    for (int l = 0; l < 8; l++) *sink += x[l][0];
-    return t;
-}
-
-double zk_avx2_probe(void) {
-    volatile uint64_t keep;
-    uint64_t sink = 0;
-    double tv = 1e30, tm = 1e30;
-    for (int r = 0; r < PROBE_ROUNDS; r++) {
-        double a = probe_vec(&sink), b = probe_mulx(&sink);
-        if (a < tv) tv = a;
-        if (b < tm) tm = b;
-    }
-    keep = sink;
-    (void)keep;
-    return tm > 0 ? tv / tm : 1e30;
-}
 #else
-double zk_avx2_probe(void) { return 1e30; }
-#endif
-
-#else
-double zk_avx2_probe(void) { return 1e30; }
 void zk_avx2_bn_g1_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n) {
     (void)bucket, (void)bidx, (void)pt, (void)den, (void)n;
     abort(); /* never selected: zk/kernels.c offers the avx2 set only on x86-64 */

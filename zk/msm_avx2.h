@@ -13,16 +13,3 @@
 void zk_avx2_bn_g1_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n);
 /* The same for G2: bucket, pt bn_g2_aff_t; den bn_fq2_t. */
 void zk_avx2_bn_g2_flush(void *bucket, const uint32_t *bidx, const void *pt, const void *den, unsigned n);
-
-/* The time of the flush's four-lane products over that of four MULX products on this CPU (eight
- * chains of each, the least of three rounds, about 0.13 ms in all); a huge value where there is no
- * AVX2 code. zk/kernels.c asks once at start-up where the CPU has AVX2: on a CPU without IFMA the
- * avx2 set is the best one only when this is below ZK_AVX2_PROBE_MAX. */
-double zk_avx2_probe(void);
-/* The flush's other work (loads, carries, conditional subtractions) costs more in vectors than in
- * words, so its products must win by a margin. Where this was written the race gave 0.35-0.36 and
- * the flushes 0.85 (G1) and 0.94 (G2) of the scalar ones (bench/RESULTS.md, "Issue 22, the avx2
- * set"); if the products are about two thirds of a vector flush's time (an estimate from its
- * instruction counts), G1's flush would lose at a race of about 0.44, G2's at about 0.38; four of
- * a proof's five MSMs are G1's. */
-#define ZK_AVX2_PROBE_MAX 0.42
