@@ -82,14 +82,14 @@ static void kern_apply(enum zk_kernel_set s) {
 /* The avx2 set's race (zk/msm_avx2.c's products against MULX's): the time of eight chains of the
  * flush's four-lane product (two vectors, v29_mul_lz) over that of eight chains of the MULX product
  * (zk_x86_mont_mul4), PROBE_STEPS products long, the least of PROBE_ROUNDS alternating rounds each
- * (the values do not matter: nothing in either product depends on them); about 0.13 ms in all on
- * the CPU this was written on. On a CPU without IFMA the avx2 set is the best one only below
+ * (the values do not matter: nothing in either product depends on them); it adds about 0.11 ms to
+ * a process's start (bench/startup). On a CPU without IFMA the avx2 set is the best one only below
  * AVX2_RACE_MAX: the flush's other work (loads, carries, conditional subtractions) costs more in
  * vectors than in words, so its products must win by a margin. Where this was written the race
- * gave 0.35-0.36 and the flushes 0.85 (G1) and 0.94 (G2) of the scalar ones (bench/RESULTS.md,
- * "Issue 22, the avx2 set"); if the products are about two thirds of a vector flush's time (an
- * estimate from its instruction counts), G1's flush would lose at a race of about 0.44, G2's at
- * about 0.38; four of a proof's five MSMs are G1's. */
+ * gave 0.35-0.36 and the MSMs took 0.85-0.86 (G1) and 0.94-0.98 (G2) of mulx's time
+ * (bench/RESULTS.md, "Issue 22, the avx2 set"); if the products are about two thirds of a vector
+ * flush's time (an estimate from its instruction counts), G1 would lose at a race of about 0.44,
+ * G2 at about 0.38; four of a proof's five MSMs are G1's. */
 #define AVX2_RACE_MAX 0.42
 #ifdef KERN_AVX2_CODE
 #define PROBE_STEPS 256
