@@ -235,22 +235,31 @@ MSM_TEST(bn_g2, zk_curve_bn128)
 MSM_TEST(bls_g1, zk_curve_bls12381)
 MSM_TEST(bls_g2, zk_curve_bls12381)
 
+/* c = 2..16 (16: the fixed-base tables' widest, its digit 2^15 stored as INT16_MIN); random scalars
+ * below 2^255, and at it = 0 one whose every 16-bit word is 0x8000 (at c = 16 every digit 2^15, at
+ * other widths long runs of carries). */
 TEST(signed_digits_reconstruct) {
-    for (unsigned c = 2; c <= 15; c++) {
+    for (unsigned c = 2; c <= 16; c++) {
         unsigned nwin = (255 + c) / c;
         for (int it = 0; it < 50; it++) {
             uint64_t k[4];
             rnd(k, 32);
             k[3] &= (1ull << 63) - 1;
+            if (it == 0)
+                for (int i = 0; i < 4; i++) k[i] = 0x8000800080008000ull & (i == 3 ? (1ull << 63) - 1 : ~0ull);
             int16_t d[128];
             zk_msm_signed_digits(d, k, c, nwin);
             /* Σ d_w 2^(cw) == k, evaluated with 64-bit limbs and signed carries */
             __int128 acc[6] = {0};
+            int saw_half = 0;
             for (unsigned w = 0; w < nwin; w++) {
-                CHECK(d[w] <= (1 << (c - 1)) && d[w] >= -(1 << (c - 1)));
+                int dv = zk_msm_digit(d[w]);
+                CHECK(dv <= (1 << (c - 1)) && dv > -(1 << (c - 1)));
+                saw_half |= dv == 1 << (c - 1);
                 unsigned bit = w * c;
-                acc[bit / 64] += (__int128)d[w] << (bit % 64);
+                acc[bit / 64] += (__int128)dv << (bit % 64);
             }
+            if (c == 16 && it == 0) CHECK(saw_half);
             for (int i = 0; i < 5; i++) {
                 __int128 lo = (__int128)(uint64_t)acc[i];
                 __int128 carry = (acc[i] - lo) >> 64;

@@ -1,8 +1,9 @@
 /* The fixed-base MSM over window tables (zk/msm_fixed_tmpl.h) against naive double-and-add, for G1
  * and G2 of both curves: sizes 1, 2, 3 and non-powers of two; scalar patterns all zero, all one,
  * mixed 0/1/small/large (r-1 among them), random, and random over repeated points; infinity bases;
- * plans from one stored row per window (stride 1) to two rows, narrow and wide windows, 1 to 3
- * threads; the planner's budget (nothing fits: the plain MSM; each plan's table within its budget). */
+ * plans from one stored row per window (stride 1) to two rows, narrow and wide windows (c = 16: the
+ * digit 2^15 stored as INT16_MIN), 1 to 3 threads; the planner's budget (nothing fits: the plain
+ * MSM; each plan's table within its budget). */
 #include <stdlib.h>
 
 #include "kernel_sets.h"
@@ -23,7 +24,10 @@ static void pattern_scalar(uint8_t *s, const zk_curve_t *c, int pattern, size_t 
         case 1: s[0] = 1; break;
         case 2: s[0] = (uint8_t)(2 + i % 200), s[1] = (uint8_t)(i % 3); break;
         case 3: memcpy(s, c->r, 32), s[0] -= 1; break;        /* r - 1: every digit at its largest */
-        case 4: memset(s, 0xff, 31), s[31] = 0x1f; break; /* all low bits set */
+        case 4: /* all low bits set, or every 16-bit word below the top one 0x8000 (c = 16: digits 2^15) */
+            if (i % 12 == 4) memset(s, 0xff, 31), s[31] = 0x1f;
+            else for (int b = 1; b < 30; b += 2) s[b] = 0x80;
+            break;
         default: rnd_scalar(s, c->r); break;
         }
         break;
@@ -54,7 +58,7 @@ static zk_fixed_plan_t plan_of(unsigned c, unsigned stride) {
     TEST(G##_fixed_vs_naive) {                                                                                       \
         const zk_curve_t *cv = &CURVE;                                                                               \
         static const size_t sizes[] = {1, 2, 3, 17, 100, 257};                                                       \
-        const zk_fixed_plan_t plans[] = {plan_of(4, 1), plan_of(7, 3), plan_of(13, 99)};                           \
+        const zk_fixed_plan_t plans[] = {plan_of(4, 1), plan_of(7, 3), plan_of(13, 99), plan_of(16, 1)};           \
         for (int pattern = 0; pattern < 5; pattern++)                                                                \
             for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {                                       \
                 size_t n = sizes[si];                                                                                \
@@ -122,8 +126,8 @@ static zk_fixed_plan_t plan_of(unsigned c, unsigned stride) {
         }                                                                                                            \
         FR##_from_mont(&sum, &sum);                                                                                  \
         G##_xyzz_mul(&want, &g, sum.l, 4);                                                                           \
-        /* c = 15: 2^14 buckets, the largest batch (msm_batch_limit) */                                         \
-        const zk_fixed_plan_t plans[] = {plan_of(10, 1), plan_of(12, 4), plan_of(15, 1),                             \
+        /* c = 15, 16: 2^14, 2^15 buckets, the largest batch (msm_batch_limit), 16 the widest plan */           \
+        const zk_fixed_plan_t plans[] = {plan_of(10, 1), plan_of(12, 4), plan_of(15, 1), plan_of(16, 1),             \
                                          zk_fixed_plan(n, sizeof(G##_aff_t), SIZE_MAX, 2)};                          \
         for (size_t j = 0; j < sizeof(plans) / sizeof(plans[0]); j++)                                               \
             if (G##_fixed_check(bases, sc, n, &want, &plans[j], "large")) return 1;                                  \
@@ -136,6 +140,27 @@ FIXED_TEST(bn_g1, bn_fr, zk_curve_bn128)
 FIXED_TEST(bn_g2, bn_fr, zk_curve_bn128)
 FIXED_TEST(bls_g1, bls_fr, zk_curve_bls12381)
 FIXED_TEST(bls_g2, bls_fr, zk_curve_bls12381)
+
+/* zk_msm_side_by_side: MSMs of even size go side by side when splitting them costs more than it
+ * gains, one that would leave the other threads idle does not, one thread never; the order is
+ * largest first and stable. */
+TEST(msm_side_by_side) {
+    int order[ZK_SIDE_MAX];
+    const double even1[] = {10, 10, 10, 10}, evenT[] = {6, 6, 6, 6}; /* side 20 < 24 */
+    CHECK(zk_msm_side_by_side(even1, evenT, 4, 2, order));
+    CHECK(!zk_msm_side_by_side(even1, evenT, 4, 1, order));
+    CHECK(!zk_msm_side_by_side(even1, evenT, 1, 2, order));
+    const double big1[] = {10, 100, 10}, bigT[] = {6, 55, 6}; /* side 100 > 67 */
+    CHECK(!zk_msm_side_by_side(big1, bigT, 3, 2, order));
+    CHECK(order[0] == 1 && order[1] == 0 && order[2] == 2);
+    /* three threads for five: 9 | 9 | 3+2+1: side 9 < 4+4+2+1+1 = 12; largest first, ties in order */
+    const double five1[] = {3, 9, 9, 1, 2}, fiveT[] = {2, 4, 4, 1, 1};
+    CHECK(zk_msm_side_by_side(five1, fiveT, 5, 3, order));
+    CHECK(order[0] == 1 && order[1] == 2 && order[2] == 0 && order[3] == 4 && order[4] == 3);
+    const double slim1[] = {3, 9, 9, 1, 2}, slimT[] = {1, 3, 3, 1, 1}; /* side 9 == 9: not sooner */
+    CHECK(!zk_msm_side_by_side(slim1, slimT, 5, 3, order));
+    return 0;
+}
 
 /* The planner never exceeds its budget; with no budget (or one too small for a single row) it
  * chooses the plain MSM, and a table build of that plan allocates nothing. */
@@ -156,7 +181,7 @@ TEST(fixed_plan_budget) {
                 CHECK_MSG(zk_fixed_bytes(&p, n, ps) <= budgets[b], "plan over budget: %zu > %zu",
                           zk_fixed_bytes(&p, n, ps), budgets[b]);
                 if (p.stored > 1)
-                    CHECK(p.c >= 4 && p.c <= 15 && p.nwin * p.c > 255 && p.stride >= 1 && p.stride < p.nwin &&
+                    CHECK(p.c >= 4 && p.c <= 16 && p.nwin * p.c > 255 && p.stride >= 1 && p.stride < p.nwin &&
                           p.stored == (p.nwin + p.stride - 1) / p.stride);
             }
             /* at 2^16 points and above, an unbounded budget buys a table */

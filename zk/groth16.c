@@ -44,16 +44,21 @@ int zk_synth(const zk_zkey_t *z, const uint8_t *witness, void *a, void *b, void 
 
 int zk_prove_core(const zk_zkey_t *z, const uint8_t *witness, const void *a, const void *b, const void *c,
                   void *scratch, zk_raw_t *out, zk_core_times_t *times, int threads) {
-    if (z->curve->id == ZK_CURVE_BN128) return bn_core(z, witness, a, b, c, scratch, out, times, threads, false, NULL);
-    return bls_core(z, witness, a, b, c, scratch, out, times, threads, false, NULL);
+    if (z->curve->id == ZK_CURVE_BN128)
+        return bn_core(z, witness, a, b, c, scratch, out, times, threads, false, NULL, NULL);
+    return bls_core(z, witness, a, b, c, scratch, out, times, threads, false, NULL, NULL);
 }
 
 int zk_prove_core_fixed(const zk_key_tables_t *kt, const zk_zkey_t *z, const uint8_t *witness, const void *a,
                         const void *b, const void *c, void *scratch, zk_raw_t *out, zk_core_times_t *times,
                         int threads) {
     const zk_fixed_t *tab = kt->bytes ? kt->t : NULL; /* no table at all: the plain core */
-    if (z->curve->id == ZK_CURVE_BN128) return bn_core(z, witness, a, b, c, scratch, out, times, threads, false, tab);
-    return bls_core(z, witness, a, b, c, scratch, out, times, threads, false, tab);
+    if (threads < 1) threads = zk_threads_default();
+    int order[ZK_MSM_COUNT];
+    const int *side = zk_key_tables_side_by_side(kt, threads, order) ? order : NULL;
+    if (z->curve->id == ZK_CURVE_BN128)
+        return bn_core(z, witness, a, b, c, scratch, out, times, threads, false, tab, side);
+    return bls_core(z, witness, a, b, c, scratch, out, times, threads, false, tab, side);
 }
 
 /* twiddles and inverse twiddles (n/2+1 each), the coset factors (2) */
@@ -64,8 +69,8 @@ int zk_prove_core_inplace(const zk_zkey_t *z, const uint8_t *witness, void *abc,
     size_t n = z->domain_size;
     uint8_t *a = abc, *b = a + 32 * n, *c = b + 32 * n;
     if (z->curve->id == ZK_CURVE_BN128)
-        return bn_core(z, witness, (void *)a, (void *)b, (void *)c, scratch, out, times, threads, true, NULL);
-    return bls_core(z, witness, (void *)a, (void *)b, (void *)c, scratch, out, times, threads, true, NULL);
+        return bn_core(z, witness, (void *)a, (void *)b, (void *)c, scratch, out, times, threads, true, NULL, NULL);
+    return bls_core(z, witness, (void *)a, (void *)b, (void *)c, scratch, out, times, threads, true, NULL, NULL);
 }
 
 int zk_finalize(const zk_zkey_t *z, const zk_raw_t *raw, const uint8_t r[32], const uint8_t s[32], zk_proof_t *out) {

@@ -94,12 +94,44 @@ static void P_(core_g2)(G2A *res, const zk_zkey_t *z, int k, const zk_fixed_t *t
     G2(xyzz_to_aff)(res, &r);
 }
 
+/* MSM `which` (ZK_MSM_A .. ZK_MSM_H) of the core into its place in out; h: the H scalars. */
+static void P_(core_msm)(zk_raw_t *out, int which, const zk_zkey_t *z, const zk_fixed_t *tab, const uint8_t *witness,
+                         const uint8_t *h, int threads) {
+    size_t nv = z->n_vars, np = z->n_pub;
+    G1A aff1;
+    G2A aff2;
+    switch (which) {
+    case ZK_MSM_A:
+        P_(core_g1)(&aff1, z, 5, tab, ZK_MSM_A, z->points_a, witness, nv, threads);
+        memcpy(out->a, &aff1, sizeof(aff1));
+        break;
+    case ZK_MSM_B1:
+        P_(core_g1)(&aff1, z, 6, tab, ZK_MSM_B1, z->points_b1, witness, nv, threads);
+        memcpy(out->b1, &aff1, sizeof(aff1));
+        break;
+    case ZK_MSM_B2:
+        P_(core_g2)(&aff2, z, 7, tab, ZK_MSM_B2, z->points_b2, witness, nv, threads);
+        memcpy(out->b2, &aff2, sizeof(aff2));
+        break;
+    case ZK_MSM_C:
+        P_(core_g1)(&aff1, z, 8, tab, ZK_MSM_C, z->points_c, witness + 32 * (np + 1), nv - np - 1, threads);
+        memcpy(out->c, &aff1, sizeof(aff1));
+        break;
+    default:
+        P_(core_g1)(&aff1, z, 9, tab, ZK_MSM_H, z->points_h, h, z->domain_size, threads);
+        memcpy(out->h, &aff1, sizeof(aff1));
+        break;
+    }
+}
+
 /* The proving core: P = A·B − C on the odd coset (the H scalars), then the five MSMs, over the
- * key's window tables when tab is given (ZK_MSM_COUNT of them, built from z). own: a, b, c are the
+ * key's window tables when tab is given (ZK_MSM_COUNT of them, built from z): one after another
+ * over all threads, or with side (an order of the five, zk_key_tables_side_by_side) side by side,
+ * one thread each, handed out in that order to whichever thread is free. own: a, b, c are the
  * caller's to overwrite (zk_prove_core_inplace). */
 static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, const FR_T *b, const FR_T *c,
                     void *scratch, zk_raw_t *out, zk_core_times_t *times, int threads, bool own,
-                    const zk_fixed_t *tab) {
+                    const zk_fixed_t *tab, const int *side) {
     if (threads < 1) threads = zk_threads_default();
     size_t n = z->domain_size;
     unsigned logn = z->log_domain;
@@ -171,35 +203,34 @@ static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, c
     }
     uint64_t t1 = P_(now_ns)();
 
-    G1A aff1;
-    G2A aff2;
-    size_t nv = z->n_vars, np = z->n_pub;
     memset(out, 0, sizeof(*out));
-
-    P_(core_g1)(&aff1, z, 5, tab, ZK_MSM_A, z->points_a, witness, nv, threads);
-    memcpy(out->a, &aff1, sizeof(aff1));
+    uint64_t took[ZK_MSM_COUNT];
+    if (side && threads >= 2) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+        for (int i = 0; i < ZK_MSM_COUNT; i++) {
+            uint64_t s = P_(now_ns)();
+            P_(core_msm)(out, side[i], z, tab, witness, (const uint8_t *)s0, 1);
+            took[side[i]] = P_(now_ns)() - s;
+        }
+    } else {
+        for (int k = 0; k < ZK_MSM_COUNT; k++) {
+            uint64_t s = P_(now_ns)();
+            P_(core_msm)(out, k, z, tab, witness, (const uint8_t *)s0, threads);
+            took[k] = P_(now_ns)() - s;
+        }
+    }
     uint64_t t2 = P_(now_ns)();
-    P_(core_g1)(&aff1, z, 6, tab, ZK_MSM_B1, z->points_b1, witness, nv, threads);
-    memcpy(out->b1, &aff1, sizeof(aff1));
-    uint64_t t3 = P_(now_ns)();
-    P_(core_g2)(&aff2, z, 7, tab, ZK_MSM_B2, z->points_b2, witness, nv, threads);
-    memcpy(out->b2, &aff2, sizeof(aff2));
-    uint64_t t4 = P_(now_ns)();
-    P_(core_g1)(&aff1, z, 8, tab, ZK_MSM_C, z->points_c, witness + 32 * (np + 1), nv - np - 1, threads);
-    memcpy(out->c, &aff1, sizeof(aff1));
-    uint64_t t5 = P_(now_ns)();
-    P_(core_g1)(&aff1, z, 9, tab, ZK_MSM_H, z->points_h, (const uint8_t *)s0, n, threads);
-    memcpy(out->h, &aff1, sizeof(aff1));
-    uint64_t t6 = P_(now_ns)();
 
     if (times) {
+        /* side by side, each MSM's share of their wall time, in proportion to its own time */
+        double sum = 0, wall = (double)(t2 - t1);
+        for (int k = 0; k < ZK_MSM_COUNT; k++) sum += (double)took[k];
+        uint64_t *dst[ZK_MSM_COUNT] = {&times->msm_a_ns, &times->msm_b1_ns, &times->msm_b2_ns, &times->msm_c_ns,
+                                       &times->msm_h_ns};
         times->h2d_ns = 0;
         times->ntt_ns = t1 - t0;
-        times->msm_a_ns = t2 - t1;
-        times->msm_b1_ns = t3 - t2;
-        times->msm_b2_ns = t4 - t3;
-        times->msm_c_ns = t5 - t4;
-        times->msm_h_ns = t6 - t5;
+        for (int k = 0; k < ZK_MSM_COUNT; k++)
+            *dst[k] = sum > wall ? (uint64_t)((double)took[k] * wall / sum) : took[k];
     }
     return 0;
 }

@@ -52,7 +52,7 @@ void zk_msm_signed_digits(int16_t *d, const uint64_t k[4], unsigned c, unsigned 
             d[w] = (int16_t)((int32_t)v - (int32_t)full);
             carry = 1;
         } else {
-            d[w] = (int16_t)v;
+            d[w] = v == 1u << 15 ? INT16_MIN : (int16_t)v; /* c = 16: 2^15 as INT16_MIN (zk_msm_digit) */
             carry = 0;
         }
     }
@@ -204,35 +204,66 @@ size_t zk_fixed_bytes(const zk_fixed_plan_t *p, size_t n, size_t point_size) {
     return p->stored > 1 ? (size_t)(p->stored - 1) * n * point_size : 0;
 }
 
-/* The affine buckets of one pass stay within this: a wider window's buckets fall out of the core's
- * cache (bench/msm_ntt-style CPU times of bn_g*_fixed_msm, 1 thread, 2^16 random scalars, all rows
- * stored, EPYC with 1 MiB L2 per core: G1 c = 13, 14, 15: 227, 219, 194 ms (1 MiB of buckets at 15);
- * G2 c = 13, 14, 15: 580, 562, 625 ms (2 MiB at 15); the plain MSM 253 and 665 ms). */
-#define ZK_FIXED_BUCKET_BYTES ((size_t)1 << 20)
+/* The affine buckets of one pass stay within this. At 1 MiB (the core's L2 on the EPYC here) the
+ * plans stopped at G1 c = 15, G2 c = 14 (bn128); 2 MiB lets G1 take c = 16 and G2 c = 15, and a
+ * resident proof's core ran faster with every kernel set (build/bench/resident, pchain16 / pchain18,
+ * core medians with tables, 1 MiB → 2 MiB: ifma 2^16 C 42.4 → 39.9, H 42.4 → 39.0 ms; 2^18 B2 140.5 →
+ * 117.6, C 162.1 → 148.4; mulx 2^18 B2 255.8 → 245.2, C 319.2 → 299.3; bench/RESULTS.md): fewer
+ * windows, and fewer points deferred for a bucket already in the batch, outweigh the misses. */
+#define ZK_FIXED_BUCKET_BYTES ((size_t)2 << 20)
+#define ZK_FIXED_C_MAX 16 /* digits are int16_t (zk_msm_digit) */
 
 /* Wall cost in bucket additions, the model of zk_msm_window: the plain MSM runs its windows on the
  * threads (each window n additions and a reduction of 2^(c-1) buckets); a table pass splits its
  * n·rows pairs over the threads, each thread reducing its own buckets once per pass. */
-zk_fixed_plan_t zk_fixed_plan(size_t n, size_t point_size, size_t max_bytes, int threads) {
+double zk_fixed_cost(const zk_fixed_plan_t *p, size_t n, size_t point_size, int threads) {
     double w_reduce = point_size >= 128 ? 3.6 : 1.8, T = threads < 1 ? 1 : threads;
+    size_t nb = (size_t)1 << (p->c - 1), lim = nb / 8 < 64 ? 64 : nb / 8 > 1024 ? 1024 : nb / 8;
+    double add = (double)n * (1.0 + 35.0 / (double)lim); /* one window's additions */
+    if (p->stored <= 1)
+        return (double)((p->nwin + (unsigned)T - 1) / (unsigned)T) * (add + w_reduce * (double)nb);
+    return add * p->nwin / T + p->stride * w_reduce * (double)nb;
+}
+
+zk_fixed_plan_t zk_fixed_plan(size_t n, size_t point_size, size_t max_bytes, int threads) {
     unsigned pc = zk_msm_window(n, point_size, 255); /* at most as wide as the cache allows here, too */
     while (pc > 4 && ((size_t)1 << (pc - 1)) * point_size > ZK_FIXED_BUCKET_BYTES) pc--;
     unsigned pw = (255 + pc) / pc;
-    size_t pnb = (size_t)1 << (pc - 1), plim = pnb / 8 < 64 ? 64 : pnb / 8 > 1024 ? 1024 : pnb / 8;
-    double best_cost = (double)((pw + (unsigned)T - 1) / (unsigned)T) * ((double)n * (1.0 + 35.0 / (double)plim) + w_reduce * (double)pnb);
     zk_fixed_plan_t best = {.c = pc, .nwin = pw, .stride = pw, .stored = 1};
-    for (unsigned c = 4; c <= 15; c++) { /* digits are int16_t */
+    double best_cost = zk_fixed_cost(&best, n, point_size, threads);
+    for (unsigned c = 4; c <= ZK_FIXED_C_MAX; c++) {
         unsigned nwin = (255 + c) / c;
-        size_t nb = (size_t)1 << (c - 1), lim = nb / 8 < 64 ? 64 : nb / 8 > 1024 ? 1024 : nb / 8;
-        if (c > 4 && nb * point_size > ZK_FIXED_BUCKET_BYTES) break;
+        if (c > 4 && ((size_t)1 << (c - 1)) * point_size > ZK_FIXED_BUCKET_BYTES) break;
         for (unsigned stride = 1; stride < nwin; stride++) {
             zk_fixed_plan_t p = {.c = c, .nwin = nwin, .stride = stride, .stored = (nwin + stride - 1) / stride};
             if (p.stored < 2 || zk_fixed_bytes(&p, n, point_size) > max_bytes) continue;
-            double cost = (double)n * nwin * (1.0 + 35.0 / (double)lim) / T + stride * w_reduce * (double)nb;
+            double cost = zk_fixed_cost(&p, n, point_size, threads);
             if (cost < best_cost) best_cost = cost, best = p;
         }
     }
     return best;
+}
+
+bool zk_msm_side_by_side(const double *cost1, const double *costT, int k, int threads, int *order) {
+    double load[ZK_SIDE_MAX] = {0}, one_after_another = 0, side = 0;
+    for (int i = 0; i < k; i++) order[i] = i;
+    for (int i = 1; i < k; i++) /* largest first (stable) */
+        for (int j = i; j > 0 && cost1[order[j]] > cost1[order[j - 1]]; j--) {
+            int t = order[j];
+            order[j] = order[j - 1], order[j - 1] = t;
+        }
+    if (threads < 2 || k < 2 || k > ZK_SIDE_MAX) return false;
+    int bins = threads < k ? threads : k;
+    for (int i = 0; i < k; i++) {
+        int least = 0;
+        for (int b = 1; b < bins; b++)
+            if (load[b] < load[least]) least = b;
+        load[least] += cost1[order[i]];
+        one_after_another += costT[order[i]];
+    }
+    for (int b = 0; b < bins; b++)
+        if (load[b] > side) side = load[b];
+    return side < one_after_another;
 }
 
 #define ZK_GROUP_TMPL "msm_fixed_tmpl.h"

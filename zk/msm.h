@@ -4,8 +4,11 @@
 
 /* Window width for n points (bases of point_size bytes) and scalars of the given magnitude bits. */
 unsigned zk_msm_window(size_t n, size_t point_size, unsigned bits);
-/* Signed base-2^c digits of a 256-bit scalar k (< 2^255) into d[0..nwin), |d| <= 2^(c-1). */
+/* Signed base-2^c digits of a 256-bit scalar k (< 2^255) into d[0..nwin), 2 <= c <= 16: each digit in
+ * [-2^(c-1) + 1, 2^(c-1)], Σ d[w]·2^(c·w) = k. At c = 16 the digit 2^15 does not fit an int16_t and
+ * is stored as INT16_MIN (no digit is -2^15): read digits through zk_msm_digit. */
 void zk_msm_signed_digits(int16_t *d, const uint64_t k[4], unsigned c, unsigned nwin);
+static inline int zk_msm_digit(int16_t d) { return d == INT16_MIN ? 1 << 15 : d; }
 
 /* GLV decomposition for G1 (zk/msm.c): the endomorphism phi(x, y) = (beta·x, y) is multiplication by
  * lambda (lambda^2 + lambda + 1 = 0 mod r), and k = k1 + k2·lambda mod r with |k1|, |k2| < 2^128 from
@@ -59,6 +62,15 @@ size_t zk_fixed_bytes(const zk_fixed_plan_t *p, size_t n, size_t point_size);
 /* The fastest plan (by the cost model of zk_msm_window, for `threads` threads) whose table fits in
  * max_bytes; stored = 1 when no table beats the plain MSM within max_bytes. */
 zk_fixed_plan_t zk_fixed_plan(size_t n, size_t point_size, size_t max_bytes, int threads);
+/* That model's wall cost of plan p (stored <= 1: the plain MSM) over n points on `threads` threads,
+ * in bucket additions of its group. */
+double zk_fixed_cost(const zk_fixed_plan_t *p, size_t n, size_t point_size, int threads);
+/* k <= ZK_SIDE_MAX MSMs that cost cost1[i] on one thread and costT[i] over all `threads` threads (in
+ * one unit): whether they finish sooner side by side, one thread each, handed out largest first to
+ * whichever thread is free (as OpenMP's dynamic schedule hands them out), than one after another
+ * over all threads. order gets the largest-first order (cost1) either way. */
+#define ZK_SIDE_MAX 8
+bool zk_msm_side_by_side(const double *cost1, const double *costT, int k, int threads, int *order);
 /* The finite points among n of point_size bytes (infinity is all-zero bytes). */
 size_t zk_fixed_finite(const void *bases, size_t n, size_t point_size);
 /* build: -ENOMEM (table freed) or 0; the table keeps `bases`, not a copy. msm: as the plain MSM. */

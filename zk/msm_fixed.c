@@ -58,8 +58,8 @@ void zk_key_tables_build(zk_key_tables_t *kt, const zk_zkey_t *z, size_t budget,
     for (int m = 0; m < ZK_MSM_COUNT; m++) order[m] = m;
     for (int i = 1; i < ZK_MSM_COUNT; i++) /* by plain cost, largest first (stable: A before B1 before C) */
         for (int j = i; j > 0; j--) {
-            double cj = (double)fin[order[j]] * (order[j] == ZK_MSM_B2 ? 3 : 1);
-            double cp = (double)fin[order[j - 1]] * (order[j - 1] == ZK_MSM_B2 ? 3 : 1);
+            double cj = (double)fin[order[j]] * (order[j] == ZK_MSM_B2 ? ZK_G2_ADD_WEIGHT : 1);
+            double cp = (double)fin[order[j - 1]] * (order[j - 1] == ZK_MSM_B2 ? ZK_G2_ADD_WEIGHT : 1);
             if (cj <= cp) break;
             int t = order[j];
             order[j] = order[j - 1], order[j - 1] = t;
@@ -87,6 +87,22 @@ void zk_key_tables_build(zk_key_tables_t *kt, const zk_zkey_t *z, size_t budget,
             off += snprintf(desc + off, desclen - (size_t)off, " %s plain;", zk_msm_names[m]);
     }
     if (off > 0 && (size_t)off < desclen && desc[off - 1] == ';') desc[off - 1] = 0;
+}
+
+/* Split over the threads, every thread reduces its own buckets of every MSM (at 16-bit windows 2^15
+ * of them, 4.8 ms a reduction: bench/msm_ntt --only reduce, bn128 G1, ifma); side by side each
+ * MSM's buckets are reduced once. pchain16, ifma, 2 threads: a resident proof 175-177 → 164-167 ms
+ * (build/bench/resident, bench/RESULTS.md). */
+bool zk_key_tables_side_by_side(const zk_key_tables_t *kt, int threads, int order[ZK_MSM_COUNT]) {
+    double one[ZK_MSM_COUNT], all[ZK_MSM_COUNT];
+    for (int m = 0; m < ZK_MSM_COUNT; m++) {
+        order[m] = m;
+        size_t ps = m == ZK_MSM_B2 ? kt->z->curve->g2_size : kt->z->curve->g1_size;
+        double w = m == ZK_MSM_B2 ? ZK_G2_ADD_WEIGHT : 1;
+        one[m] = w * zk_fixed_cost(&kt->t[m].plan, kt->t[m].m, ps, 1);
+        all[m] = w * zk_fixed_cost(&kt->t[m].plan, kt->t[m].m, ps, threads);
+    }
+    return kt->bytes && zk_msm_side_by_side(one, all, ZK_MSM_COUNT, threads, order);
 }
 
 bool zk_key_tables_match(const zk_key_tables_t *kt, const zk_zkey_t *z) {

@@ -20,8 +20,13 @@ typedef struct zk_key_tables {
  * last and evenly spaced ones): tables built for another key do not match it. */
 uint64_t zk_key_fingerprint(const zk_zkey_t *z);
 
-/* Builds the tables of z within budget bytes: the MSMs by decreasing plain cost (B2 counts three
- * times a G1 MSM of its size), each given the fastest plan that fits in what is left (all windows
+/* A G2 bucket addition against a G1 one, where MSMs of both groups are weighed against each other
+ * (table budgets, zk_prove_core_fixed's schedule): per (point, digit) pair over tables, B2 took 2.0-2.1
+ * times A's time on bn128 (mulx, ifma) and 2.4 on bls12381 (mulx) (build/bench/resident, pchain16
+ * and pchain16bls, core medians over pairs counted from the plans). */
+#define ZK_G2_ADD_WEIGHT 2
+/* Builds the tables of z within budget bytes: the MSMs by decreasing plain cost (B2 weighed by
+ * ZK_G2_ADD_WEIGHT), each given the fastest plan that fits in what is left (all windows
  * stored, fewer windows stored, or none: the plain MSM). A table that cannot be allocated falls
  * back to the plain MSM. desc gets one line: the bytes used, the budget, each MSM's choice and size. Never fails. */
 void zk_key_tables_build(zk_key_tables_t *kt, const zk_zkey_t *z, size_t budget, int threads, char *desc,
@@ -30,8 +35,17 @@ void zk_key_tables_build(zk_key_tables_t *kt, const zk_zkey_t *z, size_t budget,
 bool zk_key_tables_match(const zk_key_tables_t *kt, const zk_zkey_t *z);
 void zk_key_tables_free(zk_key_tables_t *kt);
 
+/* Whether zk_prove_core_fixed runs the five MSMs side by side on `threads` threads, one thread each,
+ * rather than one after another over all threads: where zk_msm_side_by_side says it finishes
+ * sooner by the plans' cost model (zk_fixed_cost, B2 weighed by ZK_G2_ADD_WEIGHT). order gets the
+ * order they are handed out in (largest first). Never with no table at all. */
+bool zk_key_tables_side_by_side(const zk_key_tables_t *kt, int threads, int order[ZK_MSM_COUNT]);
+
 /* zk_prove_core with the MSMs over kt's tables (kt must match z). When kt has no table at all it
- * is zk_prove_core itself. Same scratch (zk_core_scratch_size) and outputs. */
+ * is zk_prove_core itself. Same scratch (zk_core_scratch_size) and outputs. On two threads or more
+ * the five MSMs run side by side, one thread each, where the plans' cost model says that finishes
+ * sooner (each MSM's buckets then reduced once, not once per thread); the times then give each MSM
+ * its share of their wall time, in proportion to its own. */
 int zk_prove_core_fixed(const zk_key_tables_t *kt, const zk_zkey_t *z, const uint8_t *witness, const void *a,
                         const void *b, const void *c, void *scratch, zk_raw_t *out, zk_core_times_t *times,
                         int threads);

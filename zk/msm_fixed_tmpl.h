@@ -158,10 +158,10 @@ void GF(fixed_msm)(XYZZ_T *out, const zk_fixed_t *t, const uint8_t *scalars, int
                 const int16_t *dw = digits + (j * stride + s) * n;
                 for (size_t e = i + end; i < e; i++) {
                     if (i + MF_PREFETCH < e && dw[i + MF_PREFETCH]) { /* the bucket a few pairs ahead */
-                        int f = dw[i + MF_PREFETCH];
+                        int f = zk_msm_digit(dw[i + MF_PREFETCH]);
                         __builtin_prefetch(&x->bucket[(f > 0 ? f : -f) - 1]);
                     }
-                    int d = dw[i];
+                    int d = zk_msm_digit(dw[i]);
                     if (d == 0) continue;
                     const AFF_T *p = rix ? &row[rix[i]] : &row[i];
                     if (d > 0) {
