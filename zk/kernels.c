@@ -82,15 +82,17 @@ static void kern_apply(enum zk_kernel_set s) {
 /* The avx2 set's race (zk/msm_avx2.c's products against MULX's): the time of eight chains of the
  * flush's four-lane product (two vectors, v29_mul_lz) over that of eight chains of the MULX product
  * (zk_x86_mont_mul4), PROBE_STEPS products long, the least of PROBE_ROUNDS alternating rounds each
- * (the values do not matter: nothing in either product depends on them); it adds about 0.11 ms to
- * a process's start (bench/startup). On a CPU without IFMA the avx2 set is the best one only below
- * AVX2_RACE_MAX: the flush's other work (loads, carries, conditional subtractions) costs more in
- * vectors than in words, so its products must win by a margin. Where this was written the race
- * gave 0.35-0.36 and the MSMs took 0.85-0.86 (G1) and 0.94-0.98 (G2) of mulx's time
- * (bench/RESULTS.md, "Issue 22, the avx2 set"); if the products are about two thirds of a vector
- * flush's time (an estimate from its instruction counts), G1 would lose at a race of about 0.44,
- * G2 at about 0.38; four of a proof's five MSMs are G1's. */
-#define AVX2_RACE_MAX 0.42
+ * (the values do not matter to the time, but the two vector chains must differ); it adds about
+ * 0.11 ms to a process's start (bench/startup). On a CPU without IFMA the avx2 set is the best one
+ * only below AVX2_RACE_MAX: the flush's other work (loads, carries, conditional subtractions) costs
+ * more in vectors than in words, so its products must win by a margin. Where this was written the
+ * race gives 0.71 (bench/avx2-limbs: 0.77-0.81 with set-up values) and the MSMs took 0.85-0.86 (G1)
+ * and 0.94-0.98 (G2) of mulx's time (bench/RESULTS.md, "Issue 22, the avx2 set"); if the products
+ * are about two thirds of a vector flush's time (an estimate from its instruction counts), G1 would
+ * lose at a race of about 0.88, G2 at about 0.76, a whole proof (four of its five MSMs G1's) near
+ * 0.86. (Until 2026-12-05 both vector chains started from the same value, the compiler computed one
+ * for both, and the race read half of this: 0.35-0.36 here, the threshold 0.42.) */
+#define AVX2_RACE_MAX 0.84
 #ifdef KERN_AVX2_CODE
 #define PROBE_STEPS 256
 #define PROBE_ROUNDS 3
@@ -105,10 +107,12 @@ static double probe_now(void) {
 __attribute__((target("avx2"), noinline)) static double probe_vec(uint64_t *sink) {
     v29_mod_t m;
     v29_mod_init(&m, probe_p, BN_FQ_INV);
-    const uint64_t *e[4] = {probe_one, probe_one, probe_one, probe_one};
+    /* a and b must differ: started equal, the compiler computed one chain for both and the race
+     * timed half the products it counts (bench/avx2-limbs, bench/RESULTS.md) */
+    const uint64_t *e[4] = {probe_one, probe_one, probe_one, probe_one}, *f[4] = {probe_p, probe_p, probe_p, probe_p};
     v29_t a, b, c;
     v29_load4(&a, e, 0, &m);
-    v29_load4(&b, e, 0, &m);
+    v29_load4(&b, f, 0, &m);
     v29_load4(&c, e, 1, &m);
     double t0 = probe_now();
     for (int i = 0; i < PROBE_STEPS; i++) {

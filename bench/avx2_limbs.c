@@ -1,0 +1,80 @@
+/* The avx2 set's product (zk/avx2_29.h, four elements a vector in 29-bit limbs) against MULX's,
+ * per element, for BN254's base field (9 limbs against 4 words, as zk/kernels.c's start-up race)
+ * and for BLS12-381's (14 limbs against 6 words: the header's own code with V29_NL 14, V29_NW 6,
+ * V29_SH 22, made by bench/avx2-limbs). Two chains of vector products against eight of MULX
+ * products, the least of 5 rounds. Built and run by bench/avx2-limbs; not part of the build. */
+#include <stdio.h>
+#include <time.h>
+
+#include AVX2_HDR
+#include "zk/fp_x86_64.h"
+
+#if V29_NW == 4
+static const uint64_t P[4] = {0x3c208c16d87cfd47ULL, 0x97816a916871ca8dULL, 0xb85045b68181585dULL,
+                              0x30644e72e131a029ULL};
+static const uint64_t ONE[4] = {0xd35d438dc58f0d9dULL, 0x0a78eb28f5c70b3dULL, 0x666ea36f7879462cULL,
+                                0x0e0a77c19a07df2fULL};
+#define INV 0x87d20782e4866389ULL
+#define MULX(r, a, b) zk_x86_mont_mul4(r, a, b, P, INV)
+#define FIELD "BN254 Fq, 9 limbs vs 4 words"
+#else
+static const uint64_t P[6] = {0xb9feffffffffaaabULL, 0x1eabfffeb153ffffULL, 0x6730d2a0f6b0f624ULL,
+                              0x64774b84f38512bfULL, 0x4b1ba7b6434bacd7ULL, 0x1a0111ea397fe69aULL};
+static const uint64_t ONE[6] = {0x760900000002fffdULL, 0xebf4000bc40c0002ULL, 0x5f48985753c758baULL,
+                                0x77ce585370525745ULL, 0x5c071a97a256ec6dULL, 0x15f65ec3fa80e493ULL};
+#define INV 0x89f3fffcfffcfffdULL
+#define MULX(r, a, b) zk_x86_mont_mul6(r, a, b, P, INV)
+#define FIELD "BLS12-381 Fq, 14 limbs vs 6 words"
+#endif
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* seconds per four-lane product (two chains; the products' count checked in bench/avx2-limbs) */
+__attribute__((target("avx2"), noinline)) static double vec(int steps, uint64_t *sink) {
+    v29_mod_t m;
+    v29_mod_init(&m, P, INV);
+    v29_t a, b, c;
+    for (int i = 0; i < V29_NL; i++) { /* a and b differ, or the compiler may compute one chain for both */
+        a.l[i] = c.l[i] = _mm256_set1_epi64x((long long)v29_bits(ONE, 29 * i));
+        b.l[i] = _mm256_set1_epi64x((long long)v29_bits(P, 29 * i));
+    }
+    double t0 = now();
+    for (int i = 0; i < steps; i++) {
+        v29_mul_lz(&a, &a, &c, &m);
+        v29_mul_lz(&b, &b, &c, &m);
+    }
+    double t = now() - t0;
+    *sink += (uint64_t)_mm256_extract_epi64(a.l[3], 1) + (uint64_t)_mm256_extract_epi64(b.l[5], 2);
+    return t / (steps * 2.0);
+}
+
+/* seconds per MULX product */
+__attribute__((noinline)) static double mulx(int steps, uint64_t *sink) {
+    uint64_t x[8][V29_NW], k[V29_NW];
+    for (int l = 0; l < 8; l++)
+        for (int i = 0; i < V29_NW; i++) x[l][i] = ONE[i];
+    for (int i = 0; i < V29_NW; i++) k[i] = ONE[i] ^ 1;
+    double t0 = now();
+    for (int i = 0; i < steps; i++)
+        for (int l = 0; l < 8; l++) MULX(x[l], x[l], k);
+    double t = now() - t0;
+    *sink += x[3][1];
+    return t / (steps * 8.0);
+}
+
+int main(void) {
+    uint64_t sink = 0;
+    double v = 1e9, s = 1e9;
+    for (int r = 0; r < 5; r++) {
+        double a = vec(4096, &sink), b = mulx(4096, &sink);
+        if (a < v) v = a;
+        if (b < s) s = b;
+    }
+    printf("%-34s vector %6.1f ns a product (%5.1f an element), MULX %5.1f ns: vector/MULX per element %.2f\n",
+           FIELD, v * 1e9, v * 1e9 / 4, s * 1e9, v / 4 / s);
+    return sink == 1; /* keeps the products */
+}
