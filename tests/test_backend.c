@@ -151,6 +151,13 @@ TEST(cpu_tables_side_by_side) {
             CHECK(t.msm_a_ns && t.msm_b1_ns && t.msm_b2_ns && t.msm_c_ns && t.msm_h_ns);
             CHECK(t.ntt_ns + t.msm_a_ns + t.msm_b1_ns + t.msm_b2_ns + t.msm_c_ns + t.msm_h_ns <= wall);
         }
+        zk_key_tables_free(&kt);
+        zk_key_tables_build(&kt, &p[i].z, 1, 2, desc, sizeof desc); /* no table fits: the plain core */
+        CHECK_MSG(kt.bytes == 0 && !zk_key_tables_side_by_side(&kt, 2, order), "%s", desc);
+        zk_raw_t got;
+        CHECK(zk_prove_core_fixed(&kt, &p[i].z, p[i].w.values, p[i].abc, p[i].abc + 32 * n, p[i].abc + 64 * n, scratch,
+                                  &got, NULL, 2) == 0 &&
+              memcmp(&got, &p[i].want, sizeof got) == 0);
         free(scratch);
         zk_key_tables_free(&kt);
     }

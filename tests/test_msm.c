@@ -257,7 +257,7 @@ TEST(signed_digits_reconstruct) {
                 CHECK(dv <= (1 << (c - 1)) && dv > -(1 << (c - 1)));
                 saw_half |= dv == 1 << (c - 1);
                 unsigned bit = w * c;
-                acc[bit / 64] += (__int128)dv << (bit % 64);
+                acc[bit / 64] += (__int128)dv * ((__int128)1 << (bit % 64)); /* no shift of a negative */
             }
             if (c == 16 && it == 0) CHECK(saw_half);
             for (int i = 0; i < 5; i++) {

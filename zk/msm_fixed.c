@@ -95,14 +95,15 @@ void zk_key_tables_build(zk_key_tables_t *kt, const zk_zkey_t *z, size_t budget,
  * (build/bench/resident, bench/RESULTS.md). */
 bool zk_key_tables_side_by_side(const zk_key_tables_t *kt, int threads, int order[ZK_MSM_COUNT]) {
     double one[ZK_MSM_COUNT], all[ZK_MSM_COUNT];
+    for (int m = 0; m < ZK_MSM_COUNT; m++) order[m] = m;
+    if (!kt->bytes) return false; /* the plain core (its plans may be unset) */
     for (int m = 0; m < ZK_MSM_COUNT; m++) {
-        order[m] = m;
         size_t ps = m == ZK_MSM_B2 ? kt->z->curve->g2_size : kt->z->curve->g1_size;
         double w = m == ZK_MSM_B2 ? ZK_G2_ADD_WEIGHT : 1;
         one[m] = w * zk_fixed_cost(&kt->t[m].plan, kt->t[m].m, ps, 1);
         all[m] = w * zk_fixed_cost(&kt->t[m].plan, kt->t[m].m, ps, threads);
     }
-    return kt->bytes && zk_msm_side_by_side(one, all, ZK_MSM_COUNT, threads, order);
+    return zk_msm_side_by_side(one, all, ZK_MSM_COUNT, threads, order);
 }
 
 bool zk_key_tables_match(const zk_key_tables_t *kt, const zk_zkey_t *z) {
