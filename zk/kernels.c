@@ -86,7 +86,7 @@ static void kern_apply(enum zk_kernel_set s) {
  * 0.11 ms to a process's start (bench/startup). On a CPU without IFMA the avx2 set is the best one
  * only below AVX2_RACE_MAX: the flush's other work (loads, carries, conditional subtractions) costs
  * more in vectors than in words, so its products must win by a margin. Where this was written the
- * race gives 0.71 (bench/avx2-limbs: 0.77-0.81 with set-up values) and the MSMs took 0.85-0.86 (G1)
+ * race gives 0.71 (bench/avx2-limbs, another harness: 0.81-0.92) and the MSMs took 0.85-0.86 (G1)
  * and 0.94-0.98 (G2) of mulx's time (bench/RESULTS.md, "Issue 22, the avx2 set"); if the products
  * are about two thirds of a vector flush's time (an estimate from its instruction counts), G1 would
  * lose at a race of about 0.88, G2 at about 0.76, a whole proof (four of its five MSMs G1's) near

@@ -91,8 +91,8 @@ void zk_key_tables_build(zk_key_tables_t *kt, const zk_zkey_t *z, size_t budget,
 
 /* Split over the threads, every thread reduces its own buckets of every MSM (at 16-bit windows 2^15
  * of them, 4.8 ms a reduction: bench/msm_ntt --only reduce, bn128 G1, ifma); side by side each
- * MSM's buckets are reduced once. pchain16, ifma, 2 threads: a resident proof 175-177 → 164-167 ms
- * (build/bench/resident, bench/RESULTS.md). */
+ * MSM's buckets are reduced once. pchain16, ifma, 2 threads, the core with tables: 176.6-179.9 ms
+ * with the 16-bit windows alone, 161.6-163.6 with both (build/bench/resident, bench/RESULTS.md). */
 bool zk_key_tables_side_by_side(const zk_key_tables_t *kt, int threads, int order[ZK_MSM_COUNT]) {
     double one[ZK_MSM_COUNT], all[ZK_MSM_COUNT];
     for (int m = 0; m < ZK_MSM_COUNT; m++) order[m] = m;
