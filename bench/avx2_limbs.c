@@ -7,22 +7,17 @@
 #include <time.h>
 
 #include AVX2_HDR
+#include "zk/constants.h"
 #include "zk/fp_x86_64.h"
 
 #if V29_NW == 4
-static const uint64_t P[4] = {0x3c208c16d87cfd47ULL, 0x97816a916871ca8dULL, 0xb85045b68181585dULL,
-                              0x30644e72e131a029ULL};
-static const uint64_t ONE[4] = {0xd35d438dc58f0d9dULL, 0x0a78eb28f5c70b3dULL, 0x666ea36f7879462cULL,
-                                0x0e0a77c19a07df2fULL};
-#define INV 0x87d20782e4866389ULL
+static const uint64_t P[4] = BN_FQ_P, ONE[4] = BN_FQ_ONE;
+#define INV BN_FQ_INV
 #define MULX(r, a, b) zk_x86_mont_mul4(r, a, b, P, INV)
 #define FIELD "BN254 Fq, 9 limbs vs 4 words"
 #else
-static const uint64_t P[6] = {0xb9feffffffffaaabULL, 0x1eabfffeb153ffffULL, 0x6730d2a0f6b0f624ULL,
-                              0x64774b84f38512bfULL, 0x4b1ba7b6434bacd7ULL, 0x1a0111ea397fe69aULL};
-static const uint64_t ONE[6] = {0x760900000002fffdULL, 0xebf4000bc40c0002ULL, 0x5f48985753c758baULL,
-                                0x77ce585370525745ULL, 0x5c071a97a256ec6dULL, 0x15f65ec3fa80e493ULL};
-#define INV 0x89f3fffcfffcfffdULL
+static const uint64_t P[6] = BLS_FQ_P, ONE[6] = BLS_FQ_ONE;
+#define INV BLS_FQ_INV
 #define MULX(r, a, b) zk_x86_mont_mul6(r, a, b, P, INV)
 #define FIELD "BLS12-381 Fq, 14 limbs vs 6 words"
 #endif

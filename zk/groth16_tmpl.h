@@ -205,7 +205,7 @@ static int P_(core)(const zk_zkey_t *z, const uint8_t *witness, const FR_T *a, c
 
     memset(out, 0, sizeof(*out));
     uint64_t took[ZK_MSM_COUNT];
-    if (side && threads >= 2) {
+    if (side) { /* never below two threads (zk_msm_side_by_side) */
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
         for (int i = 0; i < ZK_MSM_COUNT; i++) {
             uint64_t s = P_(now_ns)();

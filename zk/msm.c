@@ -23,13 +23,11 @@ unsigned zk_msm_window(size_t n, size_t point_size, unsigned bits) {
     if (zk_kernels_ifma && bits > 128 &&
         ((point_size == 64 && n >= ((size_t)1 << 16)) || (point_size == 128 && n >= ((size_t)1 << 17))))
         return 15;
-    double w_reduce = point_size >= 128 ? 3.6 : 1.8;
     unsigned best = 2;
     double best_cost = 1e300;
     for (unsigned c = 2; c <= 15; c++) /* digits are int16_t */ {
-        double nwin = (double)((bits + c) / c);
-        size_t nb = (size_t)1 << (c - 1), limit = nb / 8 < 64 ? 64 : nb / 8 > 1024 ? 1024 : nb / 8;
-        double cost = nwin * ((double)n * (1.0 + 35.0 / (double)limit) + w_reduce * (double)nb);
+        zk_fixed_plan_t plain = {.c = c, .nwin = (bits + c) / c, .stride = 1, .stored = 1};
+        double cost = zk_fixed_cost(&plain, n, point_size, 1); /* the model below, one thread */
         if (cost < best_cost) best_cost = cost, best = c;
     }
     return best;
@@ -213,9 +211,11 @@ size_t zk_fixed_bytes(const zk_fixed_plan_t *p, size_t n, size_t point_size) {
 #define ZK_FIXED_BUCKET_BYTES ((size_t)2 << 20)
 #define ZK_FIXED_C_MAX 16 /* digits are int16_t (zk_msm_digit) */
 
-/* Wall cost in bucket additions, the model of zk_msm_window: the plain MSM runs its windows on the
- * threads (each window n additions and a reduction of 2^(c-1) buckets); a table pass splits its
- * n·rows pairs over the threads, each thread reducing its own buckets once per pass. */
+/* Wall cost in bucket additions, the one model of zk_msm_window and the plans: the plain MSM runs
+ * its windows on the threads (each window n additions, the batch inversion's share 35/limit with
+ * the batch limit of msm_tmpl.h's msm_batch_limit, and a reduction of 2^(c-1) buckets at W_reduce
+ * additions each); a table pass splits its n·rows pairs over the threads, each thread reducing its
+ * own buckets once per pass. */
 double zk_fixed_cost(const zk_fixed_plan_t *p, size_t n, size_t point_size, int threads) {
     double w_reduce = point_size >= 128 ? 3.6 : 1.8, T = threads < 1 ? 1 : threads;
     size_t nb = (size_t)1 << (p->c - 1), lim = nb / 8 < 64 ? 64 : nb / 8 > 1024 ? 1024 : nb / 8;
