@@ -90,7 +90,7 @@ void zk_key_tables_build(zk_key_tables_t *kt, const zk_zkey_t *z, size_t budget,
 }
 
 /* Split over the threads, every thread reduces its own buckets of every MSM (at 16-bit windows 2^15
- * of them, 4.8 ms a reduction: bench/msm_ntt --only reduce, bn128 G1, ifma); side by side each
+ * of them, 3.8-4.8 ms a reduction: bench/msm_ntt --only reduce, bn128 G1, ifma); side by side each
  * MSM's buckets are reduced once. pchain16, ifma, 2 threads, the core with tables: 176.6-179.9 ms
  * with the 16-bit windows alone, 161.6-163.6 with both (build/bench/resident, bench/RESULTS.md). */
 bool zk_key_tables_side_by_side(const zk_key_tables_t *kt, int threads, int order[ZK_MSM_COUNT]) {

@@ -21,9 +21,12 @@ typedef struct zk_key_tables {
 uint64_t zk_key_fingerprint(const zk_zkey_t *z);
 
 /* A G2 bucket addition against a G1 one, where MSMs of both groups are weighed against each other
- * (table budgets, zk_prove_core_fixed's schedule): per (point, digit) pair over tables, B2 took 2.0-2.1
- * times A's time on bn128 (mulx, ifma) and 2.4 on bls12381 (mulx) (build/bench/resident, pchain16
- * and pchain16bls, core medians over pairs counted from the plans). */
+ * (table budgets, zk_prove_core_fixed's schedule): per (point, digit) pair over tables, B2 took
+ * 2.31-2.44 times A's time (build/bench/resident core medians over the pairs of each plan: bn128
+ * pchain16 ifma and mulx, bls12381 pchain16bls mulx; bench/RESULTS.md). The weight stays at 2, the
+ * figure the schedule was built and measured with: at 2.4 pchain16's order (H, C, B2, A, B1) and
+ * choice (side by side) are the same by the model, while tests/data's small keys would run one
+ * after another, and test_backend's side-by-side check runs on them. */
 #define ZK_G2_ADD_WEIGHT 2
 /* Builds the tables of z within budget bytes: the MSMs by decreasing plain cost (B2 weighed by
  * ZK_G2_ADD_WEIGHT), each given the fastest plan that fits in what is left (all windows
