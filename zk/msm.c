@@ -213,13 +213,13 @@ size_t zk_fixed_bytes(const zk_fixed_plan_t *p, size_t n, size_t point_size) {
 
 /* Wall cost in bucket additions, the one model of zk_msm_window and the plans: the plain MSM runs
  * its windows on the threads (each window n additions, the batch inversion's share 35/limit with
- * the batch limit of msm_tmpl.h's msm_batch_limit, and a reduction of 2^(c-1) buckets at W_reduce
+ * the MSM's batch limit, zk_msm_batch_limit, and a reduction of 2^(c-1) buckets at W_reduce
  * additions each); a table pass splits its n·rows pairs over the threads, each thread reducing its
  * own buckets once per pass. */
 double zk_fixed_cost(const zk_fixed_plan_t *p, size_t n, size_t point_size, int threads) {
     double w_reduce = point_size >= 128 ? 3.6 : 1.8, T = threads < 1 ? 1 : threads;
-    size_t nb = (size_t)1 << (p->c - 1), lim = nb / 8 < 64 ? 64 : nb / 8 > 1024 ? 1024 : nb / 8;
-    double add = (double)n * (1.0 + 35.0 / (double)lim); /* one window's additions */
+    size_t nb = (size_t)1 << (p->c - 1);
+    double add = (double)n * (1.0 + 35.0 / (double)zk_msm_batch_limit(nb)); /* one window's additions */
     if (p->stored <= 1)
         return (double)((p->nwin + (unsigned)T - 1) / (unsigned)T) * (add + w_reduce * (double)nb);
     return add * p->nwin / T + p->stride * w_reduce * (double)nb;
@@ -244,14 +244,18 @@ zk_fixed_plan_t zk_fixed_plan(size_t n, size_t point_size, size_t max_bytes, int
     return best;
 }
 
-bool zk_msm_side_by_side(const double *cost1, const double *costT, int k, int threads, int *order) {
-    double load[ZK_SIDE_MAX] = {0}, one_after_another = 0, side = 0;
+void zk_order_largest_first(const double *cost, int k, int *order) {
     for (int i = 0; i < k; i++) order[i] = i;
-    for (int i = 1; i < k; i++) /* largest first (stable) */
-        for (int j = i; j > 0 && cost1[order[j]] > cost1[order[j - 1]]; j--) {
+    for (int i = 1; i < k; i++) /* insertion: k is a handful */
+        for (int j = i; j > 0 && cost[order[j]] > cost[order[j - 1]]; j--) {
             int t = order[j];
             order[j] = order[j - 1], order[j - 1] = t;
         }
+}
+
+bool zk_msm_side_by_side(const double *cost1, const double *costT, int k, int threads, int *order) {
+    double load[ZK_SIDE_MAX] = {0}, one_after_another = 0, side = 0;
+    zk_order_largest_first(cost1, k, order);
     if (threads < 2 || k < 2 || k > ZK_SIDE_MAX) return false;
     int bins = threads < k ? threads : k;
     for (int i = 0; i < k; i++) {

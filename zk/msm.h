@@ -10,6 +10,18 @@ unsigned zk_msm_window(size_t n, size_t point_size, unsigned bits);
 void zk_msm_signed_digits(int16_t *d, const uint64_t k[4], unsigned c, unsigned nwin);
 static inline int zk_msm_digit(int16_t d) { return d == INT16_MIN ? 1 << 15 : d; }
 
+/* The batch-affine additions per batch for nb buckets (zk/msm_tmpl.h): nb/8 within [64,
+ * ZK_MSM_BATCH]. A larger batch spreads the inversion over more additions, but more points then
+ * find their bucket already waiting (about limit/(2*nb) of them) and are deferred. The cost model
+ * (zk_fixed_cost) prices the inversion's share with the same limit. */
+#define ZK_MSM_BATCH 1024
+static inline unsigned zk_msm_batch_limit(size_t nb) {
+    return (unsigned)(nb / 8 < 64 ? 64 : nb / 8 > ZK_MSM_BATCH ? ZK_MSM_BATCH : nb / 8);
+}
+
+/* The indices 0..k-1 into order, by cost largest first; equal costs keep their index order. */
+void zk_order_largest_first(const double *cost, int k, int *order);
+
 /* GLV decomposition for G1 (zk/msm.c): the endomorphism phi(x, y) = (beta·x, y) is multiplication by
  * lambda (lambda^2 + lambda + 1 = 0 mod r), and k = k1 + k2·lambda mod r with |k1|, |k2| < 2^128 from
  * the short lattice basis (a1, b1), (a2, b2) of {(a, b): a + b·lambda = 0 mod r}: c1 = round(b2·k/r),

@@ -55,15 +55,9 @@ void zk_key_tables_build(zk_key_tables_t *kt, const zk_zkey_t *z, size_t budget,
     msm_shape(z, pts, n, ps);
     for (int m = 0; m < ZK_MSM_COUNT; m++) fin[m] = zk_fixed_finite(pts[m], n[m], ps[m]); /* a row's points */
     int order[ZK_MSM_COUNT];
-    for (int m = 0; m < ZK_MSM_COUNT; m++) order[m] = m;
-    for (int i = 1; i < ZK_MSM_COUNT; i++) /* by plain cost, largest first (stable: A before B1 before C) */
-        for (int j = i; j > 0; j--) {
-            double cj = (double)fin[order[j]] * (order[j] == ZK_MSM_B2 ? ZK_G2_ADD_WEIGHT : 1);
-            double cp = (double)fin[order[j - 1]] * (order[j - 1] == ZK_MSM_B2 ? ZK_G2_ADD_WEIGHT : 1);
-            if (cj <= cp) break;
-            int t = order[j];
-            order[j] = order[j - 1], order[j - 1] = t;
-        }
+    double plain[ZK_MSM_COUNT]; /* by plain cost, largest first (ties: A before B1 before C) */
+    for (int m = 0; m < ZK_MSM_COUNT; m++) plain[m] = (double)fin[m] * (m == ZK_MSM_B2 ? ZK_G2_ADD_WEIGHT : 1);
+    zk_order_largest_first(plain, ZK_MSM_COUNT, order);
     size_t left = budget;
     for (int i = 0; i < ZK_MSM_COUNT; i++) {
         int m = order[i];

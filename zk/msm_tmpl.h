@@ -20,7 +20,7 @@
 #define AFF_T MSM_CAT(G, aff_t)
 #define XYZZ_T MSM_CAT(G, xyzz_t)
 
-#define MSM_BATCH 1024 /* the most; the batch used is limit = nb/8 within [64, 1024] */
+#define MSM_BATCH ZK_MSM_BATCH /* the most; the batch used is zk_msm_batch_limit(nb) (zk/msm.h) */
 _Static_assert(MSM_BATCH <= ZK_IFMA_BATCH_MAX, "a batch fits zk_ifma_*_flush");
 _Static_assert(MSM_BATCH <= ZK_AVX2_BATCH_MAX, "a batch fits zk_avx2_*_flush");
 
@@ -49,13 +49,10 @@ typedef struct {
     unsigned limit;  /* additions per batch, at most MSM_BATCH */
 } GF(msm_ctx_t);
 
-/* The additions per batch for nb buckets: nb/8 within [64, MSM_BATCH]. A larger batch spreads the
- * inversion over more additions, but more points then find their bucket already waiting (about
- * limit/(2*nb) of them) and are deferred. Every user of msm_ctx_t with nb buckets takes its limit
- * from here or sets one below it (a limit above MSM_BATCH overruns den and tmp). */
-static inline unsigned GF(msm_batch_limit)(size_t nb) {
-    return (unsigned)(nb / 8 < 64 ? 64 : nb / 8 > MSM_BATCH ? MSM_BATCH : nb / 8);
-}
+/* The additions per batch for nb buckets (zk_msm_batch_limit). Every user of msm_ctx_t with nb
+ * buckets takes its limit from here or sets one below it (a limit above MSM_BATCH overruns den and
+ * tmp). */
+static inline unsigned GF(msm_batch_limit)(size_t nb) { return zk_msm_batch_limit(nb); }
 
 /* An accumulator with nb buckets (state all clear, limit from msm_batch_limit); out of memory is
  * fatal here (bounded allocations). */
