@@ -4,29 +4,19 @@
  * V29_SH 22, made by bench/avx2-limbs). Two chains of vector products against eight of MULX
  * products, the least of 5 rounds. Built and run by bench/avx2-limbs; not part of the build. */
 #include <stdio.h>
-#include <time.h>
 
 #include AVX2_HDR
-#include "zk/constants.h"
-#include "zk/fp_x86_64.h"
+#include "bench/mulx_chains.h"
 
 #if V29_NW == 4
 static const uint64_t P[4] = BN_FQ_P, ONE[4] = BN_FQ_ONE;
 #define INV BN_FQ_INV
-#define MULX(r, a, b) zk_x86_mont_mul4(r, a, b, P, INV)
 #define FIELD "BN254 Fq, 9 limbs vs 4 words"
 #else
 static const uint64_t P[6] = BLS_FQ_P, ONE[6] = BLS_FQ_ONE;
 #define INV BLS_FQ_INV
-#define MULX(r, a, b) zk_x86_mont_mul6(r, a, b, P, INV)
 #define FIELD "BLS12-381 Fq, 14 limbs vs 6 words"
 #endif
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 /* seconds per four-lane product (two chains; the products' count checked in bench/avx2-limbs) */
 __attribute__((target("avx2"), noinline)) static double vec(int steps, uint64_t *sink) {
@@ -37,39 +27,25 @@ __attribute__((target("avx2"), noinline)) static double vec(int steps, uint64_t 
         a.l[i] = c.l[i] = _mm256_set1_epi64x((long long)v29_bits(ONE, 29 * i));
         b.l[i] = _mm256_set1_epi64x((long long)v29_bits(P, 29 * i));
     }
-    double t0 = now();
+    double t0 = bench_now();
     for (int i = 0; i < steps; i++) {
         v29_mul_lz(&a, &a, &c, &m);
         v29_mul_lz(&b, &b, &c, &m);
     }
-    double t = now() - t0;
+    double t = bench_now() - t0;
     *sink += (uint64_t)_mm256_extract_epi64(a.l[3], 1) + (uint64_t)_mm256_extract_epi64(b.l[5], 2);
     return t / (steps * 2.0);
-}
-
-/* seconds per MULX product */
-__attribute__((noinline)) static double mulx(int steps, uint64_t *sink) {
-    uint64_t x[8][V29_NW], k[V29_NW];
-    for (int l = 0; l < 8; l++)
-        for (int i = 0; i < V29_NW; i++) x[l][i] = ONE[i];
-    for (int i = 0; i < V29_NW; i++) k[i] = ONE[i] ^ 1;
-    double t0 = now();
-    for (int i = 0; i < steps; i++)
-        for (int l = 0; l < 8; l++) MULX(x[l], x[l], k);
-    double t = now() - t0;
-    *sink += x[3][1];
-    return t / (steps * 8.0);
 }
 
 int main(void) {
     uint64_t sink = 0;
     double v = 1e9, s = 1e9;
     for (int r = 0; r < 5; r++) {
-        double a = vec(4096, &sink), b = mulx(4096, &sink);
+        double a = vec(4096, &sink), b = bench_mulx(V29_NW, 4096, &sink);
         if (a < v) v = a;
         if (b < s) s = b;
     }
-    printf("%-34s vector %6.1f ns a product (%5.1f an element), MULX %5.1f ns: vector/MULX per element %.2f\n",
-           FIELD, v * 1e9, v * 1e9 / 4, s * 1e9, v / 4 / s);
+    printf("%-34s vector %6.1f ns a product (%5.1f an element), MULX %5.1f ns: vector/MULX per element %.2f\n", FIELD,
+           v * 1e9, v * 1e9 / 4, s * 1e9, v / 4 / s);
     return sink == 1; /* keeps the products */
 }
